@@ -1,0 +1,150 @@
+"""The binary format and nothing else: ``scan()`` a dump into Arrow batches.
+
+``IMPLEMENTATION`` says which scanner runs: ``"cython"`` (the compiled build of
+``_scan.py``) or ``"python"`` (the same source, interpreted). Set
+``RDBSCOPE_PUREPYTHON=1`` to force the interpreted one.
+"""
+
+import fnmatch
+import os
+import re
+
+from ..errors import RdbError, RdbFormatError
+from .dump_info import DumpInfo
+from .batches import build_batch
+from .format import TYPE_NAMES
+from .schema import KEYS_SCHEMA
+from .source import Source
+
+if os.environ.get("RDBSCOPE_PUREPYTHON"):
+    from . import _scan
+    IMPLEMENTATION = "python"
+else:
+    try:
+        from . import _scan
+
+        IMPLEMENTATION = "cython" if _scan.__file__.endswith((".so", ".pyd")) else "python"
+    except ImportError:  # pragma: no cover - the .py source is always there
+        raise
+
+__all__ = ["scan", "Scan", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION"]
+
+DEFAULT_BATCH_ROWS = 65536
+
+
+class Scan:
+    """An iterator of ``pyarrow.RecordBatch`` over a dump, plus what it learned.
+
+    Iterate it to get batches of :data:`KEYS_SCHEMA`. ``info`` (a
+    :class:`DumpInfo`) is complete once the iteration ends; the header fields
+    (magic, version) are there from the first batch.
+    """
+
+    def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
+                 verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False):
+        if on_error not in ("raise", "stop"):
+            raise ValueError("on_error must be 'raise' or 'stop'")
+        if batch_rows < 1:
+            raise ValueError("batch_rows must be positive")
+        self._source_arg = source
+        self._db = None if db is None else frozenset([db] if isinstance(db, int) else db)
+        self._types = _type_indices(types)
+        self._key_filter = _key_matcher(key_glob)
+        self._batch_rows = batch_rows
+        self._verify_crc = verify_crc
+        self._on_error = on_error
+        self._on_progress = on_progress
+        self._relaxed_version = relaxed_version
+        self.info = DumpInfo()
+        self._iter = None
+
+    def __iter__(self):
+        if self._iter is None:
+            self._iter = self._run()
+        return self._iter
+
+    def _run(self):
+        with Source(self._source_arg) as src:
+            self.info.path = src.name
+            self.info.compression = src.compression
+            scanner = _scan.Scanner(src.stream, self._batch_rows, self._verify_crc, self._relaxed_version)
+            scanner.want_db = self._db
+            scanner.want_types = self._types
+            scanner.key_filter = self._key_filter
+            try:
+                scanner.read_header()
+                self.info.update_from(scanner)
+                while not scanner.done:
+                    try:
+                        rows = scanner.scan_batch()
+                    except RdbError as exc:
+                        exc.with_path(src.name)
+                        if self._on_error == "raise":
+                            raise
+                        rows = scanner.rows
+                        self.info.stopped_by = exc
+                        self.info.truncated_at = exc.offset
+                        if rows:
+                            yield build_batch(scanner, rows)
+                        break
+                    self.info.update_from(scanner)
+                    if self._on_progress is not None:
+                        self._on_progress(src.position() or scanner.bytes_read(), src.size)
+                    if rows:
+                        yield build_batch(scanner, rows)
+            except RdbError as exc:
+                exc.with_path(src.name)
+                if self._on_error == "raise" or scanner.version == 0:
+                    raise
+                self.info.stopped_by = exc
+                self.info.truncated_at = exc.offset
+            finally:
+                self.info.update_from(scanner)
+
+
+def scan(source, **options):
+    """Scan a dump into ``pyarrow.RecordBatch``es of :data:`KEYS_SCHEMA`.
+
+    Args:
+        source: a path, or a binary file object; gzip, zstd, lz4, bz2 and xz
+            compressed dumps are decompressed as a stream.
+        db: keep only this database number (or any of an iterable of them).
+        types: keep only these types ("string", "hash", ...).
+        key_glob: keep only keys matching this glob (Redis KEYS syntax).
+        batch_rows: rows per batch (default 65536).
+        verify_crc: check the CRC64 trailer (default True).
+        on_error: "raise" (default) or "stop": keep the keys read before the
+            damage and record where it stopped in ``info``.
+        on_progress: called as ``on_progress(bytes_done, bytes_total)`` once per batch.
+        relaxed_version: read versions newer than the known ones with the newest rules.
+
+    Returns:
+        A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.
+
+    Raises:
+        RdbFormatError, RdbTruncatedError, RdbUnsupportedError: the dump is
+        damaged or uses something rdbscope does not read (with on_error="raise").
+    """
+    return Scan(source, **options)
+
+
+def _type_indices(types):
+    if types is None:
+        return None
+    if isinstance(types, str):
+        types = [types]
+    out = set()
+    for t in types:
+        if t not in TYPE_NAMES:
+            raise ValueError(f"unknown type {t!r}; expected one of {', '.join(TYPE_NAMES)}")
+        out.add(TYPE_NAMES.index(t))
+    return frozenset(out)
+
+
+def _key_matcher(glob):
+    if glob is None:
+        return None
+    if isinstance(glob, str):
+        glob = glob.encode("utf-8", "surrogateescape")
+    pattern = re.compile(fnmatch.translate(glob.decode("latin-1")).encode("latin-1"), re.DOTALL)
+    return lambda key: pattern.match(key) is not None

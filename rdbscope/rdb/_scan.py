@@ -1,0 +1,1558 @@
+"""The RDB scanner: a dump in, columns of the keys table out.
+
+One source, two builds. Run as plain Python this module is the readable
+reference implementation; compiled by Cython with the declarations in
+``_scan.pxd`` ("pure Python mode") the same code runs at C speed. Keep every
+per-key and per-element path free of Python objects so that the compiled build
+stays in C: values are measured and skipped, never decoded.
+
+The layout facts cited below come from Redis's and Valkey's ``src/rdb.c``,
+``listpack.c``, ``ziplist.c``, ``zipmap.c``, ``intset.c`` and ``t_stream.c``.
+"""
+
+import cython
+
+from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
+
+# Opcodes and types are repeated here as C constants for the compiled build;
+# format.py documents them.
+OP_KEY_META = cython.declare(cython.int, 243)
+OP_SLOT_INFO = cython.declare(cython.int, 244)
+OP_FUNCTION2 = cython.declare(cython.int, 245)
+OP_FUNCTION_PRE_GA = cython.declare(cython.int, 246)
+OP_MODULE_AUX = cython.declare(cython.int, 247)
+OP_IDLE = cython.declare(cython.int, 248)
+OP_FREQ = cython.declare(cython.int, 249)
+OP_AUX = cython.declare(cython.int, 250)
+OP_RESIZEDB = cython.declare(cython.int, 251)
+OP_EXPIRETIME_MS = cython.declare(cython.int, 252)
+OP_EXPIRETIME = cython.declare(cython.int, 253)
+OP_SELECTDB = cython.declare(cython.int, 254)
+OP_EOF = cython.declare(cython.int, 255)
+
+# Indices into format.TYPE_NAMES and format.ENCODING_NAMES.
+T_STRING = cython.declare(cython.int, 0)
+T_LIST = cython.declare(cython.int, 1)
+T_SET = cython.declare(cython.int, 2)
+T_ZSET = cython.declare(cython.int, 3)
+T_HASH = cython.declare(cython.int, 4)
+T_STREAM = cython.declare(cython.int, 5)
+T_MODULE = cython.declare(cython.int, 6)
+T_ARRAY = cython.declare(cython.int, 7)
+T_GCRA = cython.declare(cython.int, 8)
+E_INT = cython.declare(cython.int, 0)
+E_EMBSTR = cython.declare(cython.int, 1)
+E_RAW = cython.declare(cython.int, 2)
+E_LINKEDLIST = cython.declare(cython.int, 3)
+E_ZIPLIST = cython.declare(cython.int, 4)
+E_QUICKLIST = cython.declare(cython.int, 5)
+E_LISTPACK = cython.declare(cython.int, 6)
+E_HASHTABLE = cython.declare(cython.int, 7)
+E_INTSET = cython.declare(cython.int, 8)
+E_SKIPLIST = cython.declare(cython.int, 9)
+E_ZIPMAP = cython.declare(cython.int, 10)
+E_LISTPACKEX = cython.declare(cython.int, 11)
+E_STREAM = cython.declare(cython.int, 12)
+E_MODULE = cython.declare(cython.int, 13)
+E_ARRAY = cython.declare(cython.int, 14)
+E_GCRA = cython.declare(cython.int, 15)
+
+# How a compact blob's entries group into elements.
+W_SINGLE = cython.declare(cython.int, 1)  # list and set members
+W_ZSET = cython.declare(cython.int, 2)  # member, score
+W_HASH = cython.declare(cython.int, 3)  # field, value
+W_HASH_TTL = cython.declare(cython.int, 4)  # field, value, ttl (listpackex)
+
+# String kinds returned by skip_string.
+S_RAW = cython.declare(cython.int, 0)
+S_INT = cython.declare(cython.int, 1)
+S_LZF = cython.declare(cython.int, 2)
+
+NO_EXPIRE = cython.declare(cython.longlong, -(2**63))
+MAX_BLOB = cython.declare(cython.longlong, 1 << 32)  # listpacks and ziplists are at most 4 GiB
+INT64_MIN_TEXT_LEN = cython.declare(cython.int, 20)
+CHUNK = 1 << 20
+
+
+def _crc64_table():
+    """The reflected CRC-64/Jones table that Redis's crc64.c uses."""
+    poly = 0x95AC9329AC4BC9B5
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+CRC_TABLE = _crc64_table()
+
+
+def crc64_update(crc, data, start, stop):
+    """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
+    table = CRC_TABLE
+    i = start
+    while i < stop:
+        crc = table[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
+        i += 1
+    return crc
+
+
+def int_text_len(v):
+    """Length of the decimal text of a signed 64-bit integer."""
+    n = 1
+    if v < 0:
+        n = 2
+        if v == -(2**63):
+            return 20
+        v = -v
+    while v >= 10:
+        v //= 10
+        n += 1
+    return n
+
+
+def is_int_text(data, start, n):
+    """True when ``data[start:start+n]`` is what Redis's string2ll accepts.
+
+    A canonical signed 64-bit decimal: no sign but '-', no leading zeros, no
+    "-0", no spaces (src/util.c string2ll). Such strings load as encoding int.
+    """
+    if n == 0 or n > 20:
+        return False
+    i = start
+    stop = start + n
+    negative = False
+    if data[i] == 45:  # '-'
+        negative = True
+        i += 1
+        if i == stop:
+            return False
+    c = data[i]
+    if c == 48:  # '0'
+        return n == 1
+    if c < 49 or c > 57:
+        return False
+    v = 0
+    while i < stop:
+        c = data[i]
+        if c < 48 or c > 57:
+            return False
+        if v > 922337203685477580:
+            return False
+        v = v * 10 + (c - 48)
+        i += 1
+    if negative:
+        return v <= 9223372036854775808
+    return v <= 9223372036854775807
+
+
+class Scanner:
+    """Reads one dump from a binary stream and fills key-table columns.
+
+    The caller (``rdbscope.rdb.scan``) drives it: ``read_header()`` once, then
+    ``scan_batch()`` until it returns 0 rows, taking the columns after each call.
+    Everything here works on a sliding buffer over the stream, so memory stays
+    bounded by the buffer and the largest single compact blob.
+    """
+
+    def __init__(self, stream, batch_rows, verify_crc, relaxed_version):
+        self.src = stream
+        self.buf = bytearray(CHUNK)
+        self.view = self.buf
+        self.pos = 0
+        self.end = 0
+        self.base = 0
+        self.eof = False
+        self.verify_crc = verify_crc
+        self.crc = 0
+        self.crc_pos = 0
+        self.relaxed_version = relaxed_version
+        self.scratch = bytearray(256)
+        self.sview = self.scratch
+        self.batch_rows = batch_rows
+        self.version = 0
+        self.valkey = False
+        self.done = False
+        self.db = 0
+        self.context = "header"
+        self.cur_kstart = -1
+        self.cur_klen = 0
+        # Writer facts that decide in-memory encodings; set from AUX fields.
+        self.writer_valkey_major = 0
+        self.writer_redis_ver = 0  # major*100 + minor
+        self.embstr_limit = 44
+        # Per-entry state.
+        self.expire_ms = NO_EXPIRE
+        self.lfu = -1
+        self.idle = -1
+        self.prefix_start = -1
+        # Results of value parsing.
+        self.r_n = 0
+        self.r_max = 0
+        self.r_enc = 0
+        self.r_type = 0
+        self.r_ttl_fields = 0
+        self.r_module_id = 0
+        self.r_no_counts = False
+        # Metadata for the KeyTable.
+        self.aux = []
+        self.resizedb = []
+        self.slot_info = []
+        self.functions = []
+        self.module_aux = []
+        self.slot_imports = []
+        self.key_meta_entries = 0
+        self.checksum = None
+        self.checksum_verified = False
+        # Filters pushed into the scan.
+        self.want_db = None
+        self.want_types = None
+        self.key_filter = None
+        self._alloc_columns()
+
+    # ------------------------------------------------------------------ columns
+
+    def _alloc_columns(self):
+        import array
+
+        n = self.batch_rows
+        self.c_db = array.array("i", bytes(4 * n))
+        self.c_koff = array.array("q", bytes(8 * (n + 1)))
+        self.c_type = array.array("b", bytes(n))
+        self.c_enc = array.array("b", bytes(n))
+        self.c_expire = array.array("q", bytes(8 * n))
+        self.c_rdb_bytes = array.array("Q", bytes(8 * n))
+        self.c_n = array.array("Q", bytes(8 * n))
+        self.c_max = array.array("Q", bytes(8 * n))
+        self.c_lfu = array.array("h", bytes(2 * n))
+        self.c_idle = array.array("q", bytes(8 * n))
+        self.c_offset = array.array("Q", bytes(8 * n))
+        self.c_module = array.array("Q", bytes(8 * n))
+        self.c_ttl_fields = array.array("Q", bytes(8 * n))
+        self.c_nulls = array.array("b", bytes(n))  # 1 when n/max are unknown (modules)
+        self.keydata = bytearray(1 << 20)
+        self.kview = self.keydata
+        self.klen = 0
+        self.rows = 0
+
+    def _key_reserve(self, n):
+        """Make room for n more key bytes; return where they go."""
+        need = self.klen + n
+        if need > len(self.keydata):
+            cap = len(self.keydata)
+            while cap < need:
+                cap *= 2
+            self.kview = None
+            self.keydata.extend(bytes(cap - len(self.keydata)))
+            self.kview = self.keydata
+        return self.klen
+
+    # ------------------------------------------------------------------ errors
+
+    def fail(self, cls, message):
+        """Raise ``cls`` at the current offset with what was being read."""
+        context = self.context
+        if self.cur_kstart >= 0:
+            key = bytes(self.keydata[self.cur_kstart:self.klen])
+            shown = key[:40].decode("utf-8", "backslashreplace")
+            more = "…" if len(key) > 40 else ""
+            context += f" (db {self.db}, key '{shown}{more}')"
+        raise cls(message, offset=self.base + self.pos, context=context)
+
+    # ------------------------------------------------------------------ input
+
+    def _fill(self, need):
+        """Make ``need`` bytes available at ``pos``, reading more of the stream.
+
+        The buffer only grows as data actually arrives, so an absurd length in a
+        corrupt dump ends as a truncation error, never a huge allocation.
+        """
+        if self.verify_crc:
+            self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
+        keep = self.end - self.pos
+        if self.pos > 0:
+            self.buf[0:keep] = self.buf[self.pos:self.end]
+            self.base += self.pos
+            self.pos = 0
+            self.end = keep
+        self.crc_pos = 0
+        while self.end < need:
+            if self.eof:
+                self.fail(RdbTruncatedError, f"dump ends early: {need} bytes expected, {self.end} left")
+            cap = len(self.buf)
+            if self.end == cap:
+                grow = cap
+                if need - cap < grow:
+                    grow = need - cap if need - cap > CHUNK else CHUNK
+                self.view = None
+                self.buf.extend(bytes(grow))
+                self.view = self.buf
+                cap = len(self.buf)
+            got = self.src.readinto(memoryview(self.buf)[self.end:cap])
+            if not got:
+                self.eof = True
+            else:
+                self.end += got
+
+    def ensure(self, n):
+        if self.end - self.pos < n:
+            self._fill(n)
+
+    def u8(self):
+        if self.pos >= self.end:
+            self._fill(1)
+        b = self.view[self.pos]
+        self.pos += 1
+        return b
+
+    def le(self, nbytes):
+        """Read an unsigned little-endian integer of 1-8 bytes."""
+        self.ensure(nbytes)
+        v = 0
+        i = nbytes - 1
+        while i >= 0:
+            v = (v << 8) | self.view[self.pos + i]
+            i -= 1
+        self.pos += nbytes
+        return v
+
+    def le_signed(self, nbytes):
+        v = self.le(nbytes)
+        bits = 8 * nbytes
+        if v >> (bits - 1):
+            v -= 1 << bits
+        return v
+
+    def skip(self, n):
+        """Skip n bytes; long runs stream through the buffer without growing it."""
+        while n > 0:
+            avail = self.end - self.pos
+            if avail == 0:
+                self._fill(1)
+                avail = self.end - self.pos
+            if n <= avail:
+                self.pos += n
+                return
+            self.pos += avail
+            n -= avail
+
+    def read_len(self):
+        """Read an RDB length; return 1 when it is a special string encoding.
+
+        The value is left in ``self.lv`` (src/rdb.c rdbLoadLenByRef).
+        """
+        b = self.u8()
+        kind = b >> 6
+        if kind == 0:
+            self.lv = b & 0x3F
+            return 0
+        if kind == 1:
+            self.lv = ((b & 0x3F) << 8) | self.u8()
+            return 0
+        if kind == 2:
+            if b == 0x80:
+                self.ensure(4)
+                v = 0
+                for i in range(4):
+                    v = (v << 8) | self.view[self.pos + i]
+                self.pos += 4
+                self.lv = v
+                return 0
+            if b == 0x81:
+                self.ensure(8)
+                v = 0
+                for i in range(8):
+                    v = (v << 8) | self.view[self.pos + i]
+                self.pos += 8
+                self.lv = v
+                return 0
+            self.pos -= 1
+            self.fail(RdbFormatError, f"bad length encoding 0x{b:02X}")
+        self.lv = b & 0x3F
+        return 1
+
+    def read_plain_len(self):
+        if self.read_len():
+            self.pos -= 1
+            self.fail(RdbFormatError, "a string encoding where a length was expected")
+        return self.lv
+
+    def read_count(self):
+        """A length that counts items: refuse values no real dump can hold."""
+        n = self.read_plain_len()
+        if n >= (1 << 48):
+            self.fail(RdbFormatError, f"absurd length {n}")
+        return n
+
+    # ------------------------------------------------------------------ strings
+
+    def skip_string(self, check_int):
+        """Skip an RDB string; leave its text length in ``slen``.
+
+        Returns S_RAW, S_INT or S_LZF. For raw strings of at most 20 bytes and
+        ``check_int`` set, ``sint`` says whether it loads as an int.
+        """
+        if self.read_len():
+            enc = self.lv
+            if enc == 0:
+                self.slen = int_text_len(self.le_signed(1))
+            elif enc == 1:
+                self.slen = int_text_len(self.le_signed(2))
+            elif enc == 2:
+                self.slen = int_text_len(self.le_signed(4))
+            elif enc == 3:
+                clen = self.read_count()
+                ulen = self.read_count()
+                if check_int and ulen <= 20:
+                    self.decompress_lzf(clen, ulen)
+                    self.sint = is_int_text(self.sview, 0, ulen)
+                else:
+                    self.sint = False
+                    self.skip(clen)
+                self.slen = ulen
+                return S_LZF
+            else:
+                self.pos -= 1
+                self.fail(RdbFormatError, f"unknown string encoding {enc}")
+            self.sint = True
+            return S_INT
+        n = self.lv
+        if n >= (1 << 48):
+            self.fail(RdbFormatError, f"absurd string length {n}")
+        self.slen = n
+        if check_int and n <= 20:
+            self.ensure(n)
+            self.sint = is_int_text(self.view, self.pos, n)
+            self.pos += n
+        else:
+            self.sint = False
+            self.skip(n)
+        return S_RAW
+
+    def read_key(self):
+        """Read the key string into the key column buffer."""
+        start = self.klen
+        if self.read_len():
+            enc = self.lv
+            if enc <= 2:
+                v = self.le_signed(1 << enc)
+                text = str(v).encode()
+                at = self._key_reserve(len(text))
+                self.kview[at:at + len(text)] = text
+                self.klen = at + len(text)
+            elif enc == 3:
+                clen = self.read_count()
+                ulen = self.read_count()
+                self.decompress_lzf(clen, ulen)
+                at = self._key_reserve(ulen)
+                self.kview[at:at + ulen] = self.sview[0:ulen]
+                self.klen = at + ulen
+            else:
+                self.pos -= 1
+                self.fail(RdbFormatError, f"unknown string encoding {enc}")
+        else:
+            n = self.lv
+            if n >= (1 << 32):
+                self.fail(RdbFormatError, f"absurd key length {n}")
+            self.ensure(n)
+            at = self._key_reserve(n)
+            if cython.compiled:
+                i = 0
+                while i < n:
+                    self.kview[at + i] = self.view[self.pos + i]
+                    i += 1
+            else:
+                self.kview[at:at + n] = self.view[self.pos:self.pos + n]
+            self.pos += n
+            self.klen = at + n
+        return self.klen - start
+
+    def read_bytes_object(self):
+        """Read a whole RDB string as Python bytes (metadata only, never values)."""
+        if self.read_len():
+            enc = self.lv
+            if enc <= 2:
+                return str(self.le_signed(1 << enc)).encode()
+            if enc == 3:
+                clen = self.read_count()
+                ulen = self.read_count()
+                self.decompress_lzf(clen, ulen)
+                return bytes(self.scratch[0:ulen])
+            self.pos -= 1
+            self.fail(RdbFormatError, f"unknown string encoding {enc}")
+        n = self.lv
+        if n >= (1 << 32):
+            self.fail(RdbFormatError, f"absurd string length {n}")
+        self.ensure(n)
+        out = bytes(self.buf[self.pos:self.pos + n])
+        self.pos += n
+        return out
+
+    def decompress_lzf(self, clen, ulen):
+        """Decompress LZF data at ``pos`` into ``scratch[0:ulen]`` (src/lzf_d.c)."""
+        if ulen > MAX_BLOB or clen > MAX_BLOB:
+            self.fail(RdbFormatError, f"absurd LZF lengths {clen}/{ulen}")
+        self.ensure(clen)
+        if ulen > len(self.scratch):
+            self.sview = None
+            self.scratch = bytearray(ulen)
+            self.sview = self.scratch
+        src = self.view
+        out = self.sview
+        ip = self.pos
+        in_end = self.pos + clen
+        op = 0
+        while ip < in_end:
+            ctrl = src[ip]
+            ip += 1
+            if ctrl < 32:
+                run = ctrl + 1
+                if op + run > ulen or ip + run > in_end:
+                    self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
+                i = 0
+                while i < run:
+                    out[op + i] = src[ip + i]
+                    i += 1
+                op += run
+                ip += run
+            else:
+                run = ctrl >> 5
+                if ip >= in_end:
+                    self.fail(RdbFormatError, "LZF data cut inside a back reference")
+                if run == 7:
+                    run += src[ip]
+                    ip += 1
+                    if ip >= in_end:
+                        self.fail(RdbFormatError, "LZF data cut inside a back reference")
+                ref = op - ((ctrl & 0x1F) << 8) - src[ip] - 1
+                ip += 1
+                run += 2
+                if ref < 0:
+                    self.fail(RdbFormatError, "LZF back reference before the start of the data")
+                if op + run > ulen:
+                    self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
+                i = 0
+                while i < run:
+                    out[op + i] = out[ref + i]
+                    i += 1
+                op += run
+        if op != ulen:
+            self.fail(RdbFormatError, f"LZF data decompresses to {op} bytes, {ulen} announced")
+        self.pos = in_end
+
+    # ------------------------------------------------------------------ compact blobs
+
+    def walk_blob(self, kind, group):
+        """Read an RDB string holding a compact encoding and walk its entries.
+
+        ``kind`` is 0 ziplist, 1 listpack, 2 intset, 3 zipmap. Sets ``w_n``
+        (elements after grouping), ``w_max`` and ``w_ttl``.
+        """
+        if self.read_len():
+            if self.lv != 3:
+                self.pos -= 1
+                self.fail(RdbFormatError, "an integer where a compact encoding was expected")
+            clen = self.read_count()
+            ulen = self.read_count()
+            self.decompress_lzf(clen, ulen)
+            self._walk(self.sview, 0, ulen, kind, group)
+            return
+        n = self.lv
+        if n > MAX_BLOB:
+            self.fail(RdbFormatError, f"absurd blob length {n}")
+        self.ensure(n)
+        self._walk(self.view, self.pos, n, kind, group)
+        self.pos += n
+
+    def _walk(self, data, start, length, kind, group):
+        if kind == 1:
+            self.walk_listpack(data, start, length, group)
+        elif kind == 0:
+            self.walk_ziplist(data, start, length, group)
+        elif kind == 2:
+            self.walk_intset(data, start, length)
+        else:
+            self.walk_zipmap(data, start, length)
+
+    def _group_entry(self, i, group):
+        """Fold entry i (its text length in e_len) into the element figures."""
+        if group == W_SINGLE:
+            if self.e_len > self.w_max:
+                self.w_max = self.e_len
+        elif group == W_ZSET:
+            if i % 2 == 0 and self.e_len > self.w_max:
+                self.w_max = self.e_len
+        elif group == W_HASH:
+            if i % 2 == 0:
+                self.w_acc = self.e_len
+            elif self.w_acc + self.e_len > self.w_max:
+                self.w_max = self.w_acc + self.e_len
+        else:
+            r = i % 3
+            if r == 0:
+                self.w_acc = self.e_len
+            elif r == 1:
+                if self.w_acc + self.e_len > self.w_max:
+                    self.w_max = self.w_acc + self.e_len
+            elif not (self.e_isint and self.e_int == 0):
+                self.w_ttl += 1
+
+    def _finish_group(self, entries, group):
+        per = 1
+        if group == W_ZSET or group == W_HASH:
+            per = 2
+        elif group == W_HASH_TTL:
+            per = 3
+        if entries % per != 0:
+            self.fail(RdbFormatError, f"{entries} entries do not form whole elements of {per}")
+        self.w_n = entries // per
+
+    def lp_entry(self, data, p, stop):
+        """Decode the listpack entry at p; return the next entry's position.
+
+        Sets e_len (text length), e_isint and e_int (src/listpack.c encodings).
+        """
+        b = data[p]
+        self.e_isint = True
+        if b < 0x80:  # 7-bit unsigned int
+            self.e_int = b
+            size = 1
+        elif b < 0xC0:  # 6-bit string length
+            self.e_isint = False
+            self.e_len = b & 0x3F
+            size = 1 + self.e_len
+        elif b < 0xE0:  # 13-bit signed int
+            if p + 1 >= stop:
+                self.fail(RdbFormatError, "listpack entry runs past the end")
+            v = ((b & 0x1F) << 8) | data[p + 1]
+            if v >= 4096:
+                v -= 8192
+            self.e_int = v
+            size = 2
+        elif b < 0xF0:  # 12-bit string length
+            if p + 1 >= stop:
+                self.fail(RdbFormatError, "listpack entry runs past the end")
+            self.e_isint = False
+            self.e_len = ((b & 0x0F) << 8) | data[p + 1]
+            size = 2 + self.e_len
+        elif b == 0xF0:  # 32-bit string length
+            if p + 5 > stop:
+                self.fail(RdbFormatError, "listpack entry runs past the end")
+            self.e_isint = False
+            self.e_len = data[p + 1] | (data[p + 2] << 8) | (data[p + 3] << 16) | (data[p + 4] << 24)
+            size = 5 + self.e_len
+        elif b >= 0xF1 and b <= 0xF4:
+            nbytes = 2
+            if b == 0xF2:
+                nbytes = 3
+            elif b == 0xF3:
+                nbytes = 4
+            elif b == 0xF4:
+                nbytes = 8
+            if p + 1 + nbytes > stop:
+                self.fail(RdbFormatError, "listpack entry runs past the end")
+            v = 0
+            i = nbytes
+            while i > 0:
+                v = (v << 8) | data[p + i]
+                i -= 1
+            if v >> (8 * nbytes - 1):
+                v -= 1 << (8 * nbytes)
+            self.e_int = v
+            size = 1 + nbytes
+        else:
+            self.fail(RdbFormatError, f"bad listpack entry encoding 0x{b:02X}")
+        if self.e_isint:
+            self.e_len = int_text_len(self.e_int)
+        if size < 128:
+            size += 1
+        elif size < 16384:
+            size += 2
+        elif size < 2097152:
+            size += 3
+        elif size < 268435456:
+            size += 4
+        else:
+            size += 5
+        if p + size > stop:
+            self.fail(RdbFormatError, "listpack entry runs past the end")
+        return p + size
+
+    def walk_listpack(self, data, start, length, group):
+        if length < 7:
+            self.fail(RdbFormatError, f"listpack of {length} bytes is shorter than its header")
+        total = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        count = data[start + 4] | (data[start + 5] << 8)
+        if total != length:
+            self.fail(RdbFormatError, f"listpack header says {total} bytes, the string holds {length}")
+        stop = start + length - 1
+        if data[stop] != 0xFF:
+            self.fail(RdbFormatError, "listpack does not end with its terminator")
+        p = start + 6
+        i = 0
+        self.w_max = 0
+        self.w_ttl = 0
+        self.w_acc = 0
+        while p < stop:
+            p = self.lp_entry(data, p, stop)
+            self._group_entry(i, group)
+            i += 1
+        if count != 65535 and count != i:
+            self.fail(RdbFormatError, f"listpack header counts {count} entries, it holds {i}")
+        self._finish_group(i, group)
+
+    def zl_entry(self, data, p, stop):
+        """Decode the ziplist entry at p; return the next position (src/ziplist.c)."""
+        if data[p] == 0xFE:
+            p += 5
+        else:
+            p += 1
+        if p >= stop:
+            self.fail(RdbFormatError, "ziplist entry runs past the end")
+        b = data[p]
+        kind = b >> 6
+        self.e_isint = False
+        if kind == 0:
+            self.e_len = b & 0x3F
+            p += 1 + self.e_len
+        elif kind == 1:
+            if p + 2 > stop:
+                self.fail(RdbFormatError, "ziplist entry runs past the end")
+            self.e_len = ((b & 0x3F) << 8) | data[p + 1]
+            p += 2 + self.e_len
+        elif kind == 2:
+            if p + 5 > stop:
+                self.fail(RdbFormatError, "ziplist entry runs past the end")
+            self.e_len = (data[p + 1] << 24) | (data[p + 2] << 16) | (data[p + 3] << 8) | data[p + 4]
+            p += 5 + self.e_len
+        else:
+            self.e_isint = True
+            nbytes = 0
+            if b == 0xC0:
+                nbytes = 2
+            elif b == 0xD0:
+                nbytes = 4
+            elif b == 0xE0:
+                nbytes = 8
+            elif b == 0xF0:
+                nbytes = 3
+            elif b == 0xFE:
+                nbytes = 1
+            elif b >= 0xF1 and b <= 0xFD:
+                self.e_int = (b & 0x0F) - 1
+            else:
+                self.fail(RdbFormatError, f"bad ziplist entry encoding 0x{b:02X}")
+            if nbytes:
+                if p + 1 + nbytes > stop:
+                    self.fail(RdbFormatError, "ziplist entry runs past the end")
+                v = 0
+                i = nbytes
+                while i > 0:
+                    v = (v << 8) | data[p + i]
+                    i -= 1
+                if v >> (8 * nbytes - 1):
+                    v -= 1 << (8 * nbytes)
+                self.e_int = v
+            self.e_len = int_text_len(self.e_int)
+            p += 1 + nbytes
+        if p > stop:
+            self.fail(RdbFormatError, "ziplist entry runs past the end")
+        return p
+
+    def walk_ziplist(self, data, start, length, group):
+        if length < 11:
+            self.fail(RdbFormatError, f"ziplist of {length} bytes is shorter than its header")
+        total = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        count = data[start + 8] | (data[start + 9] << 8)
+        if total != length:
+            self.fail(RdbFormatError, f"ziplist header says {total} bytes, the string holds {length}")
+        stop = start + length - 1
+        if data[stop] != 0xFF:
+            self.fail(RdbFormatError, "ziplist does not end with its terminator")
+        p = start + 10
+        i = 0
+        self.w_max = 0
+        self.w_ttl = 0
+        self.w_acc = 0
+        while p < stop:
+            p = self.zl_entry(data, p, stop)
+            self._group_entry(i, group)
+            i += 1
+        if count != 65535 and count != i:
+            self.fail(RdbFormatError, f"ziplist header counts {count} entries, it holds {i}")
+        self._finish_group(i, group)
+
+    def walk_intset(self, data, start, length):
+        if length < 8:
+            self.fail(RdbFormatError, f"intset of {length} bytes is shorter than its header")
+        width = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        count = data[start + 4] | (data[start + 5] << 8) | (data[start + 6] << 16) | (data[start + 7] << 24)
+        if width != 2 and width != 4 and width != 8:
+            self.fail(RdbFormatError, f"intset with bad integer width {width}")
+        if 8 + count * width != length:
+            self.fail(RdbFormatError, f"intset header counts {count} integers of {width} bytes, "
+                                      f"the string holds {length} bytes")
+        self.w_n = count
+        self.w_max = 0
+        self.w_ttl = 0
+        if count:
+            # Sorted ascending (src/intset.c), so the longest text is the first or the last.
+            for p in (start + 8, start + 8 + (count - 1) * width):
+                v = 0
+                i = width - 1
+                while i >= 0:
+                    v = (v << 8) | data[p + i]
+                    i -= 1
+                if v >> (8 * width - 1):
+                    v -= 1 << (8 * width)
+                n = int_text_len(v)
+                if n > self.w_max:
+                    self.w_max = n
+
+    def walk_zipmap(self, data, start, length):
+        """Walk a zipmap (Redis < 2.6 hashes, src/zipmap.c)."""
+        stop = start + length
+        if length < 2:
+            self.fail(RdbFormatError, "zipmap shorter than its header")
+        p = start + 1
+        n = 0
+        self.w_max = 0
+        self.w_ttl = 0
+        while True:
+            if p >= stop:
+                self.fail(RdbFormatError, "zipmap runs past its end")
+            if data[p] == 0xFF:
+                break
+            pair = 0
+            for side in range(2):
+                if p >= stop:
+                    self.fail(RdbFormatError, "zipmap runs past its end")
+                b = data[p]
+                if b < 254:
+                    ln = b
+                    p += 1
+                elif b == 254:
+                    if p + 5 > stop:
+                        self.fail(RdbFormatError, "zipmap runs past its end")
+                    ln = data[p + 1] | (data[p + 2] << 8) | (data[p + 3] << 16) | (data[p + 4] << 24)
+                    p += 5
+                else:
+                    self.fail(RdbFormatError, "zipmap ends inside an entry")
+                if side == 1:
+                    if p >= stop:
+                        self.fail(RdbFormatError, "zipmap runs past its end")
+                    ln_free = data[p]
+                    p += 1
+                    p += ln + ln_free
+                else:
+                    p += ln
+                pair += ln
+            if p > stop:
+                self.fail(RdbFormatError, "zipmap runs past its end")
+            if pair > self.w_max:
+                self.w_max = pair
+            n += 1
+        if p != stop - 1:
+            self.fail(RdbFormatError, "zipmap has bytes after its terminator")
+        count = data[start]
+        if count < 254 and count != n:
+            self.fail(RdbFormatError, f"zipmap header counts {count} pairs, it holds {n}")
+        self.w_n = n
+
+    # ------------------------------------------------------------------ values
+
+    def read_value(self, rdbtype):
+        """Measure one value of RDB type ``rdbtype``; leave results in r_*."""
+        self.r_ttl_fields = 0
+        self.r_no_counts = False
+        if rdbtype == 0:
+            self.context = "string"
+            kind = self.skip_string(True)
+            self.r_type = T_STRING
+            self.r_n = self.slen
+            self.r_max = self.slen
+            if self.sint:
+                self.r_enc = E_INT
+            else:
+                self.r_enc = self.string_encoding(self.slen)
+        elif rdbtype == 1 or rdbtype == 2:
+            self.context = "list" if rdbtype == 1 else "set"
+            self.r_type = T_LIST if rdbtype == 1 else T_SET
+            self.r_enc = E_LINKEDLIST if rdbtype == 1 else E_HASHTABLE
+            n = self.read_count()
+            mx = 0
+            i = 0
+            while i < n:
+                self.skip_string(False)
+                if self.slen > mx:
+                    mx = self.slen
+                i += 1
+            self.r_n = n
+            self.r_max = mx
+        elif rdbtype == 3 or rdbtype == 5:
+            self.context = "zset"
+            self.r_type = T_ZSET
+            self.r_enc = E_SKIPLIST
+            n = self.read_count()
+            mx = 0
+            i = 0
+            while i < n:
+                self.skip_string(False)
+                if self.slen > mx:
+                    mx = self.slen
+                if rdbtype == 5:
+                    self.skip(8)
+                else:
+                    b = self.u8()
+                    if b < 253:
+                        self.skip(b)
+                i += 1
+            self.r_n = n
+            self.r_max = mx
+        elif rdbtype == 4:
+            self.context = "hash"
+            self.read_hash_pairs(0)
+        elif rdbtype == 22:
+            self.context = "hash"
+            if self.valkey:
+                self.read_hash_pairs(3)  # Valkey 9 hash with per-field expiry
+            else:
+                self.read_hash_pairs(1)  # Redis 7.4 RC: absolute field TTLs
+        elif rdbtype == 24:
+            self.context = "hash"
+            self.skip(8)  # minimum field expiry
+            self.read_hash_pairs(2)
+        elif rdbtype == 9:
+            self.context = "hash (zipmap)"
+            self.walk_blob(3, W_HASH)
+            self.set_walked(T_HASH, E_ZIPMAP)
+        elif rdbtype == 10:
+            self.context = "list (ziplist)"
+            self.walk_blob(0, W_SINGLE)
+            self.set_walked(T_LIST, E_ZIPLIST)
+        elif rdbtype == 11:
+            self.context = "set (intset)"
+            self.walk_blob(2, W_SINGLE)
+            self.set_walked(T_SET, E_INTSET)
+        elif rdbtype == 12:
+            self.context = "zset (ziplist)"
+            self.walk_blob(0, W_ZSET)
+            self.set_walked(T_ZSET, E_ZIPLIST)
+        elif rdbtype == 13:
+            self.context = "hash (ziplist)"
+            self.walk_blob(0, W_HASH)
+            self.set_walked(T_HASH, E_ZIPLIST)
+        elif rdbtype == 16:
+            self.context = "hash (listpack)"
+            self.walk_blob(1, W_HASH)
+            self.set_walked(T_HASH, E_LISTPACK)
+        elif rdbtype == 17:
+            self.context = "zset (listpack)"
+            self.walk_blob(1, W_ZSET)
+            self.set_walked(T_ZSET, E_LISTPACK)
+        elif rdbtype == 20:
+            self.context = "set (listpack)"
+            self.walk_blob(1, W_SINGLE)
+            self.set_walked(T_SET, E_LISTPACK)
+        elif rdbtype == 23 and not self.valkey:
+            self.context = "hash (listpackex)"
+            self.walk_blob(1, W_HASH_TTL)
+            self.set_walked(T_HASH, E_LISTPACKEX)
+        elif rdbtype == 25:
+            self.context = "hash (listpackex)"
+            self.skip(8)  # minimum field expiry
+            self.walk_blob(1, W_HASH_TTL)
+            self.set_walked(T_HASH, E_LISTPACKEX)
+        elif rdbtype == 14 or rdbtype == 18:
+            self.context = "list (quicklist)"
+            self.read_quicklist(rdbtype == 18)
+        elif rdbtype == 15 or rdbtype == 19 or rdbtype == 21 or rdbtype == 26 or rdbtype == 27:
+            self.context = "stream"
+            self.read_stream(rdbtype)
+        elif rdbtype == 7:
+            self.context = "module value"
+            self.r_module_id = self.read_plain_len()
+            self.skip_module_value()
+            self.r_type = T_MODULE
+            self.r_enc = E_MODULE
+            self.r_no_counts = True
+            self.r_n = 0
+            self.r_max = 0
+        elif rdbtype == 6:
+            self.fail(RdbUnsupportedError,
+                      "module value in the 4.0 release-candidate format (type 6), which cannot be "
+                      "skipped without the module that wrote it")
+        elif rdbtype == 28:
+            self.context = "array"
+            self.read_array()
+        elif rdbtype == 29:
+            self.context = "gcra"
+            self.read_plain_len()
+            self.r_type = T_GCRA
+            self.r_enc = E_GCRA
+            self.r_no_counts = True
+            self.r_n = 0
+            self.r_max = 0
+        else:
+            self.fail(RdbUnsupportedError, f"unknown object type {rdbtype}")
+
+    def set_walked(self, rtype, renc):
+        self.r_type = rtype
+        self.r_enc = renc
+        self.r_n = self.w_n
+        self.r_max = self.w_max
+        self.r_ttl_fields = self.w_ttl
+
+    def string_encoding(self, n):
+        """embstr or raw for a non-integer string of n bytes on the writing server."""
+        if self.writer_valkey_major >= 8:
+            # Valkey 8+ embeds key, expiry and value in one allocation of at
+            # most 128 bytes (src/object.c shouldEmbedStringObject).
+            k = self.cur_klen
+            if k < 32:
+                khdr = 1
+            elif k <= 252:
+                khdr = 3
+            elif k <= 65530:
+                khdr = 5
+            else:
+                khdr = 9
+            size = 8 + khdr + k + 1 + 1 + (n + 4)
+            if self.expire_ms != NO_EXPIRE:
+                size += 8
+            return E_EMBSTR if size <= 128 else E_RAW
+        return E_EMBSTR if n <= self.embstr_limit else E_RAW
+
+    def read_hash_pairs(self, ttl_mode):
+        """A hash stored as pairs: 0 plain, 1 Redis RC absolute TTL before each
+        pair, 2 Redis 7.4 relative TTL before each pair, 3 Valkey 9 expiry after."""
+        n = self.read_count()
+        mx = 0
+        ttl = 0
+        i = 0
+        while i < n:
+            if ttl_mode == 1 or ttl_mode == 2:
+                if self.read_plain_len() != 0:
+                    ttl += 1
+            self.skip_string(False)
+            pair = self.slen
+            self.skip_string(False)
+            pair += self.slen
+            if ttl_mode == 3:
+                if self.le_signed(8) != -1:
+                    ttl += 1
+            if pair > mx:
+                mx = pair
+            i += 1
+        self.r_type = T_HASH
+        self.r_enc = E_HASHTABLE
+        self.r_n = n
+        self.r_max = mx
+        self.r_ttl_fields = ttl
+
+    def read_quicklist(self, v2):
+        nodes = self.read_count()
+        total = 0
+        mx = 0
+        packed = 0
+        i = 0
+        while i < nodes:
+            container = 2
+            if v2:
+                container = self.read_plain_len()
+            if container == 1:  # a plain node holds one big element
+                self.skip_string(False)
+                total += 1
+                if self.slen > mx:
+                    mx = self.slen
+            elif container == 2:
+                packed += 1
+                self.walk_blob(1 if v2 else 0, W_SINGLE)
+                total += self.w_n
+                if self.w_max > mx:
+                    mx = self.w_max
+            else:
+                self.fail(RdbFormatError, f"unknown quicklist node container {container}")
+            i += 1
+        self.r_type = T_LIST
+        self.r_enc = E_QUICKLIST
+        # Redis 7.2+ keeps small lists as one listpack and saves them as a
+        # one-node quicklist (src/rdb.c rdbSaveObject).
+        if v2 and nodes == 1 and packed == 1 and self.writer_redis_ver >= 702:
+            self.r_enc = E_LISTPACK
+        self.r_n = total
+        self.r_max = mx
+
+    def read_stream(self, rdbtype):
+        nodes = self.read_count()
+        mx = 0
+        live = 0
+        i = 0
+        while i < nodes:
+            self.skip_string(False)
+            if self.slen != 16:
+                self.fail(RdbFormatError, f"stream node key of {self.slen} bytes, 16 expected")
+            if self.read_len():
+                if self.lv != 3:
+                    self.fail(RdbFormatError, "an integer where a stream listpack was expected")
+                clen = self.read_count()
+                ulen = self.read_count()
+                self.decompress_lzf(clen, ulen)
+                self.walk_stream_listpack(self.sview, 0, ulen)
+            else:
+                n = self.lv
+                if n > MAX_BLOB:
+                    self.fail(RdbFormatError, f"absurd blob length {n}")
+                self.ensure(n)
+                self.walk_stream_listpack(self.view, self.pos, n)
+                self.pos += n
+            live += self.w_n
+            if self.w_max > mx:
+                mx = self.w_max
+            i += 1
+        length = self.read_count()
+        self.read_plain_len()  # last id ms
+        self.read_plain_len()  # last id seq
+        if rdbtype >= 19:
+            for _ in range(5):  # first id, max deleted id, entries added
+                self.read_plain_len()
+        groups = self.read_count()
+        g = 0
+        while g < groups:
+            self.skip_string(False)  # group name
+            self.read_plain_len()
+            self.read_plain_len()
+            if rdbtype >= 19:
+                self.read_plain_len()  # entries read
+            pel = self.read_count()
+            j = 0
+            while j < pel:
+                self.skip(16 + 8)  # raw id, delivery time
+                self.read_plain_len()  # delivery count
+                j += 1
+            consumers = self.read_count()
+            c = 0
+            while c < consumers:
+                self.skip_string(False)
+                self.skip(16 if rdbtype >= 21 else 8)  # seen time (+ active time)
+                cpel = self.read_count()
+                self.skip(16 * cpel)
+                c += 1
+            if rdbtype >= 27:
+                self.skip(16 * self.read_count())  # NACKed ids
+            g += 1
+        if rdbtype >= 26:
+            self.read_plain_len()  # idmp duration
+            self.read_plain_len()  # idmp max entries
+            producers = self.read_count()
+            p = 0
+            while p < producers:
+                self.skip_string(False)
+                iids = self.read_count()
+                j = 0
+                while j < iids:
+                    self.skip_string(False)
+                    self.read_plain_len()
+                    self.read_plain_len()
+                    j += 1
+                p += 1
+            self.read_plain_len()  # iids added
+            self.read_plain_len()  # iids duplicates
+        self.r_type = T_STREAM
+        self.r_enc = E_STREAM
+        self.r_n = length
+        self.r_max = mx
+        self.r_live_entries = live
+
+    def lp_int(self, data, p, stop):
+        """Decode a listpack entry that must be an integer; return the next position."""
+        p = self.lp_entry(data, p, stop)
+        if not self.e_isint:
+            self.fail(RdbFormatError, "stream listpack has a string where an integer belongs")
+        return p
+
+    def walk_stream_listpack(self, data, start, length):
+        """Count live entries and the largest one in a stream node (src/t_stream.c)."""
+        if length < 7:
+            self.fail(RdbFormatError, f"listpack of {length} bytes is shorter than its header")
+        total = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        if total != length:
+            self.fail(RdbFormatError, f"listpack header says {total} bytes, the string holds {length}")
+        stop = start + length - 1
+        if data[stop] != 0xFF:
+            self.fail(RdbFormatError, "listpack does not end with its terminator")
+        p = start + 6
+        p = self.lp_int(data, p, stop)
+        count = self.e_int
+        p = self.lp_int(data, p, stop)
+        deleted = self.e_int
+        p = self.lp_int(data, p, stop)
+        nmf = self.e_int
+        if nmf < 0:
+            self.fail(RdbFormatError, "stream node with a negative field count")
+        master = 0
+        i = 0
+        while i < nmf:
+            if p >= stop:
+                self.fail(RdbFormatError, "stream master entry runs past the listpack")
+            p = self.lp_entry(data, p, stop)
+            master += self.e_len
+            i += 1
+        if p >= stop:
+            self.fail(RdbFormatError, "stream master entry runs past the listpack")
+        p = self.lp_entry(data, p, stop)  # master terminator
+        live = 0
+        dead = 0
+        mx = 0
+        while p < stop:
+            p = self.lp_int(data, p, stop)
+            flags = self.e_int
+            if p >= stop:
+                break
+            p = self.lp_int(data, p, stop)  # ms delta
+            if p >= stop:
+                break
+            p = self.lp_int(data, p, stop)  # seq delta
+            size = 0
+            if flags & 2:  # same fields as the master entry
+                size = master
+                i = 0
+                while i < nmf and p < stop:
+                    p = self.lp_entry(data, p, stop)
+                    size += self.e_len
+                    i += 1
+            else:
+                if p >= stop:
+                    break
+                p = self.lp_int(data, p, stop)
+                nf = self.e_int
+                i = 0
+                while i < 2 * nf and p < stop:
+                    p = self.lp_entry(data, p, stop)
+                    size += self.e_len
+                    i += 1
+            if p >= stop:
+                break
+            p = self.lp_entry(data, p, stop)  # lp-count
+            if flags & 1:
+                dead += 1
+            else:
+                live += 1
+                if size > mx:
+                    mx = size
+        if p != stop or live != count or dead != deleted:
+            self.fail(RdbFormatError, f"stream listpack header counts {count} live and {deleted} deleted "
+                                      f"entries, it holds {live} and {dead}")
+        self.w_n = live
+        self.w_max = mx
+
+    def skip_module_value(self):
+        """Walk the self-describing opcodes of a module value up to its EOF."""
+        while True:
+            op = self.read_plain_len()
+            if op == 0:
+                return
+            if op == 1 or op == 2:
+                self.read_len()
+            elif op == 3:
+                self.skip(4)
+            elif op == 4:
+                self.skip(8)
+            elif op == 5:
+                self.skip_string(False)
+            else:
+                self.fail(RdbFormatError, f"unknown module value opcode {op}")
+
+    def read_array(self):
+        """Redis 8.8 ARRAY: count, insert cursor, then (index, tag, value) triples."""
+        n = self.read_count()
+        mx = 0
+        if n:
+            if self.read_plain_len():
+                self.read_plain_len()
+            i = 0
+            while i < n:
+                self.read_plain_len()  # index
+                tag = self.read_plain_len()
+                if tag == 1:
+                    ln = int_text_len(self.le_signed(8))
+                elif tag == 2:
+                    self.ensure(8)
+                    ln = len(_double_text(bytes(self.buf[self.pos:self.pos + 8])))
+                    self.pos += 8
+                elif tag == 0 or tag == 3:
+                    self.skip_string(False)
+                    ln = self.slen
+                else:
+                    self.fail(RdbFormatError, f"unknown array element tag {tag}")
+                if ln > mx:
+                    mx = ln
+                i += 1
+        self.r_type = T_ARRAY
+        self.r_enc = E_ARRAY
+        self.r_n = n
+        self.r_max = mx
+
+    # ------------------------------------------------------------------ file structure
+
+    def read_header(self):
+        """Read the magic and version; raise for files that are not RDB."""
+        self.context = "magic"
+        self.ensure(5)
+        head = bytes(self.buf[self.pos:self.pos + 5])
+        if head == b"REDIS":
+            self.ensure(9)
+            digits = bytes(self.buf[self.pos + 5:self.pos + 9])
+            self.valkey = False
+        elif head == b"VALKE":
+            self.ensure(9)
+            if self.buf[self.pos + 5] != 89:  # 'Y'
+                self.fail(RdbFormatError, "not an RDB file: the magic is neither REDIS nor VALKEY")
+            digits = bytes(self.buf[self.pos + 6:self.pos + 9])
+            self.valkey = True
+        else:
+            self.fail(RdbFormatError, f"not an RDB file: magic {head!r}, expected b'REDIS' or b'VALKEY'")
+        if not digits.isdigit():
+            self.fail(RdbFormatError, f"bad RDB version {digits!r}")
+        self.version = int(digits)
+        known = (self.version in range(1, 15)) if not self.valkey else (self.version == 80)
+        if not known and not self.relaxed_version:
+            name = "VALKEY" if self.valkey else "REDIS"
+            self.fail(RdbUnsupportedError,
+                      f"unsupported RDB version {self.version} ({name} magic); rdbscope reads REDIS 1-14 "
+                      f"and VALKEY 80 (relaxed_version=True reads a newer file with the newest rules)")
+        if self.valkey and self.version >= 81 and not self.relaxed_version:
+            self.fail(RdbUnsupportedError, f"unsupported RDB version {self.version}")
+        self.pos += 9
+        # Before AUX fields were written (RDB < 7) nothing names the writer.
+        if self.version >= 11:
+            self.writer_redis_ver = 702
+        elif self.version >= 7:
+            self.writer_redis_ver = 302
+        self.embstr_limit = 44 if self.version >= 7 else 39
+        self.context = "file"
+
+    def set_writer(self, key, value):
+        """Adopt what an AUX field says about the server that wrote the dump."""
+        try:
+            parts = [int(x) for x in value.decode("ascii").split(".")[:2]]
+        except (UnicodeDecodeError, ValueError):
+            return
+        if len(parts) < 2:
+            return
+        ver = parts[0] * 100 + parts[1]
+        if key == b"redis-ver":
+            self.writer_redis_ver = ver
+            if ver >= 302:
+                self.embstr_limit = 44
+            elif ver >= 300:
+                self.embstr_limit = 39
+            else:
+                self.embstr_limit = -1  # Redis 2.x had no embstr
+        elif key == b"valkey-ver":
+            self.writer_valkey_major = parts[0]
+            if self.writer_redis_ver < 702:
+                self.writer_redis_ver = 702
+
+    def read_aux_like(self, op):
+        """Read a metadata opcode. Returns True at EOF."""
+        if op == OP_AUX:
+            self.context = "AUX field"
+            k = self.read_bytes_object()
+            v = self.read_bytes_object()
+            self.aux.append((k, v))
+            if k == b"redis-ver" or k == b"valkey-ver":
+                self.set_writer(k, v)
+        elif op == OP_RESIZEDB:
+            self.context = "RESIZEDB"
+            a = self.read_plain_len()
+            b = self.read_plain_len()
+            self.resizedb.append((self.db, a, b))
+        elif op == OP_SLOT_INFO:
+            self.context = "SLOT_INFO"
+            a = self.read_plain_len()
+            b = self.read_plain_len()
+            c = self.read_plain_len()
+            self.slot_info.append((self.db, a, b, c))
+        elif op == OP_MODULE_AUX:
+            self.context = "MODULE_AUX"
+            mid = self.read_plain_len()
+            when_op = self.read_plain_len()
+            when = self.read_plain_len()
+            if when_op != 2:
+                self.fail(RdbFormatError, f"module aux 'when' opcode {when_op}, 2 expected")
+            self.skip_module_value()
+            self.module_aux.append((mid, when))
+        elif op == OP_FUNCTION_PRE_GA:
+            self.context = "FUNCTION (7.0 RC format)"
+            name = self.read_bytes_object()
+            engine = self.read_bytes_object()
+            if self.read_plain_len():
+                self.read_bytes_object()
+            code = self.read_bytes_object()
+            self.functions.append((name, engine, code))
+        elif op == OP_FUNCTION2:
+            self.context = "FUNCTION2"
+            code = self.read_bytes_object()
+            self.functions.append((None, None, code))
+        elif op == OP_KEY_META and self.valkey:
+            self.context = "SLOT_IMPORT"
+            name = self.read_bytes_object()
+            ranges = []
+            nr = self.read_count()
+            for _ in range(nr):
+                a = self.read_plain_len()
+                b = self.read_plain_len()
+                ranges.append((a, b))
+            self.slot_imports.append((name, ranges))
+        else:
+            return False
+        return True
+
+    def skip_key_meta(self):
+        """Redis 8.6 KEY_META: module metadata classes before a key's type byte."""
+        self.context = "KEY_META"
+        classes = self.read_count()
+        i = 0
+        while i < classes:
+            self.skip(4)  # class spec: 4-char name, version, flags
+            self.skip_module_value()
+            i += 1
+        self.key_meta_entries += 1
+
+    def finish(self):
+        """Read the checksum after the EOF opcode (RDB 5+) and verify it."""
+        self.context = "checksum"
+        if self.version >= 5:
+            if self.verify_crc:
+                self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
+                self.crc_pos = self.pos
+            stored = self.le(8)
+            self.crc_pos = self.pos
+            self.checksum = stored
+            if self.verify_crc and stored != 0:
+                if stored != self.crc:
+                    self.pos -= 8
+                    self.fail(RdbFormatError,
+                              f"CRC64 mismatch: the file says {stored:016x}, the data gives {self.crc:016x}")
+                self.checksum_verified = True
+        self.done = True
+
+    def scan_batch(self):
+        """Scan keys until the batch is full or the dump ends; return the row count."""
+        self.rows = 0
+        self.klen = 0
+        self.c_koff[0] = 0
+        while self.rows < self.batch_rows and not self.done:
+            if self.klen > (256 << 20):
+                break
+            start = self.base + self.pos
+            op = self.u8()
+            if op >= 243 and not (op == OP_KEY_META and not self.valkey):
+                if op == OP_EXPIRETIME_MS:
+                    if self.prefix_start < 0:
+                        self.prefix_start = start
+                    self.context = "expire time"
+                    self.expire_ms = self.le_signed(8)
+                elif op == OP_EXPIRETIME:
+                    if self.prefix_start < 0:
+                        self.prefix_start = start
+                    self.context = "expire time"
+                    self.expire_ms = self.le_signed(4) * 1000
+                elif op == OP_FREQ:
+                    if self.prefix_start < 0:
+                        self.prefix_start = start
+                    self.lfu = self.u8()
+                elif op == OP_IDLE:
+                    if self.prefix_start < 0:
+                        self.prefix_start = start
+                    self.context = "idle time"
+                    self.idle = self.read_plain_len()
+                elif op == OP_SELECTDB:
+                    self.context = "SELECTDB"
+                    db = self.read_plain_len()
+                    if db > 2147483647:
+                        self.fail(RdbFormatError, f"absurd db number {db}")
+                    self.db = db
+                elif op == OP_EOF:
+                    self.finish()
+                elif not self.read_aux_like(op):
+                    self.pos -= 1
+                    self.fail(RdbUnsupportedError, f"unknown opcode {op}")
+                continue
+            if op == OP_KEY_META:
+                if self.prefix_start < 0:
+                    self.prefix_start = start
+                self.skip_key_meta()
+                start = self.base + self.pos
+                op = self.u8()
+            if self.prefix_start >= 0:
+                start = self.prefix_start
+            if not self.known_type(op):
+                self.pos -= 1
+                self.fail(RdbUnsupportedError, f"unknown object type {op}")
+            self.context = "key"
+            kstart = self.klen
+            self.cur_klen = self.read_key()
+            self.cur_kstart = kstart
+            self.r_module_id = 0
+            self.read_value(op)
+            self.cur_kstart = -1
+            self.context = "file"
+            if self.keep_row(kstart):
+                r = self.rows
+                self.c_db[r] = self.db
+                self.c_koff[r + 1] = self.klen
+                self.c_type[r] = self.r_type
+                self.c_enc[r] = self.r_enc
+                self.c_expire[r] = self.expire_ms
+                self.c_rdb_bytes[r] = self.base + self.pos - start
+                self.c_n[r] = self.r_n
+                self.c_max[r] = self.r_max
+                self.c_lfu[r] = self.lfu
+                self.c_idle[r] = self.idle
+                self.c_offset[r] = start
+                self.c_module[r] = self.r_module_id
+                self.c_ttl_fields[r] = self.r_ttl_fields
+                self.c_nulls[r] = self.r_no_counts
+                self.rows = r + 1
+            else:
+                self.klen = kstart
+            self.expire_ms = NO_EXPIRE
+            self.lfu = -1
+            self.idle = -1
+            self.prefix_start = -1
+        return self.rows
+
+    def known_type(self, t):
+        """Object types this file's magic allows (src/rdb.h rdbIsObjectType)."""
+        if t <= 21:
+            return t != 8
+        if self.valkey:
+            return t == 22  # 23 (PATH_HASH, RDB 81) is not public yet
+        return t <= 29
+
+    def keep_row(self, kstart):
+        if self.want_db is not None and self.db not in self.want_db:
+            return False
+        if self.want_types is not None and self.r_type not in self.want_types:
+            return False
+        if self.key_filter is not None:
+            return self.key_filter(bytes(self.keydata[kstart:self.klen]))
+        return True
+
+    def bytes_read(self):
+        return self.base + self.pos
+
+
+def _double_text(raw):
+    """The text Redis gives for a binary double (shortest round-trip form)."""
+    import struct
+
+    value = struct.unpack("<d", raw)[0]
+    text = repr(value)
+    if text.endswith(".0"):
+        text = text[:-2]
+    return text

@@ -1,0 +1,181 @@
+"""Open a dump: a path or a binary file object, plain or compressed.
+
+Compressed backups (gzip, zstd, lz4 frame, bz2, xz) are decompressed as a
+stream, never to disk. Valkey 9.2 can write the whole RDB inside an LZ4 frame;
+that is the same lz4 case.
+"""
+
+import io
+import os
+
+from ..errors import RdbFormatError, RdbUnsupportedError
+
+_SIGNATURES = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"\x04\x22\x4d\x18", "lz4"),
+    (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"),
+)
+
+
+class _Prefixed(io.RawIOBase):
+    """A non-seekable stream with bytes already read from it put back in front."""
+
+    def __init__(self, prefix, stream):
+        self._prefix = prefix
+        self._stream = stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self._prefix:
+            n = min(len(b), len(self._prefix))
+            b[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        return _readinto(self._stream, b)
+
+
+def _readinto(stream, b):
+    readinto = getattr(stream, "readinto", None)
+    if readinto is not None:
+        return readinto(b)
+    data = stream.read(len(b))
+    b[: len(data)] = data
+    return len(data)
+
+
+class Source:
+    """An opened dump: ``stream`` yields the decompressed RDB bytes.
+
+    Attributes:
+        name: the path, or the file object's name, for error messages.
+        compression: None, "gzip", "zstd", "lz4", "bz2" or "xz".
+        size: bytes of the underlying file when known (for progress), else None.
+    """
+
+    def __init__(self, source):
+        self._owned = None
+        if isinstance(source, (str, os.PathLike)):
+            self.name = os.fspath(source)
+            raw = open(self.name, "rb")
+            self._owned = raw
+        elif hasattr(source, "read"):
+            raw = source
+            self.name = getattr(source, "name", None)
+            if not isinstance(self.name, (str, bytes)):
+                self.name = None
+        else:
+            raise TypeError(f"expected a path or a binary file object, got {type(source).__name__}")
+        self._raw = raw
+        self.size = _size_of(raw)
+        head = _peek(raw, 6)
+        if isinstance(head, str):
+            raise TypeError("the file object must be opened in binary mode")
+        if not (raw.seekable() if hasattr(raw, "seekable") else False):
+            raw = _Prefixed(head, raw)
+        self.compression = None
+        for signature, name in _SIGNATURES:
+            if head.startswith(signature):
+                self.compression = name
+                break
+        self.stream = _decompressor(self.compression, raw, self.name)
+        if self.compression is not None:
+            self.stream = _Guarded(self.stream, self.compression, self.name)
+
+    def position(self):
+        """Bytes of the underlying file consumed so far, when it can tell."""
+        try:
+            return self._raw.tell()
+        except (OSError, AttributeError, ValueError):
+            return None
+
+    def close(self):
+        if self.stream is not self._raw:
+            try:
+                self.stream.close()
+            except Exception:  # a decompressor that fails to close must not hide the real error
+                pass
+        if self._owned is not None:
+            self._owned.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class _Guarded(io.RawIOBase):
+    """Turns a decompressor's own exceptions into RdbFormatError."""
+
+    def __init__(self, stream, kind, name):
+        self._stream = stream
+        self._kind = kind
+        self._name = name
+        self._done = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        try:
+            n = _readinto(self._stream, b)
+        except Exception as exc:  # each decompressor raises its own types
+            raise RdbFormatError(f"the {self._kind} stream is damaged ({exc})", self._done,
+                                 context=f"{self._kind} data", path=self._name) from None
+        self._done += n or 0
+        return n
+
+    def close(self):
+        self._stream.close()
+        super().close()
+
+
+def _size_of(raw):
+    try:
+        return os.fstat(raw.fileno()).st_size
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def _peek(raw, n):
+    seekable = raw.seekable() if hasattr(raw, "seekable") else False
+    if seekable:
+        at = raw.tell()
+        head = raw.read(n)
+        raw.seek(at)
+        return head
+    return raw.read(n)
+
+
+def _decompressor(kind, raw, name):
+    if kind is None:
+        return raw
+    if kind == "gzip":
+        import gzip
+
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == "bz2":
+        import bz2
+
+        return bz2.BZ2File(raw, mode="rb")
+    if kind == "xz":
+        import lzma
+
+        return lzma.LZMAFile(raw, mode="rb")
+    if kind == "zstd":
+        try:
+            import zstandard
+        except ImportError:
+            raise RdbUnsupportedError("zstd-compressed dump: install the 'zstandard' package", 0, path=name)
+        return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    if kind == "lz4":
+        try:
+            import lz4.frame
+        except ImportError:
+            raise RdbUnsupportedError("lz4-compressed dump: install the 'lz4' package", 0, path=name)
+        return lz4.frame.LZ4FrameFile(raw, mode="rb")
+    raise RdbFormatError(f"unknown compression {kind}", 0, path=name)
