@@ -45,7 +45,7 @@ import time
 import uuid
 from pathlib import Path
 from random import Random
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 import redis
 

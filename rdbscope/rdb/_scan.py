@@ -68,44 +68,71 @@ S_RAW = cython.declare(cython.int, 0)
 S_INT = cython.declare(cython.int, 1)
 S_LZF = cython.declare(cython.int, 2)
 
-NO_EXPIRE = cython.declare(cython.longlong, -(2**63))
+INT64_MIN = cython.declare(cython.longlong, -9223372036854775807 - 1)
+NO_EXPIRE = cython.declare(cython.longlong, -9223372036854775807 - 1)
 MAX_BLOB = cython.declare(cython.longlong, 1 << 32)  # listpacks and ziplists are at most 4 GiB
 INT64_MIN_TEXT_LEN = cython.declare(cython.int, 20)
 CHUNK = 1 << 20
 
 
-def _crc64_table():
-    """The reflected CRC-64/Jones table that Redis's crc64.c uses."""
+def _crc64_tables():
+    """Slice-by-8 tables of the reflected CRC-64/Jones that Redis's crc64.c uses."""
+    import array
+
     poly = 0x95AC9329AC4BC9B5
-    table = []
+    base = []
     for i in range(256):
         crc = i
         for _ in range(8):
             crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
+        base.append(crc)
+    tables = list(base)
+    prev = base
+    for _ in range(7):
+        prev = [(v >> 8) ^ base[v & 0xFF] for v in prev]
+        tables.extend(prev)
+    return array.array("Q", tables)
 
 
-CRC_TABLE = _crc64_table()
+CRC_TABLES = _crc64_tables()
 
 
 def crc64_update(crc, data, start, stop):
     """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
-    table = CRC_TABLE
+    t = CRC_TABLES
     i = start
+    while i + 8 <= stop:
+        x = 0
+        k = 7
+        while k >= 0:
+            x = (x << 8) | data[i + k]
+            k -= 1
+        x ^= crc
+        crc = (t[1792 + (x & 0xFF)] ^ t[1536 + ((x >> 8) & 0xFF)] ^ t[1280 + ((x >> 16) & 0xFF)]
+               ^ t[1024 + ((x >> 24) & 0xFF)] ^ t[768 + ((x >> 32) & 0xFF)] ^ t[512 + ((x >> 40) & 0xFF)]
+               ^ t[256 + ((x >> 48) & 0xFF)] ^ t[x >> 56])
+        i += 8
     while i < stop:
-        crc = table[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
+        crc = t[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
         i += 1
     return crc
+
+
+def to_signed(v, nbytes):
+    """The two's-complement value of an unsigned integer of ``nbytes`` bytes."""
+    if v >> (8 * nbytes - 1):
+        inverted = (~v) & (0xFFFFFFFFFFFFFFFF >> (64 - 8 * nbytes))
+        return -cython.cast(cython.longlong, inverted) - 1
+    return cython.cast(cython.longlong, v)
 
 
 def int_text_len(v):
     """Length of the decimal text of a signed 64-bit integer."""
     n = 1
     if v < 0:
-        n = 2
-        if v == -(2**63):
+        if v == INT64_MIN:
             return 20
+        n = 2
         v = -v
     while v >= 10:
         v //= 10
@@ -144,7 +171,7 @@ def is_int_text(data, start, n):
         v = v * 10 + (c - 48)
         i += 1
     if negative:
-        return v <= 9223372036854775808
+        return v - 1 <= 9223372036854775807
     return v <= 9223372036854775807
 
 
@@ -218,20 +245,35 @@ class Scanner:
         import array
 
         n = self.batch_rows
-        self.c_db = array.array("i", bytes(4 * n))
-        self.c_koff = array.array("q", bytes(8 * (n + 1)))
-        self.c_type = array.array("b", bytes(n))
-        self.c_enc = array.array("b", bytes(n))
-        self.c_expire = array.array("q", bytes(8 * n))
-        self.c_rdb_bytes = array.array("Q", bytes(8 * n))
-        self.c_n = array.array("Q", bytes(8 * n))
-        self.c_max = array.array("Q", bytes(8 * n))
-        self.c_lfu = array.array("h", bytes(2 * n))
-        self.c_idle = array.array("q", bytes(8 * n))
-        self.c_offset = array.array("Q", bytes(8 * n))
-        self.c_module = array.array("Q", bytes(8 * n))
-        self.c_ttl_fields = array.array("Q", bytes(8 * n))
-        self.c_nulls = array.array("b", bytes(n))  # 1 when n/max are unknown (modules)
+        # a_* are the arrays (read by batches.py); c_* are typed views of them.
+        self.a_db = array.array("i", bytes(4 * n))
+        self.a_koff = array.array("q", bytes(8 * (n + 1)))
+        self.a_type = array.array("b", bytes(n))
+        self.a_enc = array.array("b", bytes(n))
+        self.a_expire = array.array("q", bytes(8 * n))
+        self.a_rdb_bytes = array.array("Q", bytes(8 * n))
+        self.a_n = array.array("Q", bytes(8 * n))
+        self.a_max = array.array("Q", bytes(8 * n))
+        self.a_lfu = array.array("h", bytes(2 * n))
+        self.a_idle = array.array("q", bytes(8 * n))
+        self.a_offset = array.array("Q", bytes(8 * n))
+        self.a_module = array.array("Q", bytes(8 * n))
+        self.a_ttl_fields = array.array("Q", bytes(8 * n))
+        self.a_nulls = array.array("b", bytes(n))  # 1 when n/max are unknown (modules)
+        self.c_db = self.a_db
+        self.c_koff = self.a_koff
+        self.c_type = self.a_type
+        self.c_enc = self.a_enc
+        self.c_expire = self.a_expire
+        self.c_rdb_bytes = self.a_rdb_bytes
+        self.c_n = self.a_n
+        self.c_max = self.a_max
+        self.c_lfu = self.a_lfu
+        self.c_idle = self.a_idle
+        self.c_offset = self.a_offset
+        self.c_module = self.a_module
+        self.c_ttl_fields = self.a_ttl_fields
+        self.c_nulls = self.a_nulls
         self.keydata = bytearray(1 << 20)
         self.kview = self.keydata
         self.klen = 0
@@ -319,11 +361,7 @@ class Scanner:
         return v
 
     def le_signed(self, nbytes):
-        v = self.le(nbytes)
-        bits = 8 * nbytes
-        if v >> (bits - 1):
-            v -= 1 << bits
-        return v
+        return to_signed(self.le(nbytes), nbytes)
 
     def skip(self, n):
         """Skip n bytes; long runs stream through the buffer without growing it."""
@@ -334,7 +372,7 @@ class Scanner:
                 avail = self.end - self.pos
             if n <= avail:
                 self.pos += n
-                return
+                return 0
             self.pos += avail
             n -= avail
 
@@ -439,9 +477,11 @@ class Scanner:
             if enc <= 2:
                 v = self.le_signed(1 << enc)
                 text = str(v).encode()
-                at = self._key_reserve(len(text))
-                self.kview[at:at + len(text)] = text
-                self.klen = at + len(text)
+                n = len(text)
+                at = self._key_reserve(n)
+                for i in range(n):
+                    self.kview[at + i] = text[i]
+                self.klen = at + n
             elif enc == 3:
                 clen = self.read_count()
                 ulen = self.read_count()
@@ -558,7 +598,7 @@ class Scanner:
             ulen = self.read_count()
             self.decompress_lzf(clen, ulen)
             self._walk(self.sview, 0, ulen, kind, group)
-            return
+            return 0
         n = self.lv
         if n > MAX_BLOB:
             self.fail(RdbFormatError, f"absurd blob length {n}")
@@ -627,9 +667,9 @@ class Scanner:
             if p + 1 >= stop:
                 self.fail(RdbFormatError, "listpack entry runs past the end")
             v = ((b & 0x1F) << 8) | data[p + 1]
-            if v >= 4096:
-                v -= 8192
             self.e_int = v
+            if v >= 4096:
+                self.e_int = v - 8192
             size = 2
         elif b < 0xF0:  # 12-bit string length
             if p + 1 >= stop:
@@ -658,9 +698,7 @@ class Scanner:
             while i > 0:
                 v = (v << 8) | data[p + i]
                 i -= 1
-            if v >> (8 * nbytes - 1):
-                v -= 1 << (8 * nbytes)
-            self.e_int = v
+            self.e_int = to_signed(v, nbytes)
             size = 1 + nbytes
         else:
             self.fail(RdbFormatError, f"bad listpack entry encoding 0x{b:02X}")
@@ -752,9 +790,7 @@ class Scanner:
                 while i > 0:
                     v = (v << 8) | data[p + i]
                     i -= 1
-                if v >> (8 * nbytes - 1):
-                    v -= 1 << (8 * nbytes)
-                self.e_int = v
+                self.e_int = to_signed(v, nbytes)
             self.e_len = int_text_len(self.e_int)
             p += 1 + nbytes
         if p > stop:
@@ -799,15 +835,14 @@ class Scanner:
         self.w_ttl = 0
         if count:
             # Sorted ascending (src/intset.c), so the longest text is the first or the last.
-            for p in (start + 8, start + 8 + (count - 1) * width):
+            for k in range(2):
+                p = start + 8 + k * (count - 1) * width
                 v = 0
                 i = width - 1
                 while i >= 0:
                     v = (v << 8) | data[p + i]
                     i -= 1
-                if v >> (8 * width - 1):
-                    v -= 1 << (8 * width)
-                n = int_text_len(v)
+                n = int_text_len(to_signed(v, width))
                 if n > self.w_max:
                     self.w_max = n
 
@@ -1253,7 +1288,7 @@ class Scanner:
         while True:
             op = self.read_plain_len()
             if op == 0:
-                return
+                return 0
             if op == 1 or op == 2:
                 self.read_len()
             elif op == 3:
@@ -1449,6 +1484,7 @@ class Scanner:
             if self.klen > (256 << 20):
                 break
             start = self.base + self.pos
+            self.context = "opcode"
             op = self.u8()
             if op >= 243 and not (op == OP_KEY_META and not self.valkey):
                 if op == OP_EXPIRETIME_MS:

@@ -1,0 +1,217 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# C types for _scan.py ("pure Python mode"): the .py file is the only source of logic.
+# Bounds checks are off because the scanner checks every index against its buffer itself.
+
+import cython
+
+ctypedef unsigned long long u64
+ctypedef long long i64
+
+cdef object CRC_TABLES
+
+@cython.locals(t="const u64[:]", i=Py_ssize_t, x=u64, k=int)
+cpdef u64 crc64_update(u64 crc, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t stop)
+
+@cython.locals(inverted=u64)
+cdef i64 to_signed(u64 v, int nbytes)
+
+@cython.locals(n=int)
+cpdef int int_text_len(i64 v)
+
+@cython.locals(i=Py_ssize_t, stop=Py_ssize_t, negative=bint, c=int, v=u64)
+cdef bint is_int_text(const unsigned char[:] data, Py_ssize_t start, Py_ssize_t n)
+
+
+cdef class Scanner:
+    cdef object src
+    cdef readonly object buf
+    cdef const unsigned char[:] view
+    cdef Py_ssize_t pos
+    cdef Py_ssize_t end
+    cdef i64 base
+    cdef bint eof
+    cdef bint verify_crc
+    cdef u64 crc
+    cdef Py_ssize_t crc_pos
+    cdef bint relaxed_version
+    cdef object scratch
+    cdef unsigned char[:] sview
+    cdef readonly int batch_rows
+    cdef readonly int version
+    cdef readonly bint valkey
+    cdef readonly bint done
+    cdef readonly i64 db
+    cdef object context
+    cdef Py_ssize_t cur_kstart
+    cdef Py_ssize_t cur_klen
+    cdef int writer_valkey_major
+    cdef int writer_redis_ver
+    cdef int embstr_limit
+    cdef i64 expire_ms
+    cdef int lfu
+    cdef i64 idle
+    cdef i64 prefix_start
+    cdef u64 r_n
+    cdef u64 r_max
+    cdef int r_enc
+    cdef int r_type
+    cdef u64 r_ttl_fields
+    cdef u64 r_module_id
+    cdef bint r_no_counts
+    cdef u64 r_live_entries
+    cdef u64 lv
+    cdef u64 slen
+    cdef bint sint
+    cdef u64 e_len
+    cdef bint e_isint
+    cdef i64 e_int
+    cdef u64 w_n
+    cdef u64 w_max
+    cdef u64 w_acc
+    cdef u64 w_ttl
+    cdef readonly object aux
+    cdef readonly object resizedb
+    cdef readonly object slot_info
+    cdef readonly object functions
+    cdef readonly object module_aux
+    cdef readonly object slot_imports
+    cdef readonly int key_meta_entries
+    cdef readonly object checksum
+    cdef readonly bint checksum_verified
+    cdef public object want_db
+    cdef public object want_types
+    cdef public object key_filter
+    cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
+    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_nulls
+    cdef int[:] c_db
+    cdef i64[:] c_koff
+    cdef signed char[:] c_type
+    cdef signed char[:] c_enc
+    cdef i64[:] c_expire
+    cdef u64[:] c_rdb_bytes
+    cdef u64[:] c_n
+    cdef u64[:] c_max
+    cdef short[:] c_lfu
+    cdef i64[:] c_idle
+    cdef u64[:] c_offset
+    cdef u64[:] c_module
+    cdef u64[:] c_ttl_fields
+    cdef signed char[:] c_nulls
+    cdef readonly object keydata
+    cdef unsigned char[:] kview
+    cdef readonly Py_ssize_t klen
+    cdef readonly int rows
+
+    @cython.locals(need=Py_ssize_t, cap=Py_ssize_t)
+    cdef Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
+
+    @cython.locals(keep=Py_ssize_t, cap=Py_ssize_t, grow=Py_ssize_t, got=Py_ssize_t)
+    cdef int _fill(self, Py_ssize_t need) except -1
+
+    cdef int ensure(self, Py_ssize_t n) except -1
+
+    @cython.locals(b=int)
+    cdef int u8(self) except -1
+
+    @cython.locals(v=u64, i=int)
+    cdef u64 le(self, int nbytes) except? 0xFFFFFFFFFFFFFFFF
+
+    cdef i64 le_signed(self, int nbytes) except? -1
+
+    @cython.locals(avail=Py_ssize_t)
+    cdef int skip(self, u64 n) except -1
+
+    @cython.locals(b=int, kind=int, v=u64, i=int)
+    cdef int read_len(self) except -1
+
+    cdef u64 read_plain_len(self) except? 0xFFFFFFFFFFFFFFFF
+
+    @cython.locals(n=u64)
+    cdef u64 read_count(self) except? 0xFFFFFFFFFFFFFFFF
+
+    @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
+    cdef int skip_string(self, bint check_int) except -1
+
+    @cython.locals(start=Py_ssize_t, enc=u64, v=i64, clen=u64, ulen=u64, at=Py_ssize_t, n=u64, i=Py_ssize_t)
+    cdef Py_ssize_t read_key(self) except -1
+
+    @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
+    cdef object read_bytes_object(self)
+
+    @cython.locals(src="const unsigned char[:]", out="unsigned char[:]", ip=Py_ssize_t, in_end=Py_ssize_t,
+                   op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t)
+    cdef int decompress_lzf(self, u64 clen, u64 ulen) except -1
+
+    @cython.locals(clen=u64, ulen=u64, n=u64)
+    cdef int walk_blob(self, int kind, int group) except -1
+
+    cdef int _walk(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length, int kind,
+                   int group) except -1
+
+    @cython.locals(r=u64)
+    cdef int _group_entry(self, u64 i, int group) except -1
+
+    @cython.locals(per=int)
+    cdef int _finish_group(self, u64 entries, int group) except -1
+
+    @cython.locals(b=int, size=Py_ssize_t, v=u64, nbytes=int, i=int)
+    cdef Py_ssize_t lp_entry(self, const unsigned char[:] data, Py_ssize_t p, Py_ssize_t stop) except -1
+
+    @cython.locals(total=u64, count=u64, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
+    cdef int walk_listpack(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length,
+                           int group) except -1
+
+    @cython.locals(b=int, kind=int, nbytes=int, v=u64, i=int)
+    cdef Py_ssize_t zl_entry(self, const unsigned char[:] data, Py_ssize_t p, Py_ssize_t stop) except -1
+
+    @cython.locals(total=u64, count=u64, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
+    cdef int walk_ziplist(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length,
+                          int group) except -1
+
+    @cython.locals(width=u64, count=u64, v=u64, i=int, n=int, k=int, p=Py_ssize_t)
+    cdef int walk_intset(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length) except -1
+
+    @cython.locals(stop=Py_ssize_t, p=Py_ssize_t, n=u64, pair=u64, side=int, b=int, ln=u64, ln_free=int,
+                   count=int)
+    cdef int walk_zipmap(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length) except -1
+
+    @cython.locals(kind=int, n=u64, mx=u64, i=u64, b=int)
+    cdef int read_value(self, int rdbtype) except -1
+
+    cdef int set_walked(self, int rtype, int renc) except -1
+
+    @cython.locals(k=Py_ssize_t, khdr=int, size=u64)
+    cdef int string_encoding(self, u64 n) except -1
+
+    @cython.locals(n=u64, mx=u64, ttl=u64, i=u64, pair=u64)
+    cdef int read_hash_pairs(self, int ttl_mode) except -1
+
+    @cython.locals(nodes=u64, total=u64, mx=u64, packed=u64, i=u64, container=u64)
+    cdef int read_quicklist(self, bint v2) except -1
+
+    @cython.locals(nodes=u64, mx=u64, live=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
+                   g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64)
+    cdef int read_stream(self, int rdbtype) except -1
+
+    cdef Py_ssize_t lp_int(self, const unsigned char[:] data, Py_ssize_t p, Py_ssize_t stop) except -1
+
+    @cython.locals(total=u64, stop=Py_ssize_t, p=Py_ssize_t, count=i64, deleted=i64, nmf=i64, master=u64,
+                   i=i64, live=i64, dead=i64, mx=u64, flags=i64, size=u64, nf=i64)
+    cdef int walk_stream_listpack(self, const unsigned char[:] data, Py_ssize_t start,
+                                  Py_ssize_t length) except -1
+
+    @cython.locals(op=u64)
+    cdef int skip_module_value(self) except -1
+
+    @cython.locals(n=u64, mx=u64, i=u64, tag=u64, ln=u64)
+    cdef int read_array(self) except -1
+
+    @cython.locals(classes=u64, i=u64)
+    cdef int skip_key_meta(self) except -1
+
+    cdef int known_type(self, int t)
+
+    cdef bint keep_row(self, Py_ssize_t kstart) except -1
+
+    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int)
+    cpdef int scan_batch(self) except -1
