@@ -18,7 +18,14 @@ def extensions():
         return []
     return cythonize(
         ["rdbscope/rdb/_scan.py"],
-        compiler_directives={"language_level": 3},
+        compiler_directives={
+            "language_level": 3,
+            # The scanner checks every index against its buffer itself.
+            "boundscheck": False,
+            "wraparound": False,
+            "initializedcheck": False,
+            "cdivision": True,
+        },
         quiet=True,
     )
 

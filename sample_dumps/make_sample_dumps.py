@@ -720,7 +720,7 @@ def write_sets_full(w: KeyspaceWriter, variant: str) -> None:
     w.cmd("SADD", "interests:cohort:b", *[f"topic-{n:04d}" for n in range(lp_entries + 1)])
     w.cmd("SADD", "tags:member-len:at-limit", "short", "x" * lp_value)
     w.cmd("SADD", "tags:member-len:over-limit", "short", "x" * (lp_value + 1))
-    w.cmd("SADD", "visitors:2030-01-01", *[fake_ip(rng) for _ in range(2000)])
+    w.cmd("SADD", "visitors:2030-01-01", *[fake_ip(rng) for _ in range(1200)])
     w.cmd("SADD", "set:binary-members", b"\xff\xfe", b"\x00", "plain", "\u00e9t\u00e9")
 
 
@@ -786,7 +786,7 @@ def write_hashes_full(w: KeyspaceWriter, variant: str) -> None:
     w.cmd("HSET", "product:SKU-A00002:attrs", "color", "blue", "description",
           text_of_length(rng, value_limit + 1))
     w.cmd("HSET", "catalog:index",
-          *[v for n in range(1000) for v in (fake_sku(rng), f"/catalog/{n}")])
+          *[v for n in range(700) for v in (fake_sku(rng), f"/catalog/{n}")])
     w.cmd("HSET", "hash:binary", b"\xff\xfe", b"\x00\x01", "int", -12345, "big", 2**62)
 
 

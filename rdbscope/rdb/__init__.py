@@ -6,6 +6,7 @@
 """
 
 import fnmatch
+import importlib.util
 import os
 import re
 
@@ -16,18 +17,43 @@ from .format import TYPE_NAMES
 from .schema import KEYS_SCHEMA
 from .source import Source
 
-if os.environ.get("RDBSCOPE_PUREPYTHON"):
+def _load_python_scanner():
+    """The scanner source run as Python, even where the compiled module exists."""
     from . import _scan
-    IMPLEMENTATION = "python"
+
+    if _scan.__file__.endswith(".py"):
+        return _scan
+    # Python imports the extension before the .py of the same name; load the source itself.
+    spec = importlib.util.spec_from_file_location(
+        __name__ + "._scan_py", os.path.join(os.path.dirname(__file__), "_scan.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load_compiled_scanner():
+    """The Cython build of the scanner, or None when it was not built."""
+    from . import _scan
+
+    return None if _scan.__file__.endswith(".py") else _scan
+
+
+def implementations():
+    """The scanner implementations available here: {"cython": module, "python": module}."""
+    found = {"python": _load_python_scanner()}
+    compiled = _load_compiled_scanner()
+    if compiled is not None:
+        found["cython"] = compiled
+    return found
+
+
+if os.environ.get("RDBSCOPE_PUREPYTHON") or _load_compiled_scanner() is None:
+    _scan, IMPLEMENTATION = _load_python_scanner(), "python"
 else:
-    try:
-        from . import _scan
+    _scan, IMPLEMENTATION = _load_compiled_scanner(), "cython"
 
-        IMPLEMENTATION = "cython" if _scan.__file__.endswith((".so", ".pyd")) else "python"
-    except ImportError:  # pragma: no cover - the .py source is always there
-        raise
-
-__all__ = ["scan", "Scan", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION"]
+__all__ = ["scan", "Scan", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION", "implementations"]
 
 DEFAULT_BATCH_ROWS = 65536
 
@@ -41,7 +67,8 @@ class Scan:
     """
 
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
-                 verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False):
+                 verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
+                 implementation=None):
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
@@ -55,6 +82,13 @@ class Scan:
         self._on_error = on_error
         self._on_progress = on_progress
         self._relaxed_version = relaxed_version
+        if implementation is None:
+            self._module = _scan
+        else:
+            available = implementations()
+            if implementation not in available:
+                raise ValueError(f"scanner implementation {implementation!r} is not available here")
+            self._module = available[implementation]
         self.info = DumpInfo()
         self._iter = None
 
@@ -67,7 +101,7 @@ class Scan:
         with Source(self._source_arg) as src:
             self.info.path = src.name
             self.info.compression = src.compression
-            scanner = _scan.Scanner(src.stream, self._batch_rows, self._verify_crc, self._relaxed_version)
+            scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc, self._relaxed_version)
             scanner.want_db = self._db
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
@@ -117,6 +151,8 @@ def scan(source, **options):
             damage and record where it stopped in ``info``.
         on_progress: called as ``on_progress(bytes_done, bytes_total)`` once per batch.
         relaxed_version: read versions newer than the known ones with the newest rules.
+        implementation: "cython" or "python" to pick a scanner; default: the
+            compiled one unless RDBSCOPE_PUREPYTHON is set.
 
     Returns:
         A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.

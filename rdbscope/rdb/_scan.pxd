@@ -1,6 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 # C types for _scan.py ("pure Python mode"): the .py file is the only source of logic.
-# Bounds checks are off because the scanner checks every index against its buffer itself.
+# setup.py compiles it with bounds checks off; the scanner checks every index itself.
 
 import cython
 
@@ -8,12 +7,13 @@ ctypedef unsigned long long u64
 ctypedef long long i64
 
 cdef object CRC_TABLES
+cdef object np
 
 @cython.locals(t="const u64[:]", i=Py_ssize_t, x=u64, k=int)
 cpdef u64 crc64_update(u64 crc, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t stop)
 
 @cython.locals(inverted=u64)
-cdef i64 to_signed(u64 v, int nbytes)
+cdef inline i64 to_signed(u64 v, int nbytes)
 
 @cython.locals(n=int)
 cpdef int int_text_len(i64 v)
@@ -22,6 +22,7 @@ cpdef int int_text_len(i64 v)
 cdef bint is_int_text(const unsigned char[:] data, Py_ssize_t start, Py_ssize_t n)
 
 
+@cython.final
 cdef class Scanner:
     cdef object src
     cdef readonly object buf
@@ -82,21 +83,30 @@ cdef class Scanner:
     cdef public object want_types
     cdef public object key_filter
     cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
-    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_nulls
+    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields
+    cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module
+    cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module
+    cdef readonly object module_names
+    cdef object module_ids
     cdef int[:] c_db
-    cdef i64[:] c_koff
+    cdef int[:] c_koff
     cdef signed char[:] c_type
     cdef signed char[:] c_enc
     cdef i64[:] c_expire
     cdef u64[:] c_rdb_bytes
     cdef u64[:] c_n
     cdef u64[:] c_max
-    cdef short[:] c_lfu
-    cdef i64[:] c_idle
+    cdef unsigned char[:] c_lfu
+    cdef u64[:] c_idle
     cdef u64[:] c_offset
-    cdef u64[:] c_module
+    cdef int[:] c_module
     cdef u64[:] c_ttl_fields
-    cdef signed char[:] c_nulls
+    cdef unsigned char[:] c_v_expire
+    cdef unsigned char[:] c_v_counts
+    cdef unsigned char[:] c_v_lfu
+    cdef unsigned char[:] c_v_idle
+    cdef unsigned char[:] c_v_module
+    cdef Py_ssize_t kcap
     cdef readonly object keydata
     cdef unsigned char[:] kview
     cdef readonly Py_ssize_t klen
@@ -116,7 +126,7 @@ cdef class Scanner:
     @cython.locals(v=u64, i=int)
     cdef u64 le(self, int nbytes) except? 0xFFFFFFFFFFFFFFFF
 
-    cdef i64 le_signed(self, int nbytes) except? -1
+    cdef long long le_signed(self, int nbytes) except? 0x7FFFFFFFFFFFFFFF
 
     @cython.locals(avail=Py_ssize_t)
     cdef int skip(self, u64 n) except -1
@@ -213,5 +223,5 @@ cdef class Scanner:
 
     cdef bint keep_row(self, Py_ssize_t kstart) except -1
 
-    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int)
+    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int, byte=Py_ssize_t, bit=int)
     cpdef int scan_batch(self) except -1

@@ -11,6 +11,7 @@ The layout facts cited below come from Redis's and Valkey's ``src/rdb.c``,
 """
 
 import cython
+import numpy as np
 
 from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
 
@@ -70,7 +71,12 @@ S_LZF = cython.declare(cython.int, 2)
 
 INT64_MIN = cython.declare(cython.longlong, -9223372036854775807 - 1)
 NO_EXPIRE = cython.declare(cython.longlong, -9223372036854775807 - 1)
-MAX_BLOB = cython.declare(cython.longlong, 1 << 32)  # listpacks and ziplists are at most 4 GiB
+MAX_BLOB = cython.declare(cython.longlong, 4294967296)  # listpacks and ziplists are at most 4 GiB
+MAX_KEY = cython.declare(cython.ulonglong, 4294967296)
+MAX_COUNT = cython.declare(cython.ulonglong, 281474976710656)  # 2**48: more than any real dump holds
+U64_MAX = cython.declare(cython.ulonglong, 18446744073709551615)
+I64_MAX = cython.declare(cython.ulonglong, 9223372036854775807)
+I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
 INT64_MIN_TEXT_LEN = cython.declare(cython.int, 20)
 CHUNK = 1 << 20
 
@@ -121,7 +127,7 @@ def crc64_update(crc, data, start, stop):
 def to_signed(v, nbytes):
     """The two's-complement value of an unsigned integer of ``nbytes`` bytes."""
     if v >> (8 * nbytes - 1):
-        inverted = (~v) & (0xFFFFFFFFFFFFFFFF >> (64 - 8 * nbytes))
+        inverted = (~v) & (U64_MAX >> (64 - 8 * nbytes))
         return -cython.cast(cython.longlong, inverted) - 1
     return cython.cast(cython.longlong, v)
 
@@ -166,13 +172,13 @@ def is_int_text(data, start, n):
         c = data[i]
         if c < 48 or c > 57:
             return False
-        if v > 922337203685477580:
+        if v > I64_MAX_DIV10:
             return False
         v = v * 10 + (c - 48)
         i += 1
     if negative:
-        return v - 1 <= 9223372036854775807
-    return v <= 9223372036854775807
+        return v - 1 <= I64_MAX
+    return v <= I64_MAX
 
 
 class Scanner:
@@ -196,6 +202,9 @@ class Scanner:
         self.crc = 0
         self.crc_pos = 0
         self.relaxed_version = relaxed_version
+        self.kcap = 1 << 20
+        self.module_ids = {}
+        self.module_names = []
         self.scratch = bytearray(256)
         self.sview = self.scratch
         self.batch_rows = batch_rows
@@ -242,24 +251,29 @@ class Scanner:
     # ------------------------------------------------------------------ columns
 
     def _alloc_columns(self):
-        import array
-
+        """Give the next batch fresh buffers; Arrow takes the filled ones without a copy."""
         n = self.batch_rows
+        bits = (n + 7) // 8
         # a_* are the arrays (read by batches.py); c_* are typed views of them.
-        self.a_db = array.array("i", bytes(4 * n))
-        self.a_koff = array.array("q", bytes(8 * (n + 1)))
-        self.a_type = array.array("b", bytes(n))
-        self.a_enc = array.array("b", bytes(n))
-        self.a_expire = array.array("q", bytes(8 * n))
-        self.a_rdb_bytes = array.array("Q", bytes(8 * n))
-        self.a_n = array.array("Q", bytes(8 * n))
-        self.a_max = array.array("Q", bytes(8 * n))
-        self.a_lfu = array.array("h", bytes(2 * n))
-        self.a_idle = array.array("q", bytes(8 * n))
-        self.a_offset = array.array("Q", bytes(8 * n))
-        self.a_module = array.array("Q", bytes(8 * n))
-        self.a_ttl_fields = array.array("Q", bytes(8 * n))
-        self.a_nulls = array.array("b", bytes(n))  # 1 when n/max are unknown (modules)
+        self.a_db = np.empty(n, np.int32)
+        self.a_koff = np.empty(n + 1, np.int32)
+        self.a_type = np.empty(n, np.int8)
+        self.a_enc = np.empty(n, np.int8)
+        self.a_expire = np.empty(n, np.int64)
+        self.a_rdb_bytes = np.empty(n, np.uint64)
+        self.a_n = np.empty(n, np.uint64)
+        self.a_max = np.empty(n, np.uint64)
+        self.a_lfu = np.empty(n, np.uint8)
+        self.a_idle = np.empty(n, np.uint64)
+        self.a_offset = np.empty(n, np.uint64)
+        self.a_module = np.empty(n, np.int32)
+        self.a_ttl_fields = np.empty(n, np.uint64)
+        # Validity bitmaps (Arrow layout: bit i set when row i is not null).
+        self.a_v_expire = np.zeros(bits, np.uint8)
+        self.a_v_counts = np.zeros(bits, np.uint8)
+        self.a_v_lfu = np.zeros(bits, np.uint8)
+        self.a_v_idle = np.zeros(bits, np.uint8)
+        self.a_v_module = np.zeros(bits, np.uint8)
         self.c_db = self.a_db
         self.c_koff = self.a_koff
         self.c_type = self.a_type
@@ -273,8 +287,17 @@ class Scanner:
         self.c_offset = self.a_offset
         self.c_module = self.a_module
         self.c_ttl_fields = self.a_ttl_fields
-        self.c_nulls = self.a_nulls
-        self.keydata = bytearray(1 << 20)
+        self.c_v_expire = self.a_v_expire
+        self.c_v_counts = self.a_v_counts
+        self.c_v_lfu = self.a_v_lfu
+        self.c_v_idle = self.a_v_idle
+        self.c_v_module = self.a_v_module
+        self.nulls_expire = 0
+        self.nulls_counts = 0
+        self.nulls_lfu = 0
+        self.nulls_idle = 0
+        self.nulls_module = 0
+        self.keydata = np.empty(self.kcap, np.uint8)
         self.kview = self.keydata
         self.klen = 0
         self.rows = 0
@@ -282,13 +305,15 @@ class Scanner:
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
         need = self.klen + n
-        if need > len(self.keydata):
-            cap = len(self.keydata)
+        if need > self.kcap:
+            cap = self.kcap
             while cap < need:
                 cap *= 2
-            self.kview = None
-            self.keydata.extend(bytes(cap - len(self.keydata)))
-            self.kview = self.keydata
+            grown = np.empty(cap, np.uint8)
+            grown[: self.klen] = self.keydata[: self.klen]
+            self.kview = grown
+            self.keydata = grown
+            self.kcap = cap
         return self.klen
 
     # ------------------------------------------------------------------ errors
@@ -297,7 +322,7 @@ class Scanner:
         """Raise ``cls`` at the current offset with what was being read."""
         context = self.context
         if self.cur_kstart >= 0:
-            key = bytes(self.keydata[self.cur_kstart:self.klen])
+            key = self.keydata[self.cur_kstart:self.klen].tobytes()
             shown = key[:40].decode("utf-8", "backslashreplace")
             more = "…" if len(key) > 40 else ""
             context += f" (db {self.db}, key '{shown}{more}')"
@@ -420,7 +445,7 @@ class Scanner:
     def read_count(self):
         """A length that counts items: refuse values no real dump can hold."""
         n = self.read_plain_len()
-        if n >= (1 << 48):
+        if n >= MAX_COUNT:
             self.fail(RdbFormatError, f"absurd length {n}")
         return n
 
@@ -457,7 +482,7 @@ class Scanner:
             self.sint = True
             return S_INT
         n = self.lv
-        if n >= (1 << 48):
+        if n >= MAX_COUNT:
             self.fail(RdbFormatError, f"absurd string length {n}")
         self.slen = n
         if check_int and n <= 20:
@@ -494,7 +519,7 @@ class Scanner:
                 self.fail(RdbFormatError, f"unknown string encoding {enc}")
         else:
             n = self.lv
-            if n >= (1 << 32):
+            if n >= MAX_KEY:
                 self.fail(RdbFormatError, f"absurd key length {n}")
             self.ensure(n)
             at = self._key_reserve(n)
@@ -523,7 +548,7 @@ class Scanner:
             self.pos -= 1
             self.fail(RdbFormatError, f"unknown string encoding {enc}")
         n = self.lv
-        if n >= (1 << 32):
+        if n >= MAX_KEY:
             self.fail(RdbFormatError, f"absurd string length {n}")
         self.ensure(n)
         out = bytes(self.buf[self.pos:self.pos + n])
@@ -1058,6 +1083,13 @@ class Scanner:
             if self.expire_ms != NO_EXPIRE:
                 size += 8
             return E_EMBSTR if size <= 128 else E_RAW
+        if self.writer_redis_ver >= 800 and n <= 44:
+            # Redis 8 embeds the key too and keeps the object within one
+            # 64-byte cache line (src/object.c kvobjSet).
+            size = 16 + (self.cur_klen + 3) + (n + 4)
+            if self.expire_ms != NO_EXPIRE:
+                size += 8
+            return E_EMBSTR if size <= 64 else E_RAW
         return E_EMBSTR if n <= self.embstr_limit else E_RAW
 
     def read_hash_pairs(self, ttl_mode):
@@ -1475,10 +1507,20 @@ class Scanner:
                 self.checksum_verified = True
         self.done = True
 
+    def module_index(self, module_id):
+        """Index of a module id in ``module_names`` (module keys are rare: Python is fine)."""
+        index = self.module_ids.get(module_id)
+        if index is None:
+            from .format import module_type_name
+
+            index = len(self.module_names)
+            self.module_ids[module_id] = index
+            self.module_names.append(module_type_name(module_id))
+        return index
+
     def scan_batch(self):
         """Scan keys until the batch is full or the dump ends; return the row count."""
-        self.rows = 0
-        self.klen = 0
+        self._alloc_columns()
         self.c_koff[0] = 0
         while self.rows < self.batch_rows and not self.done:
             if self.klen > (256 << 20):
@@ -1539,20 +1581,41 @@ class Scanner:
             self.context = "file"
             if self.keep_row(kstart):
                 r = self.rows
+                byte = r >> 3
+                bit = 1 << (r & 7)
                 self.c_db[r] = self.db
                 self.c_koff[r + 1] = self.klen
                 self.c_type[r] = self.r_type
                 self.c_enc[r] = self.r_enc
                 self.c_expire[r] = self.expire_ms
+                if self.expire_ms != NO_EXPIRE:
+                    self.c_v_expire[byte] |= bit
+                else:
+                    self.nulls_expire += 1
                 self.c_rdb_bytes[r] = self.base + self.pos - start
                 self.c_n[r] = self.r_n
                 self.c_max[r] = self.r_max
-                self.c_lfu[r] = self.lfu
-                self.c_idle[r] = self.idle
+                if self.r_no_counts:
+                    self.nulls_counts += 1
+                else:
+                    self.c_v_counts[byte] |= bit
+                if self.lfu >= 0:
+                    self.c_lfu[r] = self.lfu
+                    self.c_v_lfu[byte] |= bit
+                else:
+                    self.nulls_lfu += 1
+                if self.idle >= 0:
+                    self.c_idle[r] = self.idle
+                    self.c_v_idle[byte] |= bit
+                else:
+                    self.nulls_idle += 1
+                if self.r_module_id:
+                    self.c_module[r] = self.module_index(self.r_module_id)
+                    self.c_v_module[byte] |= bit
+                else:
+                    self.nulls_module += 1
                 self.c_offset[r] = start
-                self.c_module[r] = self.r_module_id
                 self.c_ttl_fields[r] = self.r_ttl_fields
-                self.c_nulls[r] = self.r_no_counts
                 self.rows = r + 1
             else:
                 self.klen = kstart
@@ -1576,7 +1639,7 @@ class Scanner:
         if self.want_types is not None and self.r_type not in self.want_types:
             return False
         if self.key_filter is not None:
-            return self.key_filter(bytes(self.keydata[kstart:self.klen]))
+            return self.key_filter(self.keydata[kstart:self.klen].tobytes())
         return True
 
     def bytes_read(self):
