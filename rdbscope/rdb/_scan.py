@@ -1067,8 +1067,8 @@ class Scanner:
 
     def string_encoding(self, n):
         """embstr or raw for a non-integer string of n bytes on the writing server."""
-        if self.writer_valkey_major >= 8:
-            # Valkey 8+ embeds key, expiry and value in one allocation of at
+        if self.writer_valkey_major >= 9:
+            # Valkey 9 embeds key, expiry and value in one allocation of at
             # most 128 bytes (src/object.c shouldEmbedStringObject).
             k = self.cur_klen
             if k < 32:
@@ -1083,11 +1083,12 @@ class Scanner:
             if self.expire_ms != NO_EXPIRE:
                 size += 8
             return E_EMBSTR if size <= 128 else E_RAW
-        if self.writer_redis_ver >= 800 and n <= 44:
-            # Redis 8 embeds the key too and keeps the object within one
-            # 64-byte cache line (src/object.c kvobjSet).
+        if (self.writer_redis_ver >= 800 or self.writer_valkey_major == 8) and n <= 44:
+            # Redis 8 and Valkey 8 embed the key too and keep the object within
+            # one 64-byte cache line (src/object.c kvobjSet); Redis 8 counts the
+            # expiry field in it, Valkey 8 does not (seen on 8.2.3 and 8.1.8).
             size = 16 + (self.cur_klen + 3) + (n + 4)
-            if self.expire_ms != NO_EXPIRE:
+            if self.expire_ms != NO_EXPIRE and self.writer_valkey_major == 0:
                 size += 8
             return E_EMBSTR if size <= 64 else E_RAW
         return E_EMBSTR if n <= self.embstr_limit else E_RAW
