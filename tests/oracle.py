@@ -5,7 +5,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
-BASIC_TYPES = {"string", "list", "set", "zset", "hash", "stream"}
+BASIC_TYPES = {"string", "list", "set", "zset", "hash", "stream", "array"}
 
 
 def read_oracle(path):
@@ -65,6 +65,8 @@ def element_bytes_from_value(record):
         return max((len(f) + len(v)) // 2 for f, v in value)
     if t == "stream":
         return max(sum((len(f) + len(v)) // 2 for f, v in pairs) for _id, pairs in value)
+    if t == "array":
+        return max(len(v) // 2 for _index, v in value)
     return None
 
 

@@ -18,6 +18,10 @@ cdef inline i64 to_signed(u64 v, int nbytes)
 @cython.locals(n=int)
 cpdef int int_text_len(i64 v)
 
+cpdef int writer_for_rdb_version(int version)
+
+cpdef int embstr_limit_for(int redis_ver)
+
 @cython.locals(i=Py_ssize_t, stop=Py_ssize_t, negative=bint, c=int, v=u64)
 cdef bint is_int_text(const unsigned char[:] data, Py_ssize_t start, Py_ssize_t n)
 

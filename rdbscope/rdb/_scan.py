@@ -124,6 +124,36 @@ def crc64_update(crc, data, start, stop):
     return crc
 
 
+def writer_for_rdb_version(version):
+    """major*100+minor of the oldest Redis that writes this RDB version."""
+    if version >= 13:
+        return 806
+    if version == 12:
+        return 704
+    if version == 11:
+        return 702
+    if version == 10:
+        return 700
+    if version == 9:
+        return 500
+    if version == 8:
+        return 400
+    if version == 7:
+        return 302
+    if version == 6:
+        return 206
+    return 200
+
+
+def embstr_limit_for(redis_ver):
+    """Longest embstr string of a Redis version (src/object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT)."""
+    if redis_ver >= 302:
+        return 44
+    if redis_ver >= 300:
+        return 39
+    return -1  # Redis 2.x had no embstr
+
+
 def to_signed(v, nbytes):
     """The two's-complement value of an unsigned integer of ``nbytes`` bytes."""
     if v >> (8 * nbytes - 1):
@@ -1394,12 +1424,10 @@ class Scanner:
         if self.valkey and self.version >= 81 and not self.relaxed_version:
             self.fail(RdbUnsupportedError, f"unsupported RDB version {self.version}")
         self.pos += 9
-        # Before AUX fields were written (RDB < 7) nothing names the writer.
-        if self.version >= 11:
-            self.writer_redis_ver = 702
-        elif self.version >= 7:
-            self.writer_redis_ver = 302
-        self.embstr_limit = 44 if self.version >= 7 else 39
+        # Until an AUX field names the writer, the oldest Redis that wrote this
+        # RDB version stands in for it (RDB < 7 has no AUX fields at all).
+        self.writer_redis_ver = writer_for_rdb_version(self.version)
+        self.embstr_limit = embstr_limit_for(self.writer_redis_ver)
         self.context = "file"
 
     def set_writer(self, key, value):
@@ -1411,14 +1439,11 @@ class Scanner:
         if len(parts) < 2:
             return
         ver = parts[0] * 100 + parts[1]
+        if parts[0] == 255:
+            return  # an unstable build (255.255.255): the RDB version says more
         if key == b"redis-ver":
             self.writer_redis_ver = ver
-            if ver >= 302:
-                self.embstr_limit = 44
-            elif ver >= 300:
-                self.embstr_limit = 39
-            else:
-                self.embstr_limit = -1  # Redis 2.x had no embstr
+            self.embstr_limit = embstr_limit_for(ver)
         elif key == b"valkey-ver":
             self.writer_valkey_major = parts[0]
             if self.writer_redis_ver < 702:

@@ -88,7 +88,7 @@ ENCODING_NAMES = (
     "int", "embstr", "raw",
     "linkedlist", "ziplist", "quicklist", "listpack",
     "hashtable", "intset", "skiplist", "zipmap", "listpackex",
-    "stream", "module", "array", "gcra",
+    "stream", "module", "sliced-array", "gcra",
 )
 (E_INT, E_EMBSTR, E_RAW, E_LINKEDLIST, E_ZIPLIST, E_QUICKLIST, E_LISTPACK, E_HASHTABLE,
  E_INTSET, E_SKIPLIST, E_ZIPMAP, E_LISTPACKEX, E_STREAM, E_MODULE, E_ARRAY, E_GCRA) = range(len(ENCODING_NAMES))
