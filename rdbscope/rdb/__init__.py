@@ -6,6 +6,7 @@
 """
 
 import fnmatch
+import functools
 import importlib.util
 import os
 import re
@@ -17,6 +18,7 @@ from .format import TYPE_NAMES
 from .schema import KEYS_SCHEMA
 from .source import Source
 
+@functools.lru_cache(maxsize=None)
 def _load_python_scanner():
     """The scanner source run as Python, even where the compiled module exists."""
     from . import _scan

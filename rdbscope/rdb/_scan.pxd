@@ -18,6 +18,12 @@ cdef inline i64 to_signed(u64 v, int nbytes)
 @cython.locals(n=int)
 cpdef int int_text_len(i64 v)
 
+@cython.locals(v=u64)
+cdef u64 u32_le(const unsigned char[:] data, Py_ssize_t p) noexcept
+
+@cython.locals(v=u64)
+cdef u64 u32_be(const unsigned char[:] data, Py_ssize_t p) noexcept
+
 cpdef int writer_for_rdb_version(int version)
 
 cpdef int embstr_limit_for(int redis_ver)
@@ -151,6 +157,9 @@ cdef class Scanner:
 
     @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
     cdef object read_bytes_object(self)
+
+    @cython.locals(stop=i64, out=u64, ctrl=int, run=u64, distance=u64)
+    cdef int check_lzf(self, u64 clen, u64 ulen) except -1
 
     @cython.locals(src="const unsigned char[:]", out="unsigned char[:]", ip=Py_ssize_t, in_end=Py_ssize_t,
                    op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t)

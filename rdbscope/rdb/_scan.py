@@ -124,6 +124,22 @@ def crc64_update(crc, data, start, stop):
     return crc
 
 
+def u32_le(data, p):
+    """The little-endian unsigned 32-bit integer at data[p:p+4]."""
+    v = data[p + 3]
+    v = (v << 8) | data[p + 2]
+    v = (v << 8) | data[p + 1]
+    return (v << 8) | data[p]
+
+
+def u32_be(data, p):
+    """The big-endian unsigned 32-bit integer at data[p:p+4]."""
+    v = data[p]
+    v = (v << 8) | data[p + 1]
+    v = (v << 8) | data[p + 2]
+    return (v << 8) | data[p + 3]
+
+
 def writer_for_rdb_version(version):
     """major*100+minor of the oldest Redis that writes this RDB version."""
     if version >= 13:
@@ -503,7 +519,7 @@ class Scanner:
                     self.sint = is_int_text(self.sview, 0, ulen)
                 else:
                     self.sint = False
-                    self.skip(clen)
+                    self.check_lzf(clen, ulen)
                 self.slen = ulen
                 return S_LZF
             else:
@@ -584,6 +600,39 @@ class Scanner:
         out = bytes(self.buf[self.pos:self.pos + n])
         self.pos += n
         return out
+
+    def check_lzf(self, clen, ulen):
+        """Walk LZF data without decompressing it: it must expand to exactly ``ulen`` bytes.
+
+        Literal runs are skipped through the stream, so a huge value never has to
+        fit in the buffer (src/lzf_d.c gives the token layout).
+        """
+        stop = self.base + self.pos + clen
+        out = 0
+        while self.base + self.pos < stop:
+            ctrl = self.u8()
+            if ctrl < 32:
+                run = ctrl + 1
+                if self.base + self.pos + run > stop:
+                    self.fail(RdbFormatError, "LZF literal run past the end of the compressed data")
+                self.skip(run)
+                out += run
+            else:
+                run = ctrl >> 5
+                if self.base + self.pos >= stop:
+                    self.fail(RdbFormatError, "LZF data cut inside a back reference")
+                if run == 7:
+                    run += self.u8()
+                    if self.base + self.pos >= stop:
+                        self.fail(RdbFormatError, "LZF data cut inside a back reference")
+                distance = ((ctrl & 0x1F) << 8) + self.u8() + 1
+                if distance > out:
+                    self.fail(RdbFormatError, "LZF back reference before the start of the data")
+                out += run + 2
+            if out > ulen:
+                self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
+        if out != ulen:
+            self.fail(RdbFormatError, f"LZF data decompresses to {out} bytes, {ulen} announced")
 
     def decompress_lzf(self, clen, ulen):
         """Decompress LZF data at ``pos`` into ``scratch[0:ulen]`` (src/lzf_d.c)."""
@@ -736,7 +785,7 @@ class Scanner:
             if p + 5 > stop:
                 self.fail(RdbFormatError, "listpack entry runs past the end")
             self.e_isint = False
-            self.e_len = data[p + 1] | (data[p + 2] << 8) | (data[p + 3] << 16) | (data[p + 4] << 24)
+            self.e_len = u32_le(data, p + 1)
             size = 5 + self.e_len
         elif b >= 0xF1 and b <= 0xF4:
             nbytes = 2
@@ -776,7 +825,7 @@ class Scanner:
     def walk_listpack(self, data, start, length, group):
         if length < 7:
             self.fail(RdbFormatError, f"listpack of {length} bytes is shorter than its header")
-        total = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        total = u32_le(data, start)
         count = data[start + 4] | (data[start + 5] << 8)
         if total != length:
             self.fail(RdbFormatError, f"listpack header says {total} bytes, the string holds {length}")
@@ -818,7 +867,7 @@ class Scanner:
         elif kind == 2:
             if p + 5 > stop:
                 self.fail(RdbFormatError, "ziplist entry runs past the end")
-            self.e_len = (data[p + 1] << 24) | (data[p + 2] << 16) | (data[p + 3] << 8) | data[p + 4]
+            self.e_len = u32_be(data, p + 1)
             p += 5 + self.e_len
         else:
             self.e_isint = True
@@ -855,7 +904,7 @@ class Scanner:
     def walk_ziplist(self, data, start, length, group):
         if length < 11:
             self.fail(RdbFormatError, f"ziplist of {length} bytes is shorter than its header")
-        total = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        total = u32_le(data, start)
         count = data[start + 8] | (data[start + 9] << 8)
         if total != length:
             self.fail(RdbFormatError, f"ziplist header says {total} bytes, the string holds {length}")
@@ -878,11 +927,11 @@ class Scanner:
     def walk_intset(self, data, start, length):
         if length < 8:
             self.fail(RdbFormatError, f"intset of {length} bytes is shorter than its header")
-        width = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
-        count = data[start + 4] | (data[start + 5] << 8) | (data[start + 6] << 16) | (data[start + 7] << 24)
+        width = u32_le(data, start)
+        count = u32_le(data, start + 4)
         if width != 2 and width != 4 and width != 8:
             self.fail(RdbFormatError, f"intset with bad integer width {width}")
-        if 8 + count * width != length:
+        if count > length or 8 + count * width != length:
             self.fail(RdbFormatError, f"intset header counts {count} integers of {width} bytes, "
                                       f"the string holds {length} bytes")
         self.w_n = count
@@ -926,7 +975,7 @@ class Scanner:
                 elif b == 254:
                     if p + 5 > stop:
                         self.fail(RdbFormatError, "zipmap runs past its end")
-                    ln = data[p + 1] | (data[p + 2] << 8) | (data[p + 3] << 16) | (data[p + 4] << 24)
+                    ln = u32_le(data, p + 1)
                     p += 5
                 else:
                     self.fail(RdbFormatError, "zipmap ends inside an entry")
@@ -1066,7 +1115,7 @@ class Scanner:
             self.r_module_id = self.read_plain_len()
             self.skip_module_value()
             self.r_type = T_MODULE
-            self.r_enc = E_MODULE
+            self.r_enc = E_RAW  # OBJECT ENCODING of a module value
             self.r_no_counts = True
             self.r_n = 0
             self.r_max = 0
@@ -1275,7 +1324,7 @@ class Scanner:
         """Count live entries and the largest one in a stream node (src/t_stream.c)."""
         if length < 7:
             self.fail(RdbFormatError, f"listpack of {length} bytes is shorter than its header")
-        total = data[start] | (data[start + 1] << 8) | (data[start + 2] << 16) | (data[start + 3] << 24)
+        total = u32_le(data, start)
         if total != length:
             self.fail(RdbFormatError, f"listpack header says {total} bytes, the string holds {length}")
         stop = start + length - 1

@@ -39,6 +39,8 @@ class DumpInfo:
         key_meta_entries: keys that carried Redis 8.6 KEY_META module metadata.
         checksum: the CRC64 stored in the trailer (0 when the writer had checksums off).
         checksum_verified: True when the trailer was checked and matched.
+        end_offset: where the RDB data ended (after the checksum); bytes after
+            it, if any, are not read.
         truncated_at / stopped_by: where and why a scan with on_error="stop" ended early.
     """
 
@@ -55,6 +57,7 @@ class DumpInfo:
     key_meta_entries: int = 0
     checksum: int = None
     checksum_verified: bool = False
+    end_offset: int = None
     truncated_at: int = None
     stopped_by: Exception = None
 
@@ -87,6 +90,8 @@ class DumpInfo:
         self.key_meta_entries = scanner.key_meta_entries
         self.checksum = scanner.checksum
         self.checksum_verified = scanner.checksum_verified
+        if scanner.done:
+            self.end_offset = scanner.bytes_read()
 
 
 def _text(b):

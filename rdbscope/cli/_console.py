@@ -1,0 +1,44 @@
+"""Consoles and the progress bar: data on stdout, everything else on stderr."""
+
+import contextlib
+import functools
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+
+@contextlib.contextmanager
+def progress_bar(quiet, description):
+    """Yield an ``on_progress(bytes_done, bytes_total)`` callback drawing a bar on stderr."""
+    if quiet or not err.is_terminal:
+        yield None
+        return
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+        console=err, transient=True,
+    ) as progress:
+        task = progress.add_task(description, total=None)
+
+        def on_progress(done, total):
+            progress.update(task, completed=done, total=total)
+
+        yield on_progress
+
+
+def exits_on_bad_input(command):
+    """Turn an RdbscopeError into one line on stderr and exit code 2."""
+    from ..errors import RdbscopeError
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except RdbscopeError as exc:
+            err.print(f"error: {exc}", soft_wrap=True, markup=False)
+            raise typer.Exit(2)
+
+    return wrapper

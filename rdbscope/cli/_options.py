@@ -1,0 +1,26 @@
+"""Options shared by the commands that read a dump."""
+
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+
+Dump = Annotated[Path, typer.Argument(help="The dump: dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one.",
+                                       exists=True, dir_okay=False, readable=True)]
+Db = Annotated[Optional[List[int]], typer.Option("--db", help="Keep only this db (repeatable).")]
+Type = Annotated[Optional[List[str]], typer.Option("--type", help="Keep only this type (repeatable).")]
+Match = Annotated[Optional[str], typer.Option("--match", help="Keep only keys matching this glob.")]
+NoCrc = Annotated[bool, typer.Option("--no-crc", help="Do not verify the CRC64 trailer.")]
+Relaxed = Annotated[bool, typer.Option("--relaxed-version", help="Read newer RDB versions with the newest rules.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+def scan_options(db, types, match, no_crc, relaxed):
+    """The keyword arguments of rdbscope.scan/load that these options set."""
+    return {
+        "db": db or None,
+        "types": types or None,
+        "key_glob": match,
+        "verify_crc": not no_crc,
+        "relaxed_version": relaxed,
+    }

@@ -1,0 +1,76 @@
+"""rdbscope info: what a dump holds, at a glance."""
+
+import json
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..keys import load
+from ..summary import summarize
+from ._console import exits_on_bad_input, out, progress_bar
+from ._options import Dump, NoCrc, Quiet, Relaxed
+
+
+@exits_on_bad_input
+def info_command(
+    dump: Dump,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    no_crc: NoCrc = False,
+    relaxed_version: Relaxed = False,
+    quiet: Quiet = False,
+):
+    """Show DUMP's format version, AUX fields, databases and key counts by type and encoding."""
+    with progress_bar(quiet, f"reading {dump.name}") as on_progress:
+        keys = load(dump, verify_crc=not no_crc, relaxed_version=relaxed_version, on_progress=on_progress)
+    info = keys.info
+    summary = summarize(keys)
+    if as_json:
+        out.print_json(json.dumps({
+            "path": str(dump),
+            "magic": info.magic,
+            "rdb_version": info.rdb_version,
+            "writer": info.writer,
+            "compression": info.compression,
+            "checksum_verified": info.checksum_verified,
+            "aux": info.aux,
+            "resizedb": {str(db): list(v) for db, v in info.resizedb.items()},
+            "functions": [asdict(f) for f in info.functions],
+            "module_aux": info.module_aux,
+            **asdict(summary),
+        }))
+        return
+    out.print(f"[bold]{dump}[/]: {info.magic} RDB {info.rdb_version}"
+              + (f", written by {info.writer}" if info.writer else "")
+              + (f", {info.compression}-compressed" if info.compression else ""))
+    out.print(f"{summary.n_keys} keys, {summary.rdb_bytes} bytes of entries; checksum "
+              + ("verified" if info.checksum_verified else "not verified"))
+    if info.aux:
+        table = Table("aux field", "value", title="AUX fields", title_justify="left")
+        for name, value in info.aux.items():
+            table.add_row(name, value)
+        out.print(table)
+    out.print(_groups("db", summary.by_db, {str(db): v for db, v in info.resizedb.items()}))
+    out.print(_groups("type", summary.by_type))
+    out.print(_groups("type/encoding", summary.by_encoding))
+    if info.functions:
+        table = Table("library", "engine", "functions", title="Functions", title_justify="left")
+        for lib in info.functions:
+            table.add_row(lib.name, lib.engine, ", ".join(lib.functions))
+        out.print(table)
+    if info.module_aux:
+        out.print("module aux data: " + ", ".join(info.module_aux))
+
+
+def _groups(title, groups, hints=None):
+    table = Table(title, "keys", "with TTL", "rdb bytes", title=f"By {title}", title_justify="left")
+    if hints is not None:
+        table.add_column("RESIZEDB hint")
+    for g in groups:
+        row = [g.name, str(g.n_keys), str(g.n_with_ttl), str(g.rdb_bytes)]
+        if hints is not None:
+            hint = hints.get(g.name)
+            row.append(f"{hint[0]} keys, {hint[1]} expires" if hint else "")
+        table.add_row(*row)
+    return table

@@ -1,0 +1,1 @@
+"""Rendering and writing results; nothing here computes an analysis."""

@@ -1,0 +1,21 @@
+"""Write a file under a temporary name and rename it: a failed run never leaves half a file."""
+
+import contextlib
+import os
+import tempfile
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yield a temporary path beside ``path``; move it over ``path`` only on success."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".rdbscope-", suffix=".tmp", dir=directory)
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,47 @@
+"""The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
+
+import json
+
+import pyarrow.parquet as pq
+
+from ..rdb import KEYS_SCHEMA
+from .atomic import atomic_path
+
+METADATA_KEY = b"rdbscope.dump"
+
+
+def dump_metadata(info):
+    """The dump's metadata as the JSON stored in the Parquet file."""
+    return json.dumps({
+        "magic": info.magic,
+        "rdb_version": info.rdb_version,
+        "writer": info.writer,
+        "compression": info.compression,
+        "aux": info.aux,
+        "resizedb": {str(db): list(sizes) for db, sizes in info.resizedb.items()},
+        "functions": [{"name": f.name, "engine": f.engine, "functions": f.functions} for f in info.functions],
+        "module_aux": info.module_aux,
+        "checksum_verified": info.checksum_verified,
+        "truncated_at": info.truncated_at,
+    })
+
+
+def write_keys_parquet(scan, path):
+    """Write every batch of a :class:`~rdbscope.rdb.Scan` to ``path``; return the row count.
+
+    The file appears only when the whole scan succeeded.
+    """
+    rows = 0
+    with atomic_path(path) as tmp:
+        with pq.ParquetWriter(tmp, KEYS_SCHEMA, compression="zstd") as writer:
+            for batch in scan:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+            writer.add_key_value_metadata({METADATA_KEY: dump_metadata(scan.info).encode()})
+    return rows
+
+
+def read_dump_metadata(path):
+    """The dump metadata stored in a keys Parquet file written by rdbscope."""
+    metadata = pq.ParquetFile(path).metadata.metadata or {}
+    return json.loads(metadata[METADATA_KEY])

@@ -1,0 +1,125 @@
+"""scan()/load(): inputs, compression, filters, batches, pandas, parity of the two builds."""
+
+import bz2
+import gzip
+import io
+import lzma
+
+import lz4.frame
+import pyarrow as pa
+import pytest
+import zstandard
+
+import rdbscope
+import rdbscope.rdb
+from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
+
+DEFAULT = SAMPLE_DUMPS / "redis-7.0-default.rdb"
+
+
+def test_compiled_scanner_is_used_where_it_was_built():
+    if require_compiled():
+        assert rdbscope.rdb.IMPLEMENTATION == "cython"
+        assert "cython" in rdbscope.rdb.implementations()
+    assert rdbscope.rdb.IMPLEMENTATION in rdbscope.rdb.implementations()
+
+
+@pytest.mark.parametrize("path", sample_dumps(), ids=[p.stem for p in sample_dumps()])
+def test_both_builds_give_the_same_table(path):
+    tables = [rdbscope.load(path, implementation=name).to_arrow() for name in rdbscope.rdb.implementations()]
+    assert all(t.equals(tables[0]) for t in tables)
+
+
+def test_rdb_bytes_tile_the_file():
+    keys = rdbscope.load(DEFAULT).to_arrow()
+    offsets = keys["offset"].to_pylist()
+    spans = keys["rdb_bytes"].to_pylist()
+    # Entries follow one another except where a SELECTDB/RESIZEDB/AUX opcode sits between them.
+    gaps = [offsets[i + 1] - (offsets[i] + spans[i]) for i in range(len(offsets) - 1)]
+    assert min(gaps) == 0 and sum(1 for g in gaps if g) == 2  # two db switches after db 0
+    assert sum(spans) < DEFAULT.stat().st_size
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress,
+                                      lambda d: zstandard.ZstdCompressor().compress(d), lz4.frame.compress],
+                         ids=["gzip", "bz2", "xz", "zstd", "lz4"])
+def test_compressed_backups_stream(tmp_path, compress):
+    plain = rdbscope.load(DEFAULT).to_arrow()
+    path = tmp_path / "dump.rdb.z"
+    path.write_bytes(compress(DEFAULT.read_bytes()))
+    keys = rdbscope.load(path)
+    assert keys.to_arrow().equals(plain)
+    assert keys.info.compression in {"gzip", "bz2", "xz", "zstd", "lz4"}
+
+
+def test_file_objects_seekable_or_not():
+    data = DEFAULT.read_bytes()
+
+    class Pipe(io.RawIOBase):
+        def __init__(self):
+            self._inner = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            return self._inner.readinto(b)
+
+    plain = rdbscope.load(DEFAULT).to_arrow()
+    assert rdbscope.load(io.BytesIO(data)).to_arrow().equals(plain)
+    assert rdbscope.load(Pipe()).to_arrow().equals(plain)
+    assert rdbscope.load(io.BufferedReader(Pipe(), 7)).to_arrow().equals(plain)
+
+
+def test_damaged_gzip_is_a_format_error(tmp_path):
+    packed = bytearray(gzip.compress(DEFAULT.read_bytes()))
+    packed[len(packed) // 2] ^= 0xFF
+    path = tmp_path / "dump.rdb.gz"
+    path.write_bytes(bytes(packed))
+    with pytest.raises(rdbscope.RdbFormatError, match="gzip"):
+        rdbscope.load(path)
+
+
+def test_batches_are_bounded_and_complete():
+    scan = rdbscope.scan(DEFAULT, batch_rows=100)
+    sizes = [b.num_rows for b in scan]
+    assert max(sizes) == 100 and sum(sizes) == rdbscope.load(DEFAULT).num_rows
+    assert all(isinstance(b, pa.RecordBatch) for b in rdbscope.scan(DEFAULT, batch_rows=100))
+
+
+def test_filters_are_pushed_into_the_scan():
+    everything = rdbscope.load(DEFAULT).to_arrow().to_pylist()
+    db1 = rdbscope.load(DEFAULT, db=1).to_arrow().to_pylist()
+    assert db1 == [r for r in everything if r["db"] == 1] and db1
+    hashes = rdbscope.load(DEFAULT, types=["hash", "zset"]).to_arrow().to_pylist()
+    assert hashes == [r for r in everything if r["type"] in ("hash", "zset")] and hashes
+    users = rdbscope.load(DEFAULT, key_glob="user:*").to_arrow().to_pylist()
+    assert users == [r for r in everything if r["key"].startswith(b"user:")] and users
+    with pytest.raises(ValueError, match="unknown type"):
+        rdbscope.load(DEFAULT, types=["hyperloglog"])
+
+
+def test_pandas_keys_are_text_with_escapes():
+    frame = rdbscope.load(DEFAULT).to_pandas()
+    raw = rdbscope.load(DEFAULT).to_arrow()["key"].to_pylist()
+    non_utf8 = [k for k in raw if not _is_utf8(k)]
+    assert non_utf8, "the sample dump should hold a key that is not UTF-8"
+    assert non_utf8[0].decode("utf-8", "backslashreplace") in set(frame["key"])
+    assert str(frame["type"].dtype) == "category"
+
+
+def _is_utf8(b):
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def test_info_holds_the_dump_metadata():
+    info = rdbscope.load(DEFAULT).info
+    assert info.magic == "REDIS" and info.rdb_version == 10
+    assert info.aux["redis-ver"] == "7.0.15"
+    assert set(info.resizedb) == {0, 1, 5}
+    assert info.checksum_verified and info.complete
+    assert "KeyTable 2073 keys" in repr(rdbscope.load(DEFAULT))

@@ -1,0 +1,28 @@
+"""README keeps up with the code: the schema table, the commands, the CI test command."""
+
+import pathlib
+import re
+
+from rdbscope.cli import app
+from rdbscope.rdb.schema import COLUMNS
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def test_every_column_is_documented():
+    documented = re.findall(r"^\| (\w+) \| (\w+)", README, re.M)
+    names = [name for name, _type in documented if name != "column"]
+    assert names == [name for name, *_rest in COLUMNS]
+
+
+def test_every_command_is_in_the_tour():
+    for command in app.registered_commands:
+        assert f"rdbscope {command.name} " in README, command.name
+        assert command.callback.__doc__, command.name
+
+
+def test_ci_runs_the_readme_test_command():
+    command = re.search(r"pip install -e \"\.\[test\]\" && (.+)$", README, re.M).group(1)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert command in ci.splitlines()
