@@ -9,8 +9,8 @@ ctypedef long long i64
 cdef object CRC_TABLES
 cdef object np
 
-@cython.locals(t="const u64[:]", i=Py_ssize_t, x=u64, k=int)
-cpdef u64 crc64_update(u64 crc, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t stop)
+@cython.locals(t="const u64[::1]", i=Py_ssize_t, x=u64, k=int)
+cpdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop)
 
 @cython.locals(inverted=u64)
 cdef inline i64 to_signed(u64 v, int nbytes)
@@ -19,24 +19,24 @@ cdef inline i64 to_signed(u64 v, int nbytes)
 cpdef int int_text_len(i64 v)
 
 @cython.locals(v=u64)
-cdef u64 u32_le(const unsigned char[:] data, Py_ssize_t p) noexcept
+cdef u64 u32_le(const unsigned char[::1] data, Py_ssize_t p) noexcept
 
 @cython.locals(v=u64)
-cdef u64 u32_be(const unsigned char[:] data, Py_ssize_t p) noexcept
+cdef u64 u32_be(const unsigned char[::1] data, Py_ssize_t p) noexcept
 
 cpdef int writer_for_rdb_version(int version)
 
 cpdef int embstr_limit_for(int redis_ver)
 
 @cython.locals(i=Py_ssize_t, stop=Py_ssize_t, negative=bint, c=int, v=u64)
-cdef bint is_int_text(const unsigned char[:] data, Py_ssize_t start, Py_ssize_t n)
+cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t n)
 
 
 @cython.final
 cdef class Scanner:
     cdef object src
     cdef readonly object buf
-    cdef const unsigned char[:] view
+    cdef const unsigned char[::1] view
     cdef Py_ssize_t pos
     cdef Py_ssize_t end
     cdef i64 base
@@ -46,7 +46,7 @@ cdef class Scanner:
     cdef Py_ssize_t crc_pos
     cdef bint relaxed_version
     cdef object scratch
-    cdef unsigned char[:] sview
+    cdef unsigned char[::1] sview
     cdef readonly int batch_rows
     cdef readonly int version
     cdef readonly bint valkey
@@ -94,31 +94,32 @@ cdef class Scanner:
     cdef public object key_filter
     cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
     cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields
-    cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module
-    cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module
+    cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields
+    cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module, nulls_ttl_fields
     cdef readonly object module_names
     cdef object module_ids
-    cdef int[:] c_db
-    cdef int[:] c_koff
-    cdef signed char[:] c_type
-    cdef signed char[:] c_enc
-    cdef i64[:] c_expire
-    cdef u64[:] c_rdb_bytes
-    cdef u64[:] c_n
-    cdef u64[:] c_max
-    cdef unsigned char[:] c_lfu
-    cdef u64[:] c_idle
-    cdef u64[:] c_offset
-    cdef int[:] c_module
-    cdef u64[:] c_ttl_fields
-    cdef unsigned char[:] c_v_expire
-    cdef unsigned char[:] c_v_counts
-    cdef unsigned char[:] c_v_lfu
-    cdef unsigned char[:] c_v_idle
-    cdef unsigned char[:] c_v_module
+    cdef int[::1] c_db
+    cdef int[::1] c_koff
+    cdef signed char[::1] c_type
+    cdef signed char[::1] c_enc
+    cdef i64[::1] c_expire
+    cdef u64[::1] c_rdb_bytes
+    cdef u64[::1] c_n
+    cdef u64[::1] c_max
+    cdef unsigned char[::1] c_lfu
+    cdef u64[::1] c_idle
+    cdef u64[::1] c_offset
+    cdef int[::1] c_module
+    cdef u64[::1] c_ttl_fields
+    cdef unsigned char[::1] c_v_expire
+    cdef unsigned char[::1] c_v_counts
+    cdef unsigned char[::1] c_v_lfu
+    cdef unsigned char[::1] c_v_idle
+    cdef unsigned char[::1] c_v_module
+    cdef unsigned char[::1] c_v_ttl_fields
     cdef Py_ssize_t kcap
     cdef readonly object keydata
-    cdef unsigned char[:] kview
+    cdef unsigned char[::1] kview
     cdef readonly Py_ssize_t klen
     cdef readonly int rows
 
@@ -161,14 +162,14 @@ cdef class Scanner:
     @cython.locals(stop=i64, out=u64, ctrl=int, run=u64, distance=u64)
     cdef int check_lzf(self, u64 clen, u64 ulen) except -1
 
-    @cython.locals(src="const unsigned char[:]", out="unsigned char[:]", ip=Py_ssize_t, in_end=Py_ssize_t,
+    @cython.locals(src="const unsigned char[::1]", out="unsigned char[::1]", ip=Py_ssize_t, in_end=Py_ssize_t,
                    op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t)
     cdef int decompress_lzf(self, u64 clen, u64 ulen) except -1
 
     @cython.locals(clen=u64, ulen=u64, n=u64)
     cdef int walk_blob(self, int kind, int group) except -1
 
-    cdef int _walk(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length, int kind,
+    cdef int _walk(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length, int kind,
                    int group) except -1
 
     @cython.locals(r=u64)
@@ -178,25 +179,25 @@ cdef class Scanner:
     cdef int _finish_group(self, u64 entries, int group) except -1
 
     @cython.locals(b=int, size=Py_ssize_t, v=u64, nbytes=int, i=int)
-    cdef Py_ssize_t lp_entry(self, const unsigned char[:] data, Py_ssize_t p, Py_ssize_t stop) except -1
+    cdef Py_ssize_t lp_entry(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
 
     @cython.locals(total=u64, count=u64, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
-    cdef int walk_listpack(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length,
+    cdef int walk_listpack(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
                            int group) except -1
 
     @cython.locals(b=int, kind=int, nbytes=int, v=u64, i=int)
-    cdef Py_ssize_t zl_entry(self, const unsigned char[:] data, Py_ssize_t p, Py_ssize_t stop) except -1
+    cdef Py_ssize_t zl_entry(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
 
     @cython.locals(total=u64, count=u64, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
-    cdef int walk_ziplist(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length,
+    cdef int walk_ziplist(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
                           int group) except -1
 
     @cython.locals(width=u64, count=u64, v=u64, i=int, n=int, k=int, p=Py_ssize_t)
-    cdef int walk_intset(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length) except -1
+    cdef int walk_intset(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length) except -1
 
     @cython.locals(stop=Py_ssize_t, p=Py_ssize_t, n=u64, pair=u64, side=int, b=int, ln=u64, ln_free=int,
                    count=int)
-    cdef int walk_zipmap(self, const unsigned char[:] data, Py_ssize_t start, Py_ssize_t length) except -1
+    cdef int walk_zipmap(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length) except -1
 
     @cython.locals(kind=int, n=u64, mx=u64, i=u64, b=int)
     cdef int read_value(self, int rdbtype) except -1
@@ -216,11 +217,11 @@ cdef class Scanner:
                    g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64)
     cdef int read_stream(self, int rdbtype) except -1
 
-    cdef Py_ssize_t lp_int(self, const unsigned char[:] data, Py_ssize_t p, Py_ssize_t stop) except -1
+    cdef Py_ssize_t lp_int(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
 
     @cython.locals(total=u64, stop=Py_ssize_t, p=Py_ssize_t, count=i64, deleted=i64, nmf=i64, master=u64,
                    i=i64, live=i64, dead=i64, mx=u64, flags=i64, size=u64, nf=i64)
-    cdef int walk_stream_listpack(self, const unsigned char[:] data, Py_ssize_t start,
+    cdef int walk_stream_listpack(self, const unsigned char[::1] data, Py_ssize_t start,
                                   Py_ssize_t length) except -1
 
     @cython.locals(op=u64)

@@ -10,7 +10,10 @@ The layout facts cited below come from Redis's and Valkey's ``src/rdb.c``,
 ``listpack.c``, ``ziplist.c``, ``zipmap.c``, ``intset.c`` and ``t_stream.c``.
 """
 
-import cython
+try:
+    import cython
+except ImportError:  # running as Python without Cython installed
+    from . import _cython_shim as cython
 import numpy as np
 
 from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
@@ -320,6 +323,7 @@ class Scanner:
         self.a_v_lfu = np.zeros(bits, np.uint8)
         self.a_v_idle = np.zeros(bits, np.uint8)
         self.a_v_module = np.zeros(bits, np.uint8)
+        self.a_v_ttl_fields = np.zeros(bits, np.uint8)
         self.c_db = self.a_db
         self.c_koff = self.a_koff
         self.c_type = self.a_type
@@ -338,11 +342,13 @@ class Scanner:
         self.c_v_lfu = self.a_v_lfu
         self.c_v_idle = self.a_v_idle
         self.c_v_module = self.a_v_module
+        self.c_v_ttl_fields = self.a_v_ttl_fields
         self.nulls_expire = 0
         self.nulls_counts = 0
         self.nulls_lfu = 0
         self.nulls_idle = 0
         self.nulls_module = 0
+        self.nulls_ttl_fields = 0
         self.keydata = np.empty(self.kcap, np.uint8)
         self.kview = self.keydata
         self.klen = 0
@@ -1662,8 +1668,8 @@ class Scanner:
                 self.c_koff[r + 1] = self.klen
                 self.c_type[r] = self.r_type
                 self.c_enc[r] = self.r_enc
-                self.c_expire[r] = self.expire_ms
                 if self.expire_ms != NO_EXPIRE:
+                    self.c_expire[r] = self.expire_ms
                     self.c_v_expire[byte] |= bit
                 else:
                     self.nulls_expire += 1
@@ -1690,7 +1696,11 @@ class Scanner:
                 else:
                     self.nulls_module += 1
                 self.c_offset[r] = start
-                self.c_ttl_fields[r] = self.r_ttl_fields
+                if self.r_type == T_HASH:
+                    self.c_ttl_fields[r] = self.r_ttl_fields
+                    self.c_v_ttl_fields[byte] |= bit
+                else:
+                    self.nulls_ttl_fields += 1
                 self.rows = r + 1
             else:
                 self.klen = kstart

@@ -41,6 +41,6 @@ def build_batch(scanner, rows):
         _column(pa.uint64(), rows, s.a_idle, s.a_v_idle, s.nulls_idle),
         _column(pa.uint64(), rows, s.a_offset),
         modules,
-        _column(pa.uint64(), rows, s.a_ttl_fields),
+        _column(pa.uint64(), rows, s.a_ttl_fields, s.a_v_ttl_fields, s.nulls_ttl_fields),
     ]
     return pa.RecordBatch.from_arrays(columns, schema=KEYS_SCHEMA)

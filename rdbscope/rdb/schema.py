@@ -41,8 +41,8 @@ COLUMNS = (
      "byte position where the entry starts in the (decompressed) dump"),
     ("module_name", pa.dictionary(pa.int32(), pa.string()), True,
      "module type name decoded from the module id (e.g. graphdata, ReJSON-RL); null for other types"),
-    ("n_fields_with_ttl", pa.uint64(), False,
-     "hash fields that carry their own TTL (Redis 7.4+ and Valkey 9 hashes); 0 for other keys"),
+    ("n_fields_with_ttl", pa.uint64(), True,
+     "hash fields that carry their own TTL (Redis 7.4+ and Valkey 9 hashes); null for keys that are not hashes"),
 )
 
 KEYS_SCHEMA = pa.schema(

@@ -1,0 +1,13 @@
+"""The few names of Cython's ``cython`` module that _scan.py uses, for running it as Python
+where Cython is not installed (it is only needed to build the compiled scanner)."""
+
+compiled = False
+int = longlong = ulonglong = object
+
+
+def declare(_type, value=None):
+    return value
+
+
+def cast(_type, value):
+    return value
