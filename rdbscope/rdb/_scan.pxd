@@ -124,31 +124,31 @@ cdef class Scanner:
     cdef readonly int rows
 
     @cython.locals(need=Py_ssize_t, cap=Py_ssize_t)
-    cdef Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
+    cdef inline Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
 
     @cython.locals(keep=Py_ssize_t, cap=Py_ssize_t, grow=Py_ssize_t, got=Py_ssize_t)
     cdef int _fill(self, Py_ssize_t need) except -1
 
-    cdef int ensure(self, Py_ssize_t n) except -1
+    cdef inline int ensure(self, Py_ssize_t n) except -1
 
     @cython.locals(b=int)
-    cdef int u8(self) except -1
+    cdef inline int u8(self) except -1
 
     @cython.locals(v=u64, i=int)
-    cdef u64 le(self, int nbytes) except? 0xFFFFFFFFFFFFFFFF
+    cdef inline u64 le(self, int nbytes) except? 0xFFFFFFFFFFFFFFFF
 
     cdef long long le_signed(self, int nbytes) except? 0x7FFFFFFFFFFFFFFF
 
     @cython.locals(avail=Py_ssize_t)
-    cdef int skip(self, u64 n) except -1
+    cdef inline int skip(self, u64 n) except -1
 
     @cython.locals(b=int, kind=int, v=u64, i=int)
-    cdef int read_len(self) except -1
+    cdef inline int read_len(self) except -1
 
-    cdef u64 read_plain_len(self) except? 0xFFFFFFFFFFFFFFFF
+    cdef inline u64 read_plain_len(self) except? 0xFFFFFFFFFFFFFFFF
 
     @cython.locals(n=u64)
-    cdef u64 read_count(self) except? 0xFFFFFFFFFFFFFFFF
+    cdef inline u64 read_count(self) except? 0xFFFFFFFFFFFFFFFF
 
     @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
     cdef int skip_string(self, bint check_int) except -1
@@ -205,7 +205,7 @@ cdef class Scanner:
     cdef int set_walked(self, int rtype, int renc) except -1
 
     @cython.locals(k=Py_ssize_t, khdr=int, size=u64)
-    cdef int string_encoding(self, u64 n) except -1
+    cdef inline int string_encoding(self, u64 n) except -1
 
     @cython.locals(n=u64, mx=u64, ttl=u64, i=u64, pair=u64)
     cdef int read_hash_pairs(self, int ttl_mode) except -1
@@ -235,7 +235,7 @@ cdef class Scanner:
 
     cdef int known_type(self, int t)
 
-    cdef bint keep_row(self, Py_ssize_t kstart) except -1
+    cdef inline bint keep_row(self, Py_ssize_t kstart) except -1
 
     @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int, byte=Py_ssize_t, bit=int)
     cpdef int scan_batch(self) except -1
