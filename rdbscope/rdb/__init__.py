@@ -135,6 +135,7 @@ class Scan:
                 self.info.stopped_by = exc
                 self.info.truncated_at = exc.offset
             finally:
+                scanner.close()
                 self.info.update_from(scanner)
 
 

@@ -7,10 +7,14 @@ ctypedef unsigned long long u64
 ctypedef long long i64
 
 cdef object CRC_TABLES
+cdef const u64[::1] CRC_VIEW
 cdef object np
 
 @cython.locals(t="const u64[::1]", i=Py_ssize_t, x=u64, k=int)
-cpdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop)
+cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop) noexcept nogil
+
+@cython.locals(view="const unsigned char[::1]")
+cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
 @cython.locals(inverted=u64)
 cdef inline i64 to_signed(u64 v, int nbytes)
@@ -42,6 +46,7 @@ cdef class Scanner:
     cdef i64 base
     cdef bint eof
     cdef bint verify_crc
+    cdef object crc_worker
     cdef u64 crc
     cdef Py_ssize_t crc_pos
     cdef bint relaxed_version

@@ -104,11 +104,12 @@ def _crc64_tables():
 
 
 CRC_TABLES = _crc64_tables()
+CRC_VIEW = CRC_TABLES
 
 
 def crc64_update(crc, data, start, stop):
     """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
-    t = CRC_TABLES
+    t = CRC_VIEW
     i = start
     while i + 8 <= stop:
         x = 0
@@ -171,6 +172,52 @@ def embstr_limit_for(redis_ver):
     if redis_ver >= 300:
         return 39
     return -1  # Redis 2.x had no embstr
+
+
+def crc64_chunk(crc, data, start, stop):
+    """crc64_update for another thread: the compiled build releases the GIL."""
+    view = data
+    with cython.nogil:
+        crc = crc64_update(crc, view, start, stop)
+    return crc
+
+
+class CrcWorker:
+    """Checksums the chunks the scanner reads on a second thread.
+
+    Each chunk is copied as it arrives and checksummed in order. The CRC state
+    before each chunk is kept for the chunks still in the scanner's buffer, so
+    the CRC up to the start of the trailer (which may sit mid-chunk, with more
+    bytes after it) is finished from the chunk that holds it.
+    """
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-crc")
+        self.crc = 0
+        self.chunks = []  # futures of (start offset, CRC before, data)
+
+    def _run(self, start, data):
+        before = self.crc
+        self.crc = crc64_chunk(before, data, 0, len(data))
+        return start, before, data
+
+    def feed(self, start, data, keep_from):
+        """Queue ``data``, which sits at ``start`` in the dump; forget chunks ending before ``keep_from``."""
+        self.chunks = [f for f in self.chunks if not f.done() or f.result()[0] + len(f.result()[2]) > keep_from]
+        self.chunks.append(self.pool.submit(self._run, start, data))
+
+    def crc_until(self, offset):
+        """The CRC of the dump's first ``offset`` bytes."""
+        for future in self.chunks:
+            start, before, data = future.result()
+            if start <= offset < start + len(data):
+                return crc64_chunk(before, data, 0, offset - start)
+        return self.crc
+
+    def close(self):
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def to_signed(v, nbytes):
@@ -248,6 +295,8 @@ class Scanner:
         self.base = 0
         self.eof = False
         self.verify_crc = verify_crc
+        # The compiled build checksums on a second thread; as Python that would only add work.
+        self.crc_worker = CrcWorker() if verify_crc and cython.compiled else None
         self.crc = 0
         self.crc_pos = 0
         self.relaxed_version = relaxed_version
@@ -388,7 +437,7 @@ class Scanner:
         The buffer only grows as data actually arrives, so an absurd length in a
         corrupt dump ends as a truncation error, never a huge allocation.
         """
-        if self.verify_crc:
+        if self.verify_crc and self.crc_worker is None:
             self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
         keep = self.end - self.pos
         if self.pos > 0:
@@ -413,6 +462,8 @@ class Scanner:
             if not got:
                 self.eof = True
             else:
+                if self.crc_worker is not None:
+                    self.crc_worker.feed(self.base + self.end, bytes(self.buf[self.end:self.end + got]), self.base)
                 self.end += got
 
     def ensure(self, n):
@@ -1575,7 +1626,10 @@ class Scanner:
         self.context = "checksum"
         if self.version >= 5:
             if self.verify_crc:
-                self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
+                if self.crc_worker is not None:
+                    self.crc = self.crc_worker.crc_until(self.base + self.pos)
+                else:
+                    self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
                 self.crc_pos = self.pos
             stored = self.le(8)
             self.crc_pos = self.pos
@@ -1726,6 +1780,11 @@ class Scanner:
         if self.key_filter is not None:
             return self.key_filter(self.keydata[kstart:self.klen].tobytes())
         return True
+
+    def close(self):
+        """Stop the checksum thread."""
+        if self.crc_worker is not None:
+            self.crc_worker.close()
 
     def bytes_read(self):
         return self.base + self.pos
