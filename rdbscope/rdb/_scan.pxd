@@ -16,8 +16,8 @@ cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, 
 @cython.locals(view="const unsigned char[::1]")
 cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
-@cython.locals(inverted=u64)
-cdef inline i64 to_signed(u64 v, int nbytes)
+@cython.locals(inverted=i64)
+cdef i64 to_signed(u64 v, int nbytes)
 
 @cython.locals(n=int)
 cpdef int int_text_len(i64 v)
@@ -186,16 +186,16 @@ cdef class Scanner:
     @cython.locals(b=int, size=Py_ssize_t, v=u64, nbytes=int, i=int)
     cdef Py_ssize_t lp_entry(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
 
-    @cython.locals(total=u64, count=u64, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
-    cdef int walk_listpack(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
-                           int group) except -1
-
     @cython.locals(b=int, kind=int, nbytes=int, v=u64, i=int)
     cdef Py_ssize_t zl_entry(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
 
-    @cython.locals(total=u64, count=u64, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
-    cdef int walk_ziplist(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
-                          int group) except -1
+    @cython.locals(header=int, total=u64)
+    cdef int packed_header(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
+                           bint listpack) except -1
+
+    @cython.locals(count=int, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
+    cdef int walk_packed(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
+                         int group, bint listpack) except -1
 
     @cython.locals(width=u64, count=u64, v=u64, i=int, n=int, k=int, p=Py_ssize_t)
     cdef int walk_intset(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length) except -1
@@ -224,7 +224,7 @@ cdef class Scanner:
 
     cdef Py_ssize_t lp_int(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
 
-    @cython.locals(total=u64, stop=Py_ssize_t, p=Py_ssize_t, count=i64, deleted=i64, nmf=i64, master=u64,
+    @cython.locals(stop=Py_ssize_t, p=Py_ssize_t, count=i64, deleted=i64, nmf=i64, master=u64,
                    i=i64, live=i64, dead=i64, mx=u64, flags=i64, size=u64, nf=i64)
     cdef int walk_stream_listpack(self, const unsigned char[::1] data, Py_ssize_t start,
                                   Py_ssize_t length) except -1

@@ -111,6 +111,11 @@ def crc64_update(crc, data, start, stop):
     """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
     t = CRC_VIEW
     i = start
+    if not cython.compiled and stop - start >= 1 << 16:
+        from ._crc_numpy import crc64_numpy  # byte loops in Python are too slow for whole dumps
+
+        crc, done = crc64_numpy(crc, data, start, stop, CRC_TABLES.tobytes())
+        i = start + done
     while i + 8 <= stop:
         x = 0
         k = 7
@@ -223,9 +228,9 @@ class CrcWorker:
 def to_signed(v, nbytes):
     """The two's-complement value of an unsigned integer of ``nbytes`` bytes."""
     if v >> (8 * nbytes - 1):
-        inverted = (~v) & (U64_MAX >> (64 - 8 * nbytes))
-        return -cython.cast(cython.longlong, inverted) - 1
-    return cython.cast(cython.longlong, v)
+        inverted = (~v) & (U64_MAX >> (64 - 8 * nbytes))  # a signed local in the compiled build
+        return -inverted - 1
+    return v
 
 
 def int_text_len(v):
@@ -712,10 +717,13 @@ class Scanner:
                 run = ctrl + 1
                 if op + run > ulen or ip + run > in_end:
                     self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
-                i = 0
-                while i < run:
-                    out[op + i] = src[ip + i]
-                    i += 1
+                if cython.compiled:
+                    i = 0
+                    while i < run:
+                        out[op + i] = src[ip + i]
+                        i += 1
+                else:  # slices are what is fast in Python
+                    out[op:op + run] = src[ip:ip + run]
                 op += run
                 ip += run
             else:
@@ -734,10 +742,16 @@ class Scanner:
                     self.fail(RdbFormatError, "LZF back reference before the start of the data")
                 if op + run > ulen:
                     self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
-                i = 0
-                while i < run:
-                    out[op + i] = out[ref + i]
-                    i += 1
+                if cython.compiled:
+                    i = 0
+                    while i < run:
+                        out[op + i] = out[ref + i]
+                        i += 1
+                elif ref + run <= op:  # slices are what is fast in Python
+                    out[op:op + run] = out[ref:ref + run]
+                else:  # an overlapping reference repeats the bytes between ref and op
+                    pattern = bytes(out[ref:op])
+                    out[op:op + run] = (pattern * (run // len(pattern) + 1))[:run]
                 op += run
         if op != ulen:
             self.fail(RdbFormatError, f"LZF data decompresses to {op} bytes, {ulen} announced")
@@ -768,10 +782,8 @@ class Scanner:
         self.pos += n
 
     def _walk(self, data, start, length, kind, group):
-        if kind == 1:
-            self.walk_listpack(data, start, length, group)
-        elif kind == 0:
-            self.walk_ziplist(data, start, length, group)
+        if kind <= 1:
+            self.walk_packed(data, start, length, group, kind == 1)
         elif kind == 2:
             self.walk_intset(data, start, length)
         else:
@@ -879,29 +891,6 @@ class Scanner:
             self.fail(RdbFormatError, "listpack entry runs past the end")
         return p + size
 
-    def walk_listpack(self, data, start, length, group):
-        if length < 7:
-            self.fail(RdbFormatError, f"listpack of {length} bytes is shorter than its header")
-        total = u32_le(data, start)
-        count = data[start + 4] | (data[start + 5] << 8)
-        if total != length:
-            self.fail(RdbFormatError, f"listpack header says {total} bytes, the string holds {length}")
-        stop = start + length - 1
-        if data[stop] != 0xFF:
-            self.fail(RdbFormatError, "listpack does not end with its terminator")
-        p = start + 6
-        i = 0
-        self.w_max = 0
-        self.w_ttl = 0
-        self.w_acc = 0
-        while p < stop:
-            p = self.lp_entry(data, p, stop)
-            self._group_entry(i, group)
-            i += 1
-        if count != 65535 and count != i:
-            self.fail(RdbFormatError, f"listpack header counts {count} entries, it holds {i}")
-        self._finish_group(i, group)
-
     def zl_entry(self, data, p, stop):
         """Decode the ziplist entry at p; return the next position (src/ziplist.c)."""
         if data[p] == 0xFE:
@@ -958,27 +947,43 @@ class Scanner:
             self.fail(RdbFormatError, "ziplist entry runs past the end")
         return p
 
-    def walk_ziplist(self, data, start, length, group):
-        if length < 11:
-            self.fail(RdbFormatError, f"ziplist of {length} bytes is shorter than its header")
+    def packed_header(self, data, start, length, listpack):
+        """Check a listpack's or ziplist's header against its bytes; return the entry count it gives.
+
+        Both start with their total size (uint32) and end with 0xFF; the count
+        (uint16, 65535 when unknown) follows at byte 4 of a listpack and byte 8
+        of a ziplist (src/listpack.c, src/ziplist.c).
+        """
+        name = "listpack" if listpack else "ziplist"
+        header = 6 if listpack else 10
+        if length < header + 1:
+            self.fail(RdbFormatError, f"{name} of {length} bytes is shorter than its header")
         total = u32_le(data, start)
-        count = data[start + 8] | (data[start + 9] << 8)
         if total != length:
-            self.fail(RdbFormatError, f"ziplist header says {total} bytes, the string holds {length}")
+            self.fail(RdbFormatError, f"{name} header says {total} bytes, the string holds {length}")
+        if data[start + length - 1] != 0xFF:
+            self.fail(RdbFormatError, f"{name} does not end with its terminator")
+        return data[start + header - 2] | (data[start + header - 1] << 8)
+
+    def walk_packed(self, data, start, length, group, listpack):
+        """Walk every entry of a listpack or ziplist, folding them into elements of ``group``."""
+        count = self.packed_header(data, start, length, listpack)
         stop = start + length - 1
-        if data[stop] != 0xFF:
-            self.fail(RdbFormatError, "ziplist does not end with its terminator")
-        p = start + 10
+        p = start + (6 if listpack else 10)
         i = 0
         self.w_max = 0
         self.w_ttl = 0
         self.w_acc = 0
         while p < stop:
-            p = self.zl_entry(data, p, stop)
+            if listpack:
+                p = self.lp_entry(data, p, stop)
+            else:
+                p = self.zl_entry(data, p, stop)
             self._group_entry(i, group)
             i += 1
         if count != 65535 and count != i:
-            self.fail(RdbFormatError, f"ziplist header counts {count} entries, it holds {i}")
+            name = "listpack" if listpack else "ziplist"
+            self.fail(RdbFormatError, f"{name} header counts {count} entries, it holds {i}")
         self._finish_group(i, group)
 
     def walk_intset(self, data, start, length):
@@ -1379,14 +1384,8 @@ class Scanner:
 
     def walk_stream_listpack(self, data, start, length):
         """Count live entries and the largest one in a stream node (src/t_stream.c)."""
-        if length < 7:
-            self.fail(RdbFormatError, f"listpack of {length} bytes is shorter than its header")
-        total = u32_le(data, start)
-        if total != length:
-            self.fail(RdbFormatError, f"listpack header says {total} bytes, the string holds {length}")
+        self.packed_header(data, start, length, True)
         stop = start + length - 1
-        if data[stop] != 0xFF:
-            self.fail(RdbFormatError, "listpack does not end with its terminator")
         p = start + 6
         p = self.lp_int(data, p, stop)
         count = self.e_int
