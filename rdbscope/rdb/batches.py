@@ -1,18 +1,29 @@
 """Hand the scanner's filled column buffers to Arrow as one RecordBatch, without copying."""
 
+import functools
+
 import pyarrow as pa
 
 from .schema import ENCODING_DICTIONARY, KEYS_SCHEMA, TYPE_DICTIONARY
 
 
-def _validity(bitmap, nulls):
-    return None if nulls == 0 else pa.py_buffer(bitmap)
+@functools.lru_cache(maxsize=4)
+def _zeros(size):
+    """One zero-filled buffer shared by every all-null column (they cost no memory of their own)."""
+    return pa.py_buffer(bytes(size))
+
+
+def _all_null(typ, rows):
+    width = max(typ.bit_width // 8, 1)
+    zeros = _zeros(max(rows * width, (rows + 7) // 8))
+    return pa.Array.from_buffers(typ, rows, [zeros, zeros], null_count=rows)
 
 
 def _column(typ, rows, data, bitmap=None, nulls=0):
     if nulls == rows and rows:
-        return pa.nulls(rows, typ)
-    return pa.Array.from_buffers(typ, rows, [_validity(bitmap, nulls), pa.py_buffer(data)], null_count=nulls)
+        return _all_null(typ, rows)
+    validity = None if nulls == 0 else pa.py_buffer(bitmap)
+    return pa.Array.from_buffers(typ, rows, [validity, pa.py_buffer(data)], null_count=nulls)
 
 
 def build_batch(scanner, rows):
@@ -36,7 +47,7 @@ def build_batch(scanner, rows):
         _column(pa.uint64(), rows, s.a_rdb_bytes),
         _column(pa.uint64(), rows, s.a_n, s.a_v_counts, s.nulls_counts),
         _column(pa.uint64(), rows, s.a_max, s.a_v_counts, s.nulls_counts),
-        pa.nulls(rows, pa.uint64()),
+        _all_null(pa.uint64(), rows),
         _column(pa.uint8(), rows, s.a_lfu, s.a_v_lfu, s.nulls_lfu),
         _column(pa.uint64(), rows, s.a_idle, s.a_v_idle, s.nulls_idle),
         _column(pa.uint64(), rows, s.a_offset),
