@@ -128,8 +128,10 @@ cdef class Scanner:
     cdef readonly Py_ssize_t klen
     cdef readonly int rows
 
-    @cython.locals(need=Py_ssize_t, cap=Py_ssize_t)
     cdef inline Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
+
+    @cython.locals(cap=Py_ssize_t)
+    cdef int _grow_keys(self, Py_ssize_t need) except -1
 
     @cython.locals(keep=Py_ssize_t, cap=Py_ssize_t, grow=Py_ssize_t, got=Py_ssize_t)
     cdef int _fill(self, Py_ssize_t need) except -1
@@ -158,8 +160,11 @@ cdef class Scanner:
     @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
     cdef int skip_string(self, bint check_int) except -1
 
-    @cython.locals(start=Py_ssize_t, enc=u64, v=i64, clen=u64, ulen=u64, at=Py_ssize_t, n=u64, i=Py_ssize_t)
+    @cython.locals(start=Py_ssize_t, at=Py_ssize_t, n=u64, i=Py_ssize_t)
     cdef Py_ssize_t read_key(self) except -1
+
+    @cython.locals(clen=u64, ulen=u64, at=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t)
+    cdef int read_key_encoded(self, u64 enc) except -1
 
     @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
     cdef object read_bytes_object(self)

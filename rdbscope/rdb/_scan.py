@@ -410,17 +410,19 @@ class Scanner:
 
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
-        need = self.klen + n
-        if need > self.kcap:
-            cap = self.kcap
-            while cap < need:
-                cap *= 2
-            grown = np.empty(cap, np.uint8)
-            grown[: self.klen] = self.keydata[: self.klen]
-            self.kview = grown
-            self.keydata = grown
-            self.kcap = cap
+        if self.klen + n > self.kcap:
+            self._grow_keys(self.klen + n)
         return self.klen
+
+    def _grow_keys(self, need):
+        cap = self.kcap
+        while cap < need:
+            cap *= 2
+        grown = np.empty(cap, np.uint8)
+        grown[: self.klen] = self.keydata[: self.klen]
+        self.kview = grown
+        self.keydata = grown
+        self.kcap = cap
 
     # ------------------------------------------------------------------ errors
 
@@ -603,44 +605,46 @@ class Scanner:
         return S_RAW
 
     def read_key(self):
-        """Read the key string into the key column buffer."""
+        """Read the key string into the key column buffer; return its length."""
         start = self.klen
         if self.read_len():
-            enc = self.lv
-            if enc <= 2:
-                v = self.le_signed(1 << enc)
-                text = str(v).encode()
-                n = len(text)
-                at = self._key_reserve(n)
-                for i in range(n):
-                    self.kview[at + i] = text[i]
-                self.klen = at + n
-            elif enc == 3:
-                clen = self.read_count()
-                ulen = self.read_count()
-                self.decompress_lzf(clen, ulen)
-                at = self._key_reserve(ulen)
-                self.kview[at:at + ulen] = self.sview[0:ulen]
-                self.klen = at + ulen
-            else:
-                self.pos -= 1
-                self.fail(RdbFormatError, f"unknown string encoding {enc}")
+            self.read_key_encoded(self.lv)
+            return self.klen - start
+        n = self.lv
+        if n >= MAX_KEY:
+            self.fail(RdbFormatError, f"absurd key length {n}")
+        self.ensure(n)
+        at = self._key_reserve(n)
+        if cython.compiled:
+            i = 0
+            while i < n:
+                self.kview[at + i] = self.view[self.pos + i]
+                i += 1
         else:
-            n = self.lv
-            if n >= MAX_KEY:
-                self.fail(RdbFormatError, f"absurd key length {n}")
-            self.ensure(n)
+            self.kview[at:at + n] = self.view[self.pos:self.pos + n]
+        self.pos += n
+        self.klen = at + n
+        return n
+
+    def read_key_encoded(self, enc):
+        """A key stored as an integer or LZF-compressed (rare: kept off read_key's path)."""
+        if enc <= 2:
+            text = str(self.le_signed(1 << enc)).encode()
+            n = len(text)
             at = self._key_reserve(n)
-            if cython.compiled:
-                i = 0
-                while i < n:
-                    self.kview[at + i] = self.view[self.pos + i]
-                    i += 1
-            else:
-                self.kview[at:at + n] = self.view[self.pos:self.pos + n]
-            self.pos += n
+            for i in range(n):
+                self.kview[at + i] = text[i]
             self.klen = at + n
-        return self.klen - start
+        elif enc == 3:
+            clen = self.read_count()
+            ulen = self.read_count()
+            self.decompress_lzf(clen, ulen)
+            at = self._key_reserve(ulen)
+            self.kview[at:at + ulen] = self.sview[0:ulen]
+            self.klen = at + ulen
+        else:
+            self.pos -= 1
+            self.fail(RdbFormatError, f"unknown string encoding {enc}")
 
     def read_bytes_object(self):
         """Read a whole RDB string as Python bytes (metadata only, never values)."""
