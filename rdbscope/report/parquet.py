@@ -1,6 +1,7 @@
 """The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow.parquet as pq
 
@@ -33,10 +34,18 @@ def write_keys_parquet(scan, path):
     """
     rows = 0
     with atomic_path(path) as tmp:
-        with pq.ParquetWriter(tmp, KEYS_SCHEMA, compression="zstd") as writer:
+        with pq.ParquetWriter(tmp, KEYS_SCHEMA, compression="zstd") as writer, \
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-parquet") as pool:
+            # Encoding a batch (Arrow releases the GIL) overlaps scanning the next one;
+            # at most one batch waits, so memory stays bounded.
+            pending = None
             for batch in scan:
-                writer.write_batch(batch)
+                if pending is not None:
+                    pending.result()
+                pending = pool.submit(writer.write_batch, batch)
                 rows += batch.num_rows
+            if pending is not None:
+                pending.result()
             writer.add_key_value_metadata({METADATA_KEY: dump_metadata(scan.info).encode()})
     return rows
 
