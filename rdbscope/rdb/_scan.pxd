@@ -2,6 +2,7 @@
 # setup.py compiles it with bounds checks off; the scanner checks every index itself.
 
 import cython
+from libc.string cimport memcpy
 
 ctypedef unsigned long long u64
 ctypedef long long i64
@@ -52,6 +53,7 @@ cdef class Scanner:
     cdef bint relaxed_version
     cdef object scratch
     cdef unsigned char[::1] sview
+    cdef const unsigned char[::1] blob
     cdef readonly int batch_rows
     cdef readonly int version
     cdef readonly bint valkey
@@ -179,7 +181,7 @@ cdef class Scanner:
     @cython.locals(clen=u64, ulen=u64, n=u64)
     cdef int walk_blob(self, int kind, int group) except -1
 
-    cdef int _walk(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length, int kind,
+    cdef int _walk(self, Py_ssize_t start, Py_ssize_t length, int kind,
                    int group) except -1
 
     @cython.locals(r=u64)
@@ -189,25 +191,25 @@ cdef class Scanner:
     cdef int _finish_group(self, u64 entries, int group) except -1
 
     @cython.locals(b=int, size=Py_ssize_t, v=u64, nbytes=int, i=int)
-    cdef Py_ssize_t lp_entry(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
+    cdef Py_ssize_t lp_entry(self, Py_ssize_t p, Py_ssize_t stop) except -1
 
     @cython.locals(b=int, kind=int, nbytes=int, v=u64, i=int)
-    cdef Py_ssize_t zl_entry(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
+    cdef Py_ssize_t zl_entry(self, Py_ssize_t p, Py_ssize_t stop) except -1
 
     @cython.locals(header=int, total=u64)
-    cdef int packed_header(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
+    cdef int packed_header(self, Py_ssize_t start, Py_ssize_t length,
                            bint listpack) except -1
 
     @cython.locals(count=int, stop=Py_ssize_t, p=Py_ssize_t, i=u64)
-    cdef int walk_packed(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length,
+    cdef int walk_packed(self, Py_ssize_t start, Py_ssize_t length,
                          int group, bint listpack) except -1
 
     @cython.locals(width=u64, count=u64, v=u64, i=int, n=int, k=int, p=Py_ssize_t)
-    cdef int walk_intset(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length) except -1
+    cdef int walk_intset(self, Py_ssize_t start, Py_ssize_t length) except -1
 
     @cython.locals(stop=Py_ssize_t, p=Py_ssize_t, n=u64, pair=u64, side=int, b=int, ln=u64, ln_free=int,
                    count=int)
-    cdef int walk_zipmap(self, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t length) except -1
+    cdef int walk_zipmap(self, Py_ssize_t start, Py_ssize_t length) except -1
 
     @cython.locals(kind=int, n=u64, mx=u64, i=u64, b=int)
     cdef int read_value(self, int rdbtype) except -1
@@ -227,11 +229,11 @@ cdef class Scanner:
                    g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64)
     cdef int read_stream(self, int rdbtype) except -1
 
-    cdef Py_ssize_t lp_int(self, const unsigned char[::1] data, Py_ssize_t p, Py_ssize_t stop) except -1
+    cdef Py_ssize_t lp_int(self, Py_ssize_t p, Py_ssize_t stop) except -1
 
     @cython.locals(stop=Py_ssize_t, p=Py_ssize_t, count=i64, deleted=i64, nmf=i64, master=u64,
                    i=i64, live=i64, dead=i64, mx=u64, flags=i64, size=u64, nf=i64)
-    cdef int walk_stream_listpack(self, const unsigned char[::1] data, Py_ssize_t start,
+    cdef int walk_stream_listpack(self, Py_ssize_t start,
                                   Py_ssize_t length) except -1
 
     @cython.locals(op=u64)

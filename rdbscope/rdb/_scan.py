@@ -308,6 +308,7 @@ class Scanner:
         self.kcap = 1 << 20
         self.module_ids = {}
         self.module_names = []
+        self.blob = None  # the compact encoding being walked: a view of buf or of scratch
         self.scratch = bytearray(256)
         self.sview = self.scratch
         self.batch_rows = batch_rows
@@ -462,6 +463,7 @@ class Scanner:
                 if need - cap < grow:
                     grow = need - cap if need - cap > CHUNK else CHUNK
                 self.view = None
+                self.blob = None
                 self.buf.extend(bytes(grow))
                 self.view = self.buf
                 cap = len(self.buf)
@@ -616,10 +618,7 @@ class Scanner:
         self.ensure(n)
         at = self._key_reserve(n)
         if cython.compiled:
-            i = 0
-            while i < n:
-                self.kview[at + i] = self.view[self.pos + i]
-                i += 1
+            memcpy(cython.address(self.kview[at]), cython.address(self.view[self.pos]), n)
         else:
             self.kview[at:at + n] = self.view[self.pos:self.pos + n]
         self.pos += n
@@ -722,10 +721,7 @@ class Scanner:
                 if op + run > ulen or ip + run > in_end:
                     self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
                 if cython.compiled:
-                    i = 0
-                    while i < run:
-                        out[op + i] = src[ip + i]
-                        i += 1
+                    memcpy(cython.address(out[op]), cython.address(src[ip]), run)
                 else:  # slices are what is fast in Python
                     out[op:op + run] = src[ip:ip + run]
                 op += run
@@ -747,10 +743,13 @@ class Scanner:
                 if op + run > ulen:
                     self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
                 if cython.compiled:
-                    i = 0
-                    while i < run:
-                        out[op + i] = out[ref + i]
-                        i += 1
+                    if ref + run <= op:
+                        memcpy(cython.address(out[op]), cython.address(out[ref]), run)
+                    else:  # an overlapping reference repeats the bytes between ref and op
+                        i = 0
+                        while i < run:
+                            out[op + i] = out[ref + i]
+                            i += 1
                 elif ref + run <= op:  # slices are what is fast in Python
                     out[op:op + run] = out[ref:ref + run]
                 else:  # an overlapping reference repeats the bytes between ref and op
@@ -776,22 +775,25 @@ class Scanner:
             clen = self.read_count()
             ulen = self.read_count()
             self.decompress_lzf(clen, ulen)
-            self._walk(self.sview, 0, ulen, kind, group)
+            self.blob = self.sview
+            self._walk(0, ulen, kind, group)
             return 0
         n = self.lv
         if n > MAX_BLOB:
             self.fail(RdbFormatError, f"absurd blob length {n}")
         self.ensure(n)
-        self._walk(self.view, self.pos, n, kind, group)
+        self.blob = self.view
+        self._walk(self.pos, n, kind, group)
+        self.blob = None
         self.pos += n
 
-    def _walk(self, data, start, length, kind, group):
+    def _walk(self, start, length, kind, group):
         if kind <= 1:
-            self.walk_packed(data, start, length, group, kind == 1)
+            self.walk_packed(start, length, group, kind == 1)
         elif kind == 2:
-            self.walk_intset(data, start, length)
+            self.walk_intset(start, length)
         else:
-            self.walk_zipmap(data, start, length)
+            self.walk_zipmap(start, length)
 
     def _group_entry(self, i, group):
         """Fold entry i (its text length in e_len) into the element figures."""
@@ -826,12 +828,12 @@ class Scanner:
             self.fail(RdbFormatError, f"{entries} entries do not form whole elements of {per}")
         self.w_n = entries // per
 
-    def lp_entry(self, data, p, stop):
+    def lp_entry(self, p, stop):
         """Decode the listpack entry at p; return the next entry's position.
 
         Sets e_len (text length), e_isint and e_int (src/listpack.c encodings).
         """
-        b = data[p]
+        b = self.blob[p]
         self.e_isint = True
         if b < 0x80:  # 7-bit unsigned int
             self.e_int = b
@@ -843,7 +845,7 @@ class Scanner:
         elif b < 0xE0:  # 13-bit signed int
             if p + 1 >= stop:
                 self.fail(RdbFormatError, "listpack entry runs past the end")
-            v = ((b & 0x1F) << 8) | data[p + 1]
+            v = ((b & 0x1F) << 8) | self.blob[p + 1]
             self.e_int = v
             if v >= 4096:
                 self.e_int = v - 8192
@@ -852,13 +854,13 @@ class Scanner:
             if p + 1 >= stop:
                 self.fail(RdbFormatError, "listpack entry runs past the end")
             self.e_isint = False
-            self.e_len = ((b & 0x0F) << 8) | data[p + 1]
+            self.e_len = ((b & 0x0F) << 8) | self.blob[p + 1]
             size = 2 + self.e_len
         elif b == 0xF0:  # 32-bit string length
             if p + 5 > stop:
                 self.fail(RdbFormatError, "listpack entry runs past the end")
             self.e_isint = False
-            self.e_len = u32_le(data, p + 1)
+            self.e_len = u32_le(self.blob, p + 1)
             size = 5 + self.e_len
         elif b >= 0xF1 and b <= 0xF4:
             nbytes = 2
@@ -873,7 +875,7 @@ class Scanner:
             v = 0
             i = nbytes
             while i > 0:
-                v = (v << 8) | data[p + i]
+                v = (v << 8) | self.blob[p + i]
                 i -= 1
             self.e_int = to_signed(v, nbytes)
             size = 1 + nbytes
@@ -895,15 +897,15 @@ class Scanner:
             self.fail(RdbFormatError, "listpack entry runs past the end")
         return p + size
 
-    def zl_entry(self, data, p, stop):
+    def zl_entry(self, p, stop):
         """Decode the ziplist entry at p; return the next position (src/ziplist.c)."""
-        if data[p] == 0xFE:
+        if self.blob[p] == 0xFE:
             p += 5
         else:
             p += 1
         if p >= stop:
             self.fail(RdbFormatError, "ziplist entry runs past the end")
-        b = data[p]
+        b = self.blob[p]
         kind = b >> 6
         self.e_isint = False
         if kind == 0:
@@ -912,12 +914,12 @@ class Scanner:
         elif kind == 1:
             if p + 2 > stop:
                 self.fail(RdbFormatError, "ziplist entry runs past the end")
-            self.e_len = ((b & 0x3F) << 8) | data[p + 1]
+            self.e_len = ((b & 0x3F) << 8) | self.blob[p + 1]
             p += 2 + self.e_len
         elif kind == 2:
             if p + 5 > stop:
                 self.fail(RdbFormatError, "ziplist entry runs past the end")
-            self.e_len = u32_be(data, p + 1)
+            self.e_len = u32_be(self.blob, p + 1)
             p += 5 + self.e_len
         else:
             self.e_isint = True
@@ -942,7 +944,7 @@ class Scanner:
                 v = 0
                 i = nbytes
                 while i > 0:
-                    v = (v << 8) | data[p + i]
+                    v = (v << 8) | self.blob[p + i]
                     i -= 1
                 self.e_int = to_signed(v, nbytes)
             self.e_len = int_text_len(self.e_int)
@@ -951,7 +953,7 @@ class Scanner:
             self.fail(RdbFormatError, "ziplist entry runs past the end")
         return p
 
-    def packed_header(self, data, start, length, listpack):
+    def packed_header(self, start, length, listpack):
         """Check a listpack's or ziplist's header against its bytes; return the entry count it gives.
 
         Both start with their total size (uint32) and end with 0xFF; the count
@@ -962,16 +964,16 @@ class Scanner:
         header = 6 if listpack else 10
         if length < header + 1:
             self.fail(RdbFormatError, f"{name} of {length} bytes is shorter than its header")
-        total = u32_le(data, start)
+        total = u32_le(self.blob, start)
         if total != length:
             self.fail(RdbFormatError, f"{name} header says {total} bytes, the string holds {length}")
-        if data[start + length - 1] != 0xFF:
+        if self.blob[start + length - 1] != 0xFF:
             self.fail(RdbFormatError, f"{name} does not end with its terminator")
-        return data[start + header - 2] | (data[start + header - 1] << 8)
+        return self.blob[start + header - 2] | (self.blob[start + header - 1] << 8)
 
-    def walk_packed(self, data, start, length, group, listpack):
+    def walk_packed(self, start, length, group, listpack):
         """Walk every entry of a listpack or ziplist, folding them into elements of ``group``."""
-        count = self.packed_header(data, start, length, listpack)
+        count = self.packed_header(start, length, listpack)
         stop = start + length - 1
         p = start + (6 if listpack else 10)
         i = 0
@@ -980,9 +982,9 @@ class Scanner:
         self.w_acc = 0
         while p < stop:
             if listpack:
-                p = self.lp_entry(data, p, stop)
+                p = self.lp_entry(p, stop)
             else:
-                p = self.zl_entry(data, p, stop)
+                p = self.zl_entry(p, stop)
             self._group_entry(i, group)
             i += 1
         if count != 65535 and count != i:
@@ -990,11 +992,11 @@ class Scanner:
             self.fail(RdbFormatError, f"{name} header counts {count} entries, it holds {i}")
         self._finish_group(i, group)
 
-    def walk_intset(self, data, start, length):
+    def walk_intset(self, start, length):
         if length < 8:
             self.fail(RdbFormatError, f"intset of {length} bytes is shorter than its header")
-        width = u32_le(data, start)
-        count = u32_le(data, start + 4)
+        width = u32_le(self.blob, start)
+        count = u32_le(self.blob, start + 4)
         if width != 2 and width != 4 and width != 8:
             self.fail(RdbFormatError, f"intset with bad integer width {width}")
         if count > length or 8 + count * width != length:
@@ -1010,13 +1012,13 @@ class Scanner:
                 v = 0
                 i = width - 1
                 while i >= 0:
-                    v = (v << 8) | data[p + i]
+                    v = (v << 8) | self.blob[p + i]
                     i -= 1
                 n = int_text_len(to_signed(v, width))
                 if n > self.w_max:
                     self.w_max = n
 
-    def walk_zipmap(self, data, start, length):
+    def walk_zipmap(self, start, length):
         """Walk a zipmap (Redis < 2.6 hashes, src/zipmap.c)."""
         stop = start + length
         if length < 2:
@@ -1028,27 +1030,27 @@ class Scanner:
         while True:
             if p >= stop:
                 self.fail(RdbFormatError, "zipmap runs past its end")
-            if data[p] == 0xFF:
+            if self.blob[p] == 0xFF:
                 break
             pair = 0
             for side in range(2):
                 if p >= stop:
                     self.fail(RdbFormatError, "zipmap runs past its end")
-                b = data[p]
+                b = self.blob[p]
                 if b < 254:
                     ln = b
                     p += 1
                 elif b == 254:
                     if p + 5 > stop:
                         self.fail(RdbFormatError, "zipmap runs past its end")
-                    ln = u32_le(data, p + 1)
+                    ln = u32_le(self.blob, p + 1)
                     p += 5
                 else:
                     self.fail(RdbFormatError, "zipmap ends inside an entry")
                 if side == 1:
                     if p >= stop:
                         self.fail(RdbFormatError, "zipmap runs past its end")
-                    ln_free = data[p]
+                    ln_free = self.blob[p]
                     p += 1
                     p += ln + ln_free
                 else:
@@ -1061,7 +1063,7 @@ class Scanner:
             n += 1
         if p != stop - 1:
             self.fail(RdbFormatError, "zipmap has bytes after its terminator")
-        count = data[start]
+        count = self.blob[start]
         if count < 254 and count != n:
             self.fail(RdbFormatError, f"zipmap header counts {count} pairs, it holds {n}")
         self.w_n = n
@@ -1313,13 +1315,16 @@ class Scanner:
                 clen = self.read_count()
                 ulen = self.read_count()
                 self.decompress_lzf(clen, ulen)
-                self.walk_stream_listpack(self.sview, 0, ulen)
+                self.blob = self.sview
+                self.walk_stream_listpack(0, ulen)
             else:
                 n = self.lv
                 if n > MAX_BLOB:
                     self.fail(RdbFormatError, f"absurd blob length {n}")
                 self.ensure(n)
-                self.walk_stream_listpack(self.view, self.pos, n)
+                self.blob = self.view
+                self.walk_stream_listpack(self.pos, n)
+                self.blob = None
                 self.pos += n
             live += self.w_n
             if self.w_max > mx:
@@ -1379,23 +1384,23 @@ class Scanner:
         self.r_max = mx
         self.r_live_entries = live
 
-    def lp_int(self, data, p, stop):
+    def lp_int(self, p, stop):
         """Decode a listpack entry that must be an integer; return the next position."""
-        p = self.lp_entry(data, p, stop)
+        p = self.lp_entry(p, stop)
         if not self.e_isint:
             self.fail(RdbFormatError, "stream listpack has a string where an integer belongs")
         return p
 
-    def walk_stream_listpack(self, data, start, length):
+    def walk_stream_listpack(self, start, length):
         """Count live entries and the largest one in a stream node (src/t_stream.c)."""
-        self.packed_header(data, start, length, True)
+        self.packed_header(start, length, True)
         stop = start + length - 1
         p = start + 6
-        p = self.lp_int(data, p, stop)
+        p = self.lp_int(p, stop)
         count = self.e_int
-        p = self.lp_int(data, p, stop)
+        p = self.lp_int(p, stop)
         deleted = self.e_int
-        p = self.lp_int(data, p, stop)
+        p = self.lp_int(p, stop)
         nmf = self.e_int
         if nmf < 0:
             self.fail(RdbFormatError, "stream node with a negative field count")
@@ -1404,45 +1409,45 @@ class Scanner:
         while i < nmf:
             if p >= stop:
                 self.fail(RdbFormatError, "stream master entry runs past the listpack")
-            p = self.lp_entry(data, p, stop)
+            p = self.lp_entry(p, stop)
             master += self.e_len
             i += 1
         if p >= stop:
             self.fail(RdbFormatError, "stream master entry runs past the listpack")
-        p = self.lp_entry(data, p, stop)  # master terminator
+        p = self.lp_entry(p, stop)  # master terminator
         live = 0
         dead = 0
         mx = 0
         while p < stop:
-            p = self.lp_int(data, p, stop)
+            p = self.lp_int(p, stop)
             flags = self.e_int
             if p >= stop:
                 break
-            p = self.lp_int(data, p, stop)  # ms delta
+            p = self.lp_int(p, stop)  # ms delta
             if p >= stop:
                 break
-            p = self.lp_int(data, p, stop)  # seq delta
+            p = self.lp_int(p, stop)  # seq delta
             size = 0
             if flags & 2:  # same fields as the master entry
                 size = master
                 i = 0
                 while i < nmf and p < stop:
-                    p = self.lp_entry(data, p, stop)
+                    p = self.lp_entry(p, stop)
                     size += self.e_len
                     i += 1
             else:
                 if p >= stop:
                     break
-                p = self.lp_int(data, p, stop)
+                p = self.lp_int(p, stop)
                 nf = self.e_int
                 i = 0
                 while i < 2 * nf and p < stop:
-                    p = self.lp_entry(data, p, stop)
+                    p = self.lp_entry(p, stop)
                     size += self.e_len
                     i += 1
             if p >= stop:
                 break
-            p = self.lp_entry(data, p, stop)  # lp-count
+            p = self.lp_entry(p, stop)  # lp-count
             if flags & 1:
                 dead += 1
             else:
