@@ -1713,7 +1713,7 @@ class Scanner:
                 start = self.prefix_start
             if not self.known_type(op):
                 self.pos -= 1
-                self.fail(RdbUnsupportedError, f"unknown object type {op}")
+                self.fail(RdbUnsupportedError, f"unknown object type or opcode {op}")
             self.context = "key"
             kstart = self.klen
             self.cur_klen = self.read_key()

@@ -154,3 +154,33 @@ def test_on_error_stop_keeps_the_keys_before_the_damage(implementation):
     assert partial.info.truncated_at is not None and partial.info.truncated_at <= cut
     assert isinstance(partial.info.stopped_by, rdbscope.RdbTruncatedError)
     assert partial.to_arrow()["key"].to_pylist() == full.to_arrow()["key"].to_pylist()[: partial.num_rows]
+
+
+def test_corrupt_length_encoding_names_the_byte(implementation):
+    # 0x82 has the 32/64-bit length prefix bits but is neither 0x80 nor 0x81.
+    data = b"REDIS0009" + b"\x00\x82abc"
+    with pytest.raises(rdbscope.RdbFormatError, match="bad length encoding 0x82") as caught:
+        rdbscope.load(io.BytesIO(data), implementation=implementation)
+    assert caught.value.offset == 10
+
+
+def test_listpack_whose_header_disagrees_with_its_entries(implementation):
+    # A set listpack of two 1-byte strings whose header claims three entries.
+    entries = b"\x81a\x02" + b"\x81b\x02"
+    body = (6 + len(entries) + 1).to_bytes(4, "little") + (3).to_bytes(2, "little") + entries + b"\xff"
+    data = b"REDIS0011" + b"\x14\x01s" + bytes([len(body)]) + body + b"\xff" + b"\x00" * 8
+    with pytest.raises(rdbscope.RdbFormatError, match="listpack header counts 3 entries, it holds 2"):
+        rdbscope.load(io.BytesIO(data), implementation=implementation)
+    fixed = data.replace(b"\x03\x00\x81a", b"\x02\x00\x81a")
+    row = rdbscope.load(io.BytesIO(fixed), implementation=implementation, verify_crc=False).to_arrow().to_pylist()[0]
+    assert (row["type"], row["encoding"], row["n_elements"], row["max_element_bytes"]) == ("set", "listpack", 2, 1)
+
+
+def test_unknown_type_and_opcode_are_unsupported(implementation):
+    with pytest.raises(rdbscope.RdbUnsupportedError, match="unknown object type or opcode 30") as caught:
+        rdbscope.load(io.BytesIO(b"REDIS0011" + b"\x1e\x01k\x00"), implementation=implementation)
+    assert caught.value.offset == 9
+    with pytest.raises(rdbscope.RdbUnsupportedError, match="unknown object type or opcode 242"):
+        rdbscope.load(io.BytesIO(b"VALKEY080" + b"\xf2\x00"), implementation=implementation)
+    with pytest.raises(rdbscope.RdbUnsupportedError, match="unsupported RDB version 81"):
+        rdbscope.load(io.BytesIO(b"VALKEY081" + b"\xff"), implementation=implementation)
