@@ -1238,7 +1238,8 @@ class Scanner:
             if self.expire_ms != NO_EXPIRE and self.writer_valkey_major == 0:
                 size += 8
             return E_EMBSTR if size <= 64 else E_RAW
-        return E_EMBSTR if n <= self.embstr_limit else E_RAW
+        # embstr_limit is -1 for Redis 2.x: test the sign first, n is unsigned in C.
+        return E_EMBSTR if self.embstr_limit >= 0 and n <= self.embstr_limit else E_RAW
 
     def read_hash_pairs(self, ttl_mode):
         """A hash stored as pairs: 0 plain, 1 Redis RC absolute TTL before each
