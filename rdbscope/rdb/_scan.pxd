@@ -17,6 +17,8 @@ cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, 
 @cython.locals(view="const unsigned char[::1]")
 cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
+cdef inline void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
+
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)
 
