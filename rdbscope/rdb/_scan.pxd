@@ -8,6 +8,7 @@ ctypedef unsigned long long u64
 ctypedef long long i64
 
 cdef object CRC_TABLES
+cdef tuple COMPACT
 cdef const u64[::1] CRC_VIEW
 cdef object np
 
@@ -17,7 +18,7 @@ cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, 
 @cython.locals(view="const unsigned char[::1]")
 cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
-cdef inline void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
+cdef void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
 
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)
@@ -62,6 +63,7 @@ cdef class Scanner:
     cdef readonly bint done
     cdef readonly i64 db
     cdef object context
+    cdef int value_type
     cdef Py_ssize_t cur_kstart
     cdef Py_ssize_t cur_klen
     cdef int writer_valkey_major
@@ -213,7 +215,7 @@ cdef class Scanner:
                    count=int)
     cdef int walk_zipmap(self, Py_ssize_t start, Py_ssize_t length) except -1
 
-    @cython.locals(kind=int, n=u64, mx=u64, i=u64, b=int)
+    @cython.locals(kind=int, n=u64, mx=u64, i=u64, b=int, group=int, rtype=int, renc=int)
     cdef int read_value(self, int rdbtype) except -1
 
     cdef int set_walked(self, int rtype, int renc) except -1

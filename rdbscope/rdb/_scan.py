@@ -67,6 +67,47 @@ W_ZSET = cython.declare(cython.int, 2)  # member, score
 W_HASH = cython.declare(cython.int, 3)  # field, value
 W_HASH_TTL = cython.declare(cython.int, 4)  # field, value, ttl (listpackex)
 
+# Compact blob kinds (walk_blob).
+B_ZIPLIST = cython.declare(cython.int, 0)
+B_LISTPACK = cython.declare(cython.int, 1)
+B_INTSET = cython.declare(cython.int, 2)
+B_ZIPMAP = cython.declare(cython.int, 3)
+
+#: Values stored as one compact blob, indexed by RDB type:
+#: (blob kind, grouping, type, encoding). Type 23 is Redis's
+#: 7.4 RC listpackex hash; Valkey gave the byte another meaning (read_value checks).
+COMPACT = (
+    (None,) * 9
+    + (
+        (B_ZIPMAP, W_HASH, T_HASH, E_ZIPMAP),  # 9
+        (B_ZIPLIST, W_SINGLE, T_LIST, E_ZIPLIST),  # 10
+        (B_INTSET, W_SINGLE, T_SET, E_INTSET),  # 11
+        (B_ZIPLIST, W_ZSET, T_ZSET, E_ZIPLIST),  # 12
+        (B_ZIPLIST, W_HASH, T_HASH, E_ZIPLIST),  # 13
+        None,  # 14 quicklist
+        None,  # 15 stream
+        (B_LISTPACK, W_HASH, T_HASH, E_LISTPACK),  # 16
+        (B_LISTPACK, W_ZSET, T_ZSET, E_LISTPACK),  # 17
+        None,  # 18 quicklist 2
+        None,  # 19 stream 2
+        (B_LISTPACK, W_SINGLE, T_SET, E_LISTPACK),  # 20
+        None,  # 21 stream 3
+        None,  # 22 hash with field TTLs
+        (B_LISTPACK, W_HASH_TTL, T_HASH, E_LISTPACKEX),  # 23
+        None,  # 24 hash with field TTLs
+        (B_LISTPACK, W_HASH_TTL, T_HASH, E_LISTPACKEX),  # 25
+    )
+)
+
+#: What a value of each RDB type is called in error messages.
+VALUE_NAMES = {
+    0: "string", 1: "list", 2: "set", 3: "zset", 4: "hash", 5: "zset", 6: "module value", 7: "module value",
+    9: "hash (zipmap)", 10: "list (ziplist)", 11: "set (intset)", 12: "zset (ziplist)", 13: "hash (ziplist)",
+    14: "list (quicklist)", 15: "stream", 16: "hash (listpack)", 17: "zset (listpack)", 18: "list (quicklist)",
+    19: "stream", 20: "set (listpack)", 21: "stream", 22: "hash", 23: "hash (listpackex)", 24: "hash",
+    25: "hash (listpackex)", 26: "stream", 27: "stream", 28: "array", 29: "gcra",
+}
+
 # String kinds returned by skip_string.
 S_RAW = cython.declare(cython.int, 0)
 S_INT = cython.declare(cython.int, 1)
@@ -337,6 +378,7 @@ class Scanner:
         self.context = "header"
         self.cur_kstart = -1
         self.cur_klen = 0
+        self.value_type = -1
         # Writer facts that decide in-memory encodings; set from AUX fields.
         self.writer_valkey_major = 0
         self.writer_redis_ver = 0  # major*100 + minor
@@ -448,6 +490,8 @@ class Scanner:
     def fail(self, cls, message):
         """Raise ``cls`` at the current offset with what was being read."""
         context = self.context
+        if context is None:
+            context = VALUE_NAMES.get(self.value_type, f"value of type {self.value_type}")
         if self.cur_kstart >= 0:
             key = self.keydata[self.cur_kstart:self.klen].tobytes()
             shown = key[:40].decode("utf-8", "backslashreplace")
@@ -783,7 +827,7 @@ class Scanner:
     def walk_blob(self, kind, group):
         """Read an RDB string holding a compact encoding and walk its entries.
 
-        ``kind`` is 0 ziplist, 1 listpack, 2 intset, 3 zipmap. Sets ``w_n``
+        ``kind`` is B_ZIPLIST, B_LISTPACK, B_INTSET or B_ZIPMAP. Sets ``w_n``
         (elements after grouping), ``w_max`` and ``w_ttl``.
         """
         if self.read_len():
@@ -806,9 +850,9 @@ class Scanner:
         self.pos += n
 
     def _walk(self, start, length, kind, group):
-        if kind <= 1:
-            self.walk_packed(start, length, group, kind == 1)
-        elif kind == 2:
+        if kind == B_ZIPLIST or kind == B_LISTPACK:
+            self.walk_packed(start, length, group, kind == B_LISTPACK)
+        elif kind == B_INTSET:
             self.walk_intset(start, length)
         else:
             self.walk_zipmap(start, length)
@@ -1089,11 +1133,16 @@ class Scanner:
     # ------------------------------------------------------------------ values
 
     def read_value(self, rdbtype):
-        """Measure one value of RDB type ``rdbtype``; leave results in r_*."""
+        """Measure one value of RDB type ``rdbtype``; leave results in r_*.
+
+        The context of an error here is named from the type (VALUE_NAMES), so
+        nothing is spent on it per key.
+        """
+        self.context = None
+        self.value_type = rdbtype
         self.r_ttl_fields = 0
         self.r_no_counts = False
         if rdbtype == 0:
-            self.context = "string"
             kind = self.skip_string(True)
             self.r_type = T_STRING
             self.r_n = self.slen
@@ -1103,7 +1152,6 @@ class Scanner:
             else:
                 self.r_enc = self.string_encoding(self.slen)
         elif rdbtype == 1 or rdbtype == 2:
-            self.context = "list" if rdbtype == 1 else "set"
             self.r_type = T_LIST if rdbtype == 1 else T_SET
             self.r_enc = E_LINKEDLIST if rdbtype == 1 else E_HASHTABLE
             n = self.read_count()
@@ -1117,7 +1165,6 @@ class Scanner:
             self.r_n = n
             self.r_max = mx
         elif rdbtype == 3 or rdbtype == 5:
-            self.context = "zset"
             self.r_type = T_ZSET
             self.r_enc = E_SKIPLIST
             n = self.read_count()
@@ -1137,67 +1184,26 @@ class Scanner:
             self.r_n = n
             self.r_max = mx
         elif rdbtype == 4:
-            self.context = "hash"
             self.read_hash_pairs(0)
         elif rdbtype == 22:
-            self.context = "hash"
             if self.valkey:
                 self.read_hash_pairs(3)  # Valkey 9 hash with per-field expiry
             else:
                 self.read_hash_pairs(1)  # Redis 7.4 RC: absolute field TTLs
         elif rdbtype == 24:
-            self.context = "hash"
             self.skip(8)  # minimum field expiry
             self.read_hash_pairs(2)
-        elif rdbtype == 9:
-            self.context = "hash (zipmap)"
-            self.walk_blob(3, W_HASH)
-            self.set_walked(T_HASH, E_ZIPMAP)
-        elif rdbtype == 10:
-            self.context = "list (ziplist)"
-            self.walk_blob(0, W_SINGLE)
-            self.set_walked(T_LIST, E_ZIPLIST)
-        elif rdbtype == 11:
-            self.context = "set (intset)"
-            self.walk_blob(2, W_SINGLE)
-            self.set_walked(T_SET, E_INTSET)
-        elif rdbtype == 12:
-            self.context = "zset (ziplist)"
-            self.walk_blob(0, W_ZSET)
-            self.set_walked(T_ZSET, E_ZIPLIST)
-        elif rdbtype == 13:
-            self.context = "hash (ziplist)"
-            self.walk_blob(0, W_HASH)
-            self.set_walked(T_HASH, E_ZIPLIST)
-        elif rdbtype == 16:
-            self.context = "hash (listpack)"
-            self.walk_blob(1, W_HASH)
-            self.set_walked(T_HASH, E_LISTPACK)
-        elif rdbtype == 17:
-            self.context = "zset (listpack)"
-            self.walk_blob(1, W_ZSET)
-            self.set_walked(T_ZSET, E_LISTPACK)
-        elif rdbtype == 20:
-            self.context = "set (listpack)"
-            self.walk_blob(1, W_SINGLE)
-            self.set_walked(T_SET, E_LISTPACK)
-        elif rdbtype == 23 and not self.valkey:
-            self.context = "hash (listpackex)"
-            self.walk_blob(1, W_HASH_TTL)
-            self.set_walked(T_HASH, E_LISTPACKEX)
-        elif rdbtype == 25:
-            self.context = "hash (listpackex)"
-            self.skip(8)  # minimum field expiry
-            self.walk_blob(1, W_HASH_TTL)
-            self.set_walked(T_HASH, E_LISTPACKEX)
+        elif rdbtype < 26 and COMPACT[rdbtype] is not None and not (rdbtype == 23 and self.valkey):
+            kind, group, rtype, renc = COMPACT[rdbtype]
+            if rdbtype == 25:
+                self.skip(8)  # minimum field expiry
+            self.walk_blob(kind, group)
+            self.set_walked(rtype, renc)
         elif rdbtype == 14 or rdbtype == 18:
-            self.context = "list (quicklist)"
             self.read_quicklist(rdbtype == 18)
         elif rdbtype == 15 or rdbtype == 19 or rdbtype == 21 or rdbtype == 26 or rdbtype == 27:
-            self.context = "stream"
             self.read_stream(rdbtype)
         elif rdbtype == 7:
-            self.context = "module value"
             self.r_module_id = self.read_plain_len()
             self.skip_module_value()
             self.r_type = T_MODULE
@@ -1210,10 +1216,8 @@ class Scanner:
                       "module value in the 4.0 release-candidate format (type 6), which cannot be "
                       "skipped without the module that wrote it")
         elif rdbtype == 28:
-            self.context = "array"
             self.read_array()
         elif rdbtype == 29:
-            self.context = "gcra"
             self.read_plain_len()
             self.r_type = T_GCRA
             self.r_enc = E_GCRA
@@ -1303,7 +1307,7 @@ class Scanner:
                     mx = self.slen
             elif container == 2:
                 packed += 1
-                self.walk_blob(1 if v2 else 0, W_SINGLE)
+                self.walk_blob(B_LISTPACK if v2 else B_ZIPLIST, W_SINGLE)
                 total += self.w_n
                 if self.w_max > mx:
                     mx = self.w_max
