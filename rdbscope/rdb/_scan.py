@@ -190,25 +190,14 @@ def u32_be(data, p):
     return (v << 8) | data[p + 3]
 
 
+#: major*100+minor of the oldest Redis that writes each RDB version (0-13).
+FIRST_WRITER = (200, 200, 200, 200, 200, 200, 206, 302, 400, 500, 700, 702, 704, 806)
+
+
 def writer_for_rdb_version(version):
     """major*100+minor of the oldest Redis that writes this RDB version."""
-    if version >= 13:
-        return 806
-    if version == 12:
-        return 704
-    if version == 11:
-        return 702
-    if version == 10:
-        return 700
-    if version == 9:
-        return 500
-    if version == 8:
-        return 400
-    if version == 7:
-        return 302
-    if version == 6:
-        return 206
-    return 200
+    last = len(FIRST_WRITER) - 1  # no negative index: the compiled build turns wraparound off
+    return FIRST_WRITER[min(version, last)]
 
 
 def embstr_limit_for(redis_ver):
@@ -1828,5 +1817,5 @@ def _double_text(raw):
     value = struct.unpack("<d", raw)[0]
     text = repr(value)
     if text.endswith(".0"):
-        text = text[:-2]
+        text = text[: len(text) - 2]
     return text
