@@ -80,7 +80,6 @@ cdef class Scanner:
     cdef u64 r_ttl_fields
     cdef u64 r_module_id
     cdef bint r_no_counts
-    cdef u64 r_live_entries
     cdef u64 lv
     cdef u64 slen
     cdef bint sint
@@ -229,7 +228,7 @@ cdef class Scanner:
     @cython.locals(nodes=u64, total=u64, mx=u64, packed=u64, i=u64, container=u64)
     cdef int read_quicklist(self, bint v2) except -1
 
-    @cython.locals(nodes=u64, mx=u64, live=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
+    @cython.locals(nodes=u64, mx=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
                    g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64)
     cdef int read_stream(self, int rdbtype) except -1
 

@@ -57,9 +57,8 @@ E_SKIPLIST = cython.declare(cython.int, 9)
 E_ZIPMAP = cython.declare(cython.int, 10)
 E_LISTPACKEX = cython.declare(cython.int, 11)
 E_STREAM = cython.declare(cython.int, 12)
-E_MODULE = cython.declare(cython.int, 13)
-E_ARRAY = cython.declare(cython.int, 14)
-E_GCRA = cython.declare(cython.int, 15)
+E_ARRAY = cython.declare(cython.int, 13)
+E_GCRA = cython.declare(cython.int, 14)
 
 # How a compact blob's entries group into elements.
 W_SINGLE = cython.declare(cython.int, 1)  # list and set members
@@ -108,10 +107,6 @@ VALUE_NAMES = {
     25: "hash (listpackex)", 26: "stream", 27: "stream", 28: "array", 29: "gcra",
 }
 
-# String kinds returned by skip_string.
-S_RAW = cython.declare(cython.int, 0)
-S_INT = cython.declare(cython.int, 1)
-S_LZF = cython.declare(cython.int, 2)
 
 INT64_MIN = cython.declare(cython.longlong, -9223372036854775807 - 1)
 NO_EXPIRE = cython.declare(cython.longlong, -9223372036854775807 - 1)
@@ -121,7 +116,6 @@ MAX_COUNT = cython.declare(cython.ulonglong, 281474976710656)  # 2**48: more tha
 U64_MAX = cython.declare(cython.ulonglong, 18446744073709551615)
 I64_MAX = cython.declare(cython.ulonglong, 9223372036854775807)
 I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
-INT64_MIN_TEXT_LEN = cython.declare(cython.int, 20)
 CHUNK = 1 << 20
 
 
@@ -617,8 +611,8 @@ class Scanner:
     def skip_string(self, check_int):
         """Skip an RDB string; leave its text length in ``slen``.
 
-        Returns S_RAW, S_INT or S_LZF. For raw strings of at most 20 bytes and
-        ``check_int`` set, ``sint`` says whether it loads as an int.
+        With ``check_int`` set, ``sint`` says whether a string of at most 20
+        bytes loads as an int.
         """
         if self.read_len():
             enc = self.lv
@@ -638,12 +632,12 @@ class Scanner:
                     self.sint = False
                     self.check_lzf(clen, ulen)
                 self.slen = ulen
-                return S_LZF
+                return 0
             else:
                 self.pos -= 1
                 self.fail(RdbFormatError, f"unknown string encoding {enc}")
             self.sint = True
-            return S_INT
+            return 0
         n = self.lv
         if n >= MAX_COUNT:
             self.fail(RdbFormatError, f"absurd string length {n}")
@@ -655,7 +649,7 @@ class Scanner:
         else:
             self.sint = False
             self.skip(n)
-        return S_RAW
+        return 0
 
     def read_key(self):
         """Read the key string into the key column buffer; return its length."""
@@ -1132,7 +1126,7 @@ class Scanner:
         self.r_ttl_fields = 0
         self.r_no_counts = False
         if rdbtype == 0:
-            kind = self.skip_string(True)
+            self.skip_string(True)
             self.r_type = T_STRING
             self.r_n = self.slen
             self.r_max = self.slen
@@ -1315,7 +1309,6 @@ class Scanner:
     def read_stream(self, rdbtype):
         nodes = self.read_count()
         mx = 0
-        live = 0
         i = 0
         while i < nodes:
             self.skip_string(False)
@@ -1338,7 +1331,6 @@ class Scanner:
                 self.walk_stream_listpack(self.pos, n)
                 self.blob = None
                 self.pos += n
-            live += self.w_n
             if self.w_max > mx:
                 mx = self.w_max
             i += 1
@@ -1394,7 +1386,6 @@ class Scanner:
         self.r_enc = E_STREAM
         self.r_n = length
         self.r_max = mx
-        self.r_live_entries = live
 
     def lp_int(self, p, stop):
         """Decode a listpack entry that must be an integer; return the next position."""

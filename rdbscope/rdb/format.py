@@ -88,10 +88,10 @@ ENCODING_NAMES = (
     "int", "embstr", "raw",
     "linkedlist", "ziplist", "quicklist", "listpack",
     "hashtable", "intset", "skiplist", "zipmap", "listpackex",
-    "stream", "module", "sliced-array", "gcra",
+    "stream", "sliced-array", "gcra",
 )
 (E_INT, E_EMBSTR, E_RAW, E_LINKEDLIST, E_ZIPLIST, E_QUICKLIST, E_LISTPACK, E_HASHTABLE,
- E_INTSET, E_SKIPLIST, E_ZIPMAP, E_LISTPACKEX, E_STREAM, E_MODULE, E_ARRAY, E_GCRA) = range(len(ENCODING_NAMES))
+ E_INTSET, E_SKIPLIST, E_ZIPMAP, E_LISTPACKEX, E_STREAM, E_ARRAY, E_GCRA) = range(len(ENCODING_NAMES))
 
 # Quicklist 2 node containers (src/quicklist.h).
 QUICKLIST_NODE_PLAIN = 1

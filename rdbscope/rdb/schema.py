@@ -19,7 +19,7 @@ COLUMNS = (
     ("encoding", pa.dictionary(pa.int8(), pa.string()), False,
      "OBJECT ENCODING on the server that wrote the dump: int/embstr/raw for strings; "
      "for collections the stored encoding (listpack, quicklist, ziplist, intset, zipmap, "
-     "hashtable, skiplist, listpackex, linkedlist, stream, module, sliced-array)"),
+     "hashtable, skiplist, listpackex, linkedlist, stream, sliced-array; raw for module values)"),
     ("expire_at", pa.timestamp("ms", tz="UTC"), True,
      "absolute expiry time; null when the key has no TTL"),
     ("rdb_bytes", pa.uint64(), False,

@@ -27,3 +27,17 @@ def test_compiled_with_wraparound_off():
 def test_no_negative_indexing_in_the_scanner():
     # With wraparound off, x[-1] in the compiled build reads before the start of x.
     assert negative_indexes(ast.parse(SOURCE.read_text())) == []
+
+
+def test_scanner_constants_match_the_format_tables():
+    """_scan.py repeats the type and encoding indices as C constants: they must agree with format.py."""
+    from rdbscope.rdb import format as fmt
+
+    declared = {}
+    for node in ast.parse(SOURCE.read_text()).body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id[:2] in ("T_", "E_") and isinstance(node.value, ast.Call)):
+            declared[node.targets[0].id] = node.value.args[1].value
+    assert len(declared) == len(fmt.TYPE_NAMES) + len(fmt.ENCODING_NAMES)
+    for name, value in declared.items():
+        assert getattr(fmt, name) == value, name
