@@ -1,12 +1,30 @@
 """Builds the compiled scanner: rdbscope/rdb/_scan.py compiled by Cython with _scan.pxd.
 
-Set RDBSCOPE_PUREPYTHON=1 to skip the extension; without Cython or a C
-compiler the package still installs and runs the same source as Python.
+Set RDBSCOPE_PUREPYTHON=1 to skip the extension. Without Cython or a working C
+compiler the package still installs, and the same source runs as Python (the
+test run fails where RDBSCOPE_REQUIRE_COMPILED=1 says it must be compiled).
 """
 
 import os
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """A failed compile leaves the pure-Python scanner instead of failing the install."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as exc:  # no compiler at all: setuptools raises before building
+            self.warn(f"the compiled scanner was not built ({exc}); rdbscope runs it as Python")
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # the compiler failed on this extension
+            self.warn(f"the compiled scanner was not built ({exc}); rdbscope runs it as Python")
 
 
 def extensions():
@@ -30,4 +48,4 @@ def extensions():
     )
 
 
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
