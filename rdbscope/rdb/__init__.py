@@ -111,18 +111,7 @@ class Scan:
                 scanner.read_header()
                 self.info.update_from(scanner)
                 while not scanner.done:
-                    try:
-                        rows = scanner.scan_batch()
-                    except RdbError as exc:
-                        exc.with_path(src.name)
-                        if self._on_error == "raise":
-                            raise
-                        rows = scanner.rows
-                        self.info.stopped_by = exc
-                        self.info.truncated_at = exc.offset
-                        if rows:
-                            yield build_batch(scanner, rows)
-                        break
+                    rows = scanner.scan_batch()
                     self.info.update_from(scanner)
                     if self._on_progress is not None:
                         self._on_progress(src.position() or scanner.bytes_read(), src.size)
@@ -134,6 +123,8 @@ class Scan:
                     raise
                 self.info.stopped_by = exc
                 self.info.truncated_at = exc.offset
+                if scanner.rows:  # the keys of the batch the damage cut short
+                    yield build_batch(scanner, scanner.rows)
             finally:
                 scanner.close()
                 self.info.update_from(scanner)
