@@ -393,7 +393,9 @@ class Scanner:
         self.want_db = None
         self.want_types = None
         self.key_filter = None
-        self._alloc_columns()
+        # Each scan_batch allocates its own column buffers.
+        self.rows = 0
+        self.klen = 0
 
     # ------------------------------------------------------------------ columns
 
@@ -1643,7 +1645,6 @@ class Scanner:
                     self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
                 self.crc_pos = self.pos
             stored = self.le(8)
-            self.crc_pos = self.pos
             self.checksum = stored
             if self.verify_crc and stored != 0:
                 if stored != self.crc:
