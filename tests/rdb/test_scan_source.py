@@ -5,6 +5,8 @@ import pathlib
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2] / "rdbscope" / "rdb" / "_scan.py"
 SETUP = SOURCE.parents[2] / "setup.py"
+MEMORY_SOURCE = SOURCE.with_name("_memory.py")
+SLOTS_SOURCE = SOURCE.with_name("_slots.py")
 
 def negative_indexes(tree):
     """Subscripts and slice bounds written as negative numbers (x[-1], x[:-2])."""
@@ -41,3 +43,22 @@ def test_scanner_constants_match_the_format_tables():
     assert len(declared) == len(fmt.TYPE_NAMES) + len(fmt.ENCODING_NAMES)
     for name, value in declared.items():
         assert getattr(fmt, name) == value, name
+
+
+def test_memory_model_constants_match_the_format_tables():
+    """_memory.py repeats the ids it needs as C constants too."""
+    from rdbscope.rdb import format as fmt
+
+    declared = {}
+    for node in ast.parse(MEMORY_SOURCE.read_text()).body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id[:2] in ("T_", "E_") and isinstance(node.value, ast.Call)):
+            declared[node.targets[0].id] = node.value.args[1].value
+    assert len(declared) >= 10
+    for name, value in declared.items():
+        assert getattr(fmt, name) == value, name
+
+
+def test_no_negative_indexing_in_the_compiled_helpers():
+    for source in (MEMORY_SOURCE, SLOTS_SOURCE):
+        assert negative_indexes(ast.parse(source.read_text())) == [], source.name
