@@ -6,12 +6,10 @@
 """
 
 import fnmatch
-import functools
-import importlib.util
-import os
 import re
 
 from ..errors import RdbError, RdbFormatError
+from ._builds import compiled_module, pure_python_forced, python_module
 from .dump_info import DumpInfo
 from .batches import build_batch
 from .format import TYPE_NAMES
@@ -19,27 +17,14 @@ from .memory import ALLOCATORS, model_factory, model_info
 from .schema import KEYS_SCHEMA
 from .source import Source
 
-@functools.lru_cache(maxsize=None)
 def _load_python_scanner():
     """The scanner source run as Python, even where the compiled module exists."""
-    from . import _scan
-
-    if _scan.__file__.endswith(".py"):
-        return _scan
-    # Python imports the extension before the .py of the same name; load the source itself.
-    spec = importlib.util.spec_from_file_location(
-        __name__ + "._scan_py", os.path.join(os.path.dirname(__file__), "_scan.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return python_module("_scan")
 
 
 def _load_compiled_scanner():
     """The Cython build of the scanner, or None when it was not built."""
-    from . import _scan
-
-    return None if _scan.__file__.endswith(".py") else _scan
+    return compiled_module("_scan")
 
 
 def implementations():
@@ -51,7 +36,7 @@ def implementations():
     return found
 
 
-if os.environ.get("RDBSCOPE_PUREPYTHON") or _load_compiled_scanner() is None:
+if pure_python_forced() or _load_compiled_scanner() is None:
     _scan, IMPLEMENTATION = _load_python_scanner(), "python"
 else:
     _scan, IMPLEMENTATION = _load_compiled_scanner(), "cython"
@@ -96,7 +81,8 @@ class Scan:
             raise ValueError(f"unknown allocator {allocator!r}; expected one of {', '.join(ALLOCATORS)}")
         self._allocator = allocator
         self._list_compress_depth = list_compress_depth
-        self._memory_model_for = model_factory(allocator, list_compress_depth)
+        self._memory_model_for = model_factory(allocator, list_compress_depth,
+                                               pure=self._module is _load_python_scanner())
         self.info = DumpInfo()
         self._iter = None
 

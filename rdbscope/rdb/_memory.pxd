@@ -52,6 +52,8 @@ cdef class MemoryModel:
     cpdef u64 compact_size(self, u64 klen, bint has_expire, u64 blob_bytes) noexcept
     @cython.locals(buckets=u64, want=u64, struct=u64, overflow=double)
     cpdef u64 table_size(self, u64 n) noexcept
+    @cython.locals(size=u64, old=u64)
+    cpdef u64 rehashing_buckets(self, u64 n) noexcept
     @cython.locals(size=u64)
     cpdef u64 hashtable_size(self, u64 klen, bint has_expire, int rtype, u64 n, u64 elements) noexcept
     @cython.locals(node=u64)

@@ -156,10 +156,11 @@ class MemoryModel:
             if together <= 128:
                 return self.alloc(together)
             return self.alloc(ttl + 8 + max(fhdr, 3) + field + 1) + self.sds(value)
-        size = self.sds(field) + self.sds(value)
         if has_ttl:
-            size += 24  # the field's expiry metadata and its place in the hash's ebuckets
-        return size
+            # The field carries its expiry before an sds header of at least 3 bytes,
+            # and 8 more bytes go to the hash's expiry buckets (seen on Redis 8.2).
+            return self.alloc(8 + max(sds_header(field), 3) + field + 1) + 8 + self.sds(value)
+        return self.sds(field) + self.sds(value)
 
     def rax_size(self, keys):
         """A radix tree of stream IDs (the listpack index, a PEL).
@@ -258,6 +259,20 @@ class MemoryModel:
         struct = 96 if self.layout == L_REDIS6 else 56
         return struct + 8 * next_power(n) + n * DICT_ENTRY
 
+    def rehashing_buckets(self, n):
+        """Buckets of a dict grown one insert at a time and still rehashing after n inserts.
+
+        Each insert moves one non-empty bucket (about 63% of them at load factor 1)
+        of the old table; until all have moved, both tables count (src/dict.c).
+        """
+        size = next_power(n)
+        old = size >> 1
+        if old < 4 or n <= old:
+            return 0
+        if (n - old - 1) * 1000 < old * 632:
+            return old
+        return 0
+
     def hashtable_size(self, klen, has_expire, rtype, n, elements):
         """A set, hash or sorted set in a hashtable; ``elements`` sums the element allocations."""
         size = self.object_size(klen, has_expire) + self.table_size(n) + elements
@@ -308,7 +323,11 @@ class MemoryModel:
         if rtype == T_STREAM:
             return self.stream_size(klen, has_expire, nodes, blob_bytes, elements)
         if enc == E_HASHTABLE or enc == E_SKIPLIST:
-            return self.hashtable_size(klen, has_expire, rtype, n, elements)
+            size = self.hashtable_size(klen, has_expire, rtype, n, elements)
+            if rtype == T_HASH and (rdbtype == 22 or rdbtype == 24) and not self.valkey:
+                # Hashes with field TTLs load one field at a time, without presizing.
+                size += 8 * self.rehashing_buckets(n)
+            return size
         if rtype == T_LIST or rtype == T_SET or rtype == T_ZSET or rtype == T_HASH:
             size = self.compact_size(klen, has_expire, blob_bytes)
             if enc == E_LISTPACKEX:

@@ -3,7 +3,10 @@
 import numpy as np
 import pyarrow as pa
 
-from ._slots import fill_slots
+from ._builds import compiled_module, pure_python_forced, python_module
+
+_slots = python_module("_slots") if pure_python_forced() else compiled_module("_slots") or python_module("_slots")
+fill_slots = _slots.fill_slots
 
 N_SLOTS = 16384
 

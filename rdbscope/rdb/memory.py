@@ -11,7 +11,7 @@ the scanner; the constants below repeat its C constants (a test ties them).
 
 from dataclasses import dataclass
 
-from ._memory import MemoryModel
+from ._builds import compiled_module, python_module
 
 #: allocator names accepted by ``scan(..., allocator=...)`` and their codes.
 ALLOCATORS = {
@@ -70,13 +70,18 @@ class MemoryModelInfo:
         return f"{self.layout} layout ({self.servers}), {self.allocator} allocator{note}"
 
 
-def model_factory(allocator="jemalloc", list_compress_depth=0):
-    """A callable the scanner calls at the first key, once the AUX fields are known."""
+def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False):
+    """A callable the scanner calls at the first key, once the AUX fields are known.
+
+    ``pure`` picks the model's Python build, for the Python build of the scanner.
+    """
     code = ALLOCATORS[allocator]
+    module = None if pure else compiled_module("_memory")
+    model_class = (module or python_module("_memory")).MemoryModel
 
     def model_for(scanner):
         layout, _exact = choose_layout(scanner.writer_valkey_major, scanner.writer_redis_ver)
-        return MemoryModel(layout, code, list_compress_depth)
+        return model_class(layout, code, list_compress_depth)
 
     return model_for
 
