@@ -46,7 +46,7 @@ cdef class MemoryModel:
     cpdef u64 key_entry(self, u64 klen) noexcept
     @cython.locals(size=u64)
     cpdef u64 embedded_object(self, u64 klen, bint has_expire, u64 extra) noexcept
-    @cython.locals(entry=u64, obj=u64)
+    @cython.locals(entry=u64, obj=u64, size=u64)
     cpdef u64 string_size(self, u64 klen, bint has_expire, int enc, u64 slen) noexcept
     cpdef u64 object_size(self, u64 klen, bint has_expire) noexcept
     cpdef u64 compact_size(self, u64 klen, bint has_expire, u64 blob_bytes) noexcept

@@ -210,12 +210,20 @@ class MemoryModel:
     def embedded_object(self, klen, has_expire, extra):
         """Object header with the key (and expiry) embedded, plus ``extra`` bytes."""
         size = ROBJ + 1 + sds_header(klen) + klen + 1 + extra
-        if has_expire:
+        # Valkey 9 keeps room for an expiry in objects with keys of 128 bytes or
+        # more (src/object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD).
+        if has_expire or (self.layout == L_VALKEY9 and klen >= 128):
             size += 8
         return self.alloc(size)
 
     def string_size(self, klen, has_expire, enc, slen):
         """MEMORY USAGE of a string key."""
+        if self.layout == L_VALKEY9 and enc == E_EMBSTR:
+            # The value takes the pointer's place: at least 8 bytes (src/object.c).
+            size = ROBJ - 8 + 1 + sds_header(klen) + klen + 1 + max(3 + slen + 1, 8)
+            if has_expire:
+                size += 8
+            return self.alloc(size)
         if self.layout >= L_REDIS8:
             if enc == E_EMBSTR:
                 return self.embedded_object(klen, has_expire, 3 + slen + 1)
@@ -281,8 +289,8 @@ class MemoryModel:
             size += 16
             if self.layout == L_REDIS8:
                 size += 32 + self.alloc(16 + 32 * 16)
-            elif self.valkey:
-                size += 32 + 16 * 31
+            elif self.layout == L_VALKEY9:
+                size += 32 + 16 * 31  # zslGetAllocSize(): the header lives in the skiplist struct
             else:
                 size += 32 + self.alloc(24 + 32 * 16)
         return size
