@@ -62,4 +62,4 @@ cdef class MemoryModel:
     cpdef u64 list_node_bytes(self, u64 i, u64 nodes, u64 blob_bytes, u64 lzf_bytes) noexcept
     @cython.locals(size=u64)
     cpdef u64 estimate(self, u64 klen, bint has_expire, int rtype, int enc, int rdbtype, u64 n,
-                       u64 blob_bytes, u64 elements, u64 nodes) noexcept
+                       u64 blob_bytes, u64 elements, u64 nodes, u64 ttl_fields) noexcept

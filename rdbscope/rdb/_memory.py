@@ -317,7 +317,7 @@ class MemoryModel:
             return blob_bytes
         return self.alloc(blob_bytes)
 
-    def estimate(self, klen, has_expire, rtype, enc, rdbtype, n, blob_bytes, elements, nodes):
+    def estimate(self, klen, has_expire, rtype, enc, rdbtype, n, blob_bytes, elements, nodes, ttl_fields):
         """MEMORY USAGE of one key; 0 when no model applies (module values).
 
         ``elements`` sums what the element hooks returned (hashtable encodings)
@@ -335,6 +335,10 @@ class MemoryModel:
             if rtype == T_HASH and (rdbtype == 22 or rdbtype == 24) and not self.valkey:
                 # Hashes with field TTLs load one field at a time, without presizing.
                 size += 8 * self.rehashing_buckets(n)
+            if rtype == T_HASH and self.valkey and ttl_fields > 1:
+                # The volatile-field set: a vector of entry pointers once it holds
+                # two or more (src/vset.c; one stays inline in the set itself).
+                size += 16 + 8 * ttl_fields
             return size
         if rtype == T_LIST or rtype == T_SET or rtype == T_ZSET or rtype == T_HASH:
             size = self.compact_size(klen, has_expire, blob_bytes)

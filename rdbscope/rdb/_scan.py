@@ -1800,7 +1800,8 @@ class Scanner:
                     self.nulls_module += 1
                 self.c_offset[r] = start
                 est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
-                                       self.value_type, self.r_n, self.m_blob, self.m_elems, self.m_nodes)
+                                       self.value_type, self.r_n, self.m_blob, self.m_elems, self.m_nodes,
+                                       self.r_ttl_fields)
                 if est == 0:  # no model: a module value costs what it serializes to, at least
                     est = self.base + self.pos - start
                     self.c_est_fallback[byte] |= bit
