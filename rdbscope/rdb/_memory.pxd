@@ -4,6 +4,8 @@ import cython
 
 ctypedef unsigned long long u64
 
+cdef object np
+
 @cython.locals(k=u64, step=u64)
 cpdef u64 jemalloc_usable(u64 n, u64 quantum) noexcept
 
@@ -25,7 +27,10 @@ cdef class MemoryModel:
     cdef readonly int list_compress_depth
     cdef readonly bint valkey
     cdef readonly double skiplist_node
+    cdef object small_array
+    cdef const u64[::1] small
 
+    cpdef u64 usable(self, u64 n) noexcept
     cpdef u64 alloc(self, u64 n) noexcept
     cpdef u64 sds(self, u64 n) noexcept
     @cython.locals(mean=double, p=double, level=int)

@@ -7,6 +7,7 @@ Redis 8 and Valkey 8.1+) after the server has loaded the dump.
 """
 
 import cython
+import numpy as np
 
 # Allocators: what zmalloc_size() returns for a request of n bytes.
 A_JEMALLOC = cython.declare(cython.int, 0)  # Redis's bundled jemalloc: 8-byte quantum
@@ -37,6 +38,7 @@ E_SKIPLIST = cython.declare(cython.int, 9)
 E_LISTPACKEX = cython.declare(cython.int, 11)
 
 ROBJ = cython.declare(cython.int, 16)
+SMALL = cython.declare(cython.int, 4096)
 DICT_ENTRY = cython.declare(cython.int, 24)
 
 
@@ -103,12 +105,21 @@ class MemoryModel:
         self.allocator = allocator
         self.list_compress_depth = list_compress_depth
         self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
+        # Most requests are small: look their sizes up instead of computing them.
+        self.small_array = np.array([self.usable(n) for n in range(SMALL)], np.uint64)
+        self.small = self.small_array
         self.skiplist_node = self.expected_node(24)
 
-    def alloc(self, n):
+    def usable(self, n):
         if self.allocator == A_LIBC:
             return glibc_usable(n)
         return jemalloc_usable(n, 16 if self.allocator == A_JEMALLOC16 else 8)
+
+    def alloc(self, n):
+        """What zmalloc_size() reports for a request of n bytes."""
+        if n < SMALL:
+            return self.small[n]
+        return self.usable(n)
 
     def sds(self, n):
         """Allocation of an sds string of n bytes."""
