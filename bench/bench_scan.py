@@ -20,6 +20,7 @@ contender finds it in the page cache.
 Contenders:
 
 ``rdbscope-compiled``  ``rdbscope.load(dump)`` with the Cython reader
+``rdbscope-no-memory`` the same with ``estimate_memory=False``: the memory model's cost
 ``rdbscope-pure``      the same with ``RDBSCOPE_PUREPYTHON=1`` (pure Python)
 ``rdbscope-parquet``   the CLI, ``rdbscope scan DUMP -o OUT.parquet``
 ``rdb-py``             rdb-py's ``RdbDecoder``, iterated over every item
@@ -71,8 +72,9 @@ expected = sys.argv[2]
 import rdbscope, rdbscope.rdb
 assert rdbscope.rdb.IMPLEMENTATION == expected, (
     f"rdbscope.rdb.IMPLEMENTATION is {rdbscope.rdb.IMPLEMENTATION!r}, expected {expected!r}")
+estimate = len(sys.argv) < 4 or sys.argv[3] != "no-memory"
 t0 = time.perf_counter()
-t = rdbscope.load(sys.argv[1])
+t = rdbscope.load(sys.argv[1], estimate_memory=estimate)
 n = t.num_rows
 seconds = time.perf_counter() - t0
 print("@@BENCH " + json.dumps({"keys": n, "seconds": seconds}))
@@ -189,6 +191,12 @@ def make_contenders(args: argparse.Namespace) -> list[Contender]:
             unset_env=("RDBSCOPE_PUREPYTHON",),
         ),
         Contender(
+            "rdbscope-no-memory",
+            lambda dump, tmp: [py, "-c", RDBSCOPE_LOAD, str(dump), "cython", "no-memory"],
+            probe=[py, "-c", RDBSCOPE_PROBE, "cython"],
+            unset_env=("RDBSCOPE_PUREPYTHON",),
+        ),
+        Contender(
             "rdbscope-pure",
             lambda dump, tmp: [py, "-c", RDBSCOPE_LOAD, str(dump), "python"],
             probe=[py, "-c", RDBSCOPE_PROBE, "python"],
@@ -220,7 +228,8 @@ def make_contenders(args: argparse.Namespace) -> list[Contender]:
     return contenders
 
 
-CONTENDER_NAMES = ["rdbscope-compiled", "rdbscope-pure", "rdbscope-parquet", "rdb-py", "rdbtools-tikon"]
+CONTENDER_NAMES = ["rdbscope-compiled", "rdbscope-no-memory", "rdbscope-pure", "rdbscope-parquet", "rdb-py",
+                   "rdbtools-tikon"]
 
 
 # ---------------------------------------------------------------------------
@@ -386,7 +395,7 @@ def speedup(fast: Result | None, slow: Result | None) -> str:
 
 
 RATIOS = [("rdbscope-compiled", "rdb-py"), ("rdbscope-compiled", "rdbtools-tikon"),
-          ("rdbscope-pure", "rdb-py")]
+          ("rdbscope-pure", "rdb-py"), ("rdbscope-compiled", "rdbscope-no-memory")]
 
 
 def print_table(dump: Path, results: list[Result]) -> None:

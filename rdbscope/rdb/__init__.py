@@ -56,7 +56,7 @@ class Scan:
 
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
-                 implementation=None, allocator="jemalloc", list_compress_depth=0):
+                 implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True):
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
@@ -79,6 +79,7 @@ class Scan:
             self._module = available[implementation]
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}; expected one of {', '.join(ALLOCATORS)}")
+        self._estimate_memory = estimate_memory
         self._allocator = allocator
         self._list_compress_depth = list_compress_depth
         self._memory_model_for = model_factory(allocator, list_compress_depth,
@@ -100,6 +101,7 @@ class Scan:
             scanner.want_db = self._db
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
+            scanner.estimating = self._estimate_memory
             try:
                 scanner.read_header()
                 self.info.update_from(scanner)
@@ -121,7 +123,8 @@ class Scan:
             finally:
                 scanner.close()
                 self.info.update_from(scanner)
-                self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
+                if self._estimate_memory:
+                    self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
 
 
 def scan(source, **options):
@@ -146,6 +149,8 @@ def scan(source, **options):
             (distribution packages such as Debian's) or "libc".
         list_compress_depth: the server's list-compress-depth (default 0),
             which decides the memory of list nodes.
+        estimate_memory: fill ``est_memory_bytes`` (default True); False
+            leaves it null and saves the model's share of the scan.
 
     Returns:
         A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.

@@ -94,6 +94,7 @@ cdef class Scanner:
     cdef u64 w_ttl
     cdef object memory_model_for
     cdef readonly MemoryModel mm
+    cdef public bint estimating
     cdef u64 m_elems
     cdef u64 m_blob
     cdef u64 m_nodes
@@ -114,6 +115,7 @@ cdef class Scanner:
     cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_est, a_est_fallback
     cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields
     cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module, nulls_ttl_fields
+    cdef readonly Py_ssize_t nulls_est
     cdef readonly object module_names
     cdef object module_ids
     cdef int[::1] c_db

@@ -396,6 +396,7 @@ class Scanner:
         # The memory model is chosen from the AUX fields, so at the first key.
         self.memory_model_for = memory_model_for
         self.mm = None
+        self.estimating = True
         self.m_elems = 0
         self.m_blob = 0
         self.m_nodes = 0
@@ -460,6 +461,7 @@ class Scanner:
         self.nulls_idle = 0
         self.nulls_module = 0
         self.nulls_ttl_fields = 0
+        self.nulls_est = 0
         self.keydata = np.empty(self.kcap, np.uint8)
         self.kview = self.keydata
         self.klen = 0
@@ -1799,13 +1801,16 @@ class Scanner:
                 else:
                     self.nulls_module += 1
                 self.c_offset[r] = start
-                est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
-                                       self.value_type, self.r_n, self.m_blob, self.m_elems, self.m_nodes,
-                                       self.r_ttl_fields)
-                if est == 0:  # no model: a module value costs what it serializes to, at least
-                    est = self.base + self.pos - start
-                    self.c_est_fallback[byte] |= bit
-                self.c_est[r] = est
+                if self.estimating:
+                    est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
+                                           self.value_type, self.r_n, self.m_blob, self.m_elems, self.m_nodes,
+                                           self.r_ttl_fields)
+                    if est == 0:  # no model: a module value costs what it serializes to, at least
+                        est = self.base + self.pos - start
+                        self.c_est_fallback[byte] |= bit
+                    self.c_est[r] = est
+                else:
+                    self.nulls_est += 1
                 if self.r_type == T_HASH:
                     self.c_ttl_fields[r] = self.r_ttl_fields
                     self.c_v_ttl_fields[byte] |= bit

@@ -33,7 +33,7 @@ COLUMNS = (
      "null for module values"),
     ("est_memory_bytes", pa.uint64(), True,
      "estimate of MEMORY USAGE key SAMPLES 0 on the server that wrote the dump, after it loads the dump "
-     "(model chosen from the redis-ver AUX field; see DumpInfo.memory)"),
+     "(model chosen from the redis-ver AUX field; see DumpInfo.memory_model); null with estimate_memory=False"),
     ("lfu_freq", pa.uint8(), True,
      "LFU counter from the dump (maxmemory-policy *-lfu); null when absent"),
     ("idle_s", pa.uint64(), True,

@@ -166,3 +166,13 @@ def test_valkey_9_corpus_dumps(name):
     truth = {(r["db"], bytes.fromhex(r["key"])): r["memory_usage"] for r in oracle["keys"]}
     rows = keys.table.select(["db", "key", "est_memory_bytes"]).to_pylist()
     assert rows and all(truth[(r["db"], r["key"])] == r["est_memory_bytes"] for r in rows)
+
+
+def test_estimates_can_be_left_out(implementation):
+    keys = rdbscope.load(SAMPLE_DUMPS / "redis-8.2-default.rdb", estimate_memory=False, implementation=implementation)
+    assert keys.table["est_memory_bytes"].null_count == keys.num_rows
+    assert not any(keys.table["est_memory_fallback"].to_pylist())
+    assert keys.info.memory_model is None
+    full = rdbscope.load(SAMPLE_DUMPS / "redis-8.2-default.rdb", implementation=implementation).table
+    model_columns = ["est_memory_bytes", "est_memory_fallback"]
+    assert keys.table.drop_columns(model_columns).equals(full.drop_columns(model_columns))
