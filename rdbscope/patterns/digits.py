@@ -1,0 +1,76 @@
+"""Settle what the masked digits of a typed form stand for.
+
+A typed form still holds two kinds of masked digits:
+
+* candidate numbers (13/10/8/6 digits), which become ``{ts}``, ``{date}`` or
+  ``{id}`` depending on their values;
+* digits glued to letters (``v2``, ``disk03``, ``A04246``), which are part of a
+  literal when they are the same in every key of the form (``v2``) and a
+  variable otherwise.
+
+Both are decided from two sample keys of the form, its first and its last.
+"""
+
+import re
+
+from . import markers as m
+from .shapes import resolve_number, type_text
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+", re.ASCII)
+_WORD_THEN_NUMBER = re.compile(r"([A-Za-z]{2,})[0-9]+", re.ASCII)
+_MASKED = re.compile(r"[0-9]", re.ASCII)
+
+
+def needs_settling(typed_form):
+    """True when the typed form still holds masked digits or candidate numbers."""
+    return "0" in m.MARKER_RE.sub("", typed_form) or f"{m.OPEN}n" in typed_form
+
+
+def _settle_text(first, last):
+    """One stretch of text between markers, from the two samples."""
+    out = []
+    end = 0
+    for token in _TOKEN.finditer(first):
+        start, stop = token.span()
+        word = token.group(0)
+        if not _MASKED.search(word) or word == last[start:stop]:
+            continue
+        out.append(first[end:start])
+        prefix = _WORD_THEN_NUMBER.fullmatch(word)
+        out.append(prefix.group(1) + m.marker(m.ID) if prefix else m.marker(m.ANY))
+        end = stop
+    out.append(first[end:])
+    return "".join(out)
+
+
+def _same_shape(form_parts, key_parts):
+    if len(form_parts) != len(key_parts):
+        return False
+    return all(
+        (_MASKED.sub("0", k) if i % 2 == 0 else k) == f
+        for i, (f, k) in enumerate(zip(form_parts, key_parts))
+    )
+
+
+def settle(typed_form, first_key, last_key):
+    """The typed form with its digits settled, given its first and last key as text."""
+    first, first_numbers = type_text(first_key)
+    last, last_numbers = type_text(last_key)
+    form_parts = m.MARKER_RE.split(typed_form)
+    first_parts = m.MARKER_RE.split(first)
+    last_parts = m.MARKER_RE.split(last)
+    if not (_same_shape(form_parts, first_parts) and _same_shape(form_parts, last_parts)
+            and len(first_numbers) == len(last_numbers)):
+        # Not expected: the samples do not type like their form.  Keep the
+        # form, with its masked digits as they are.
+        return typed_form
+    out = []
+    numbers = iter(zip(first_numbers, last_numbers))
+    for i, (a, b) in enumerate(zip(first_parts, last_parts)):
+        if i % 2 == 0:
+            out.append(_settle_text(a, b))
+        elif a.startswith("n") and a[1:].isdigit():
+            out.append(m.marker(resolve_number(next(numbers))))
+        else:
+            out.append(m.marker(a))
+    return "".join(out)
