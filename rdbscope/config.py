@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 
 from .errors import ConfigError
 
-# Words that name data meant to expire (seed 000: "every cache key must have a TTL").
-VOLATILE_WORDS = ("cache", "session", "lock", "rate", "tmp", "temp", "otp", "token", "captcha")
+# Words that name data meant to expire (seed 000: "every cache key must have a TTL"),
+# matched as whole words; plurals are listed, not guessed ("temps" is temperatures).
+VOLATILE_WORDS = ("cache", "caches", "session", "sessions", "lock", "locks", "rate", "ratelimit",
+                  "ratelimiter", "tmp", "temp", "otp", "otps", "token", "tokens", "captcha", "captchas")
 
 
 def _opt(default, doc):

@@ -180,6 +180,11 @@ def format_bytes(n):
     return f"{value:.1f} TB"
 
 
+def format_memory(n, basis):
+    """``"1.5 KB of memory"``, or ``"1.5 KB in the dump"`` when ``basis`` is ``rdb_bytes``."""
+    return f"{format_bytes(n)} {'in the dump' if basis == 'rdb_bytes' else 'of memory'}"
+
+
 def format_share(share):
     """``0.4567`` -> ``"46%"``; tiny non-zero shares stay visible (``"<1%"``)."""
     if 0 < share < 0.01:

@@ -1,0 +1,487 @@
+"""The expiry pass: keys that expire together (cache stampedes waiting to happen).
+
+Expiry times are counted per window (1 s and the longer ``windows_s``),
+from the dump's ctime forward. A window is a *burst* when it holds at least
+``min_keys`` keys and at least ``min_ratio`` times what the group's own spread
+predicts: the larger of the group's average rate over its whole expiry span
+and its rate in the ``neighborhood_windows`` windows on either side.
+"""
+
+import datetime
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ..config import ExpiryOptions
+from ..findings import Check, Severity, format_share
+from .base import PassOutput
+from .grouping import SortedGroups, counts, example_positions
+
+EXPIRY_BURST = Check(
+    "EXP001", "expiry-burst", Severity.WARNING,
+    "Many keys of one pattern expire in the same window (1 s, and each of `windows_s`), "
+    "far more than the pattern's spread predicts (`min_keys`, `min_ratio`).",
+    "When keys that were written together expire together, every client misses at once "
+    "and the backing store takes the whole reload in one instant: a cache stampede "
+    "(seed 004). The finding gives when, how many keys, and the share of the pattern's "
+    "TTL keys in its busiest windows. Spread the expiries: add random jitter to the TTL.")
+DUMP_EXPIRY_BURST = Check(
+    "EXP002", "dump-expiry-burst", Severity.WARNING,
+    "Many keys of the whole dump expire in the same window, far more than the dump's "
+    "spread predicts; details list the patterns that contribute.",
+    "Several patterns warmed at the same moment (a deploy, a cache rebuild, a nightly "
+    "job) expire at the same moment too. Even if each pattern looks fine alone, the "
+    "server and the backing store see the sum. Add jitter or stagger the warm-up.")
+NO_TTL_JITTER = Check(
+    "EXP003", "no-ttl-jitter", Severity.WARNING,
+    "A pattern has batches of at least `min_batch_keys` keys that share one expiry "
+    "instant to the millisecond.",
+    "Keys written with the same TTL in one go (or with EXPIREAT to a fixed time) carry "
+    "the same expiry to the millisecond: nothing spreads them. Seeds 002 and 004: set "
+    "TTLs as base + random jitter (e.g. up to 10% of the base) so the keys expire over "
+    "a range instead of at one instant.")
+
+BURST_COLUMNS = {
+    "scope": "pattern, or all for bursts of the whole dump",
+    "db": "database of the pattern; null for the whole dump",
+    "pattern": "the pattern; null for the whole dump",
+    "window_s": "window length in seconds",
+    "start": "start of the window",
+    "n_keys": "keys expiring in the window",
+    "expected_keys": "keys the spread predicts for a window of this length",
+    "ratio": "n_keys / expected_keys",
+    "share_of_ttl_keys": "share of the group's (pattern's or dump's) future-expiring keys",
+}
+
+TIMELINE_COLUMNS = {
+    "bucket_start": "start of the bucket (the first starts at the dump's ctime)",
+    "bucket_end": "end of the bucket (exclusive)",
+    "bucket_s": "bucket length in seconds (the last bucket may be longer: it holds the far tail)",
+    "n_keys": "keys expiring in the bucket",
+    "memory_bytes": "memory they hold (est_memory_bytes, or rdb_bytes without estimates)",
+    "n_keys_cumulative": "keys expired by the end of the bucket",
+}
+
+# Expiries further than this past ctime (~70 years: EXPIREAT far in the future)
+# are left out, so offsets fit 41 bits and (group, window) pairs one int64.
+FAR_FUTURE_MS = 1 << 41
+_WINDOW_BITS = 41
+
+_NICE_WIDTHS_S = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+                  43200, 86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 91 * 86400, 365 * 86400)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Counts of keys per (group, window index), sorted by group then window."""
+
+    group: np.ndarray
+    window: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def of_sorted(cls, group, value):
+        """Runs of equal (group, value) in int64 arrays sorted by (group, value)."""
+        if len(value) == 0:
+            empty = np.zeros(0, np.int64)
+            return cls(empty, empty, empty)
+        change = np.flatnonzero((np.diff(value) != 0) | (np.diff(group) != 0)) + 1
+        starts = np.concatenate(([0], change))
+        count = np.diff(np.concatenate((starts, [len(value)])))
+        return cls(group[starts], value[starts], count)
+
+    def coarsen(self, factor, origin=0):
+        """Merge runs into windows ``factor`` times longer; ``origin`` shifts the boundaries."""
+        if len(self.count) == 0 or (factor == 1 and origin == 0):
+            return self
+        window = (self.window + origin) // factor
+        change = np.flatnonzero((np.diff(window) != 0) | (np.diff(self.group) != 0)) + 1
+        starts = np.concatenate(([0], change))
+        return Runs(self.group[starts], window[starts], np.add.reduceat(self.count, starts))
+
+    def keys(self):
+        """A sortable int64 per run: group in the high bits, window in the low ones."""
+        return (self.group << _WINDOW_BITS) | self.window
+
+
+@dataclass(frozen=True)
+class Burst:
+    """A window where a group's keys expire together.
+
+    ``start_s`` is the window's start in seconds since the epoch (windows
+    are aligned on multiples of their length, so minutes start at :00).
+    """
+
+    group: int
+    window_s: int
+    start_s: int
+    n_keys: int
+    expected: float
+
+    @property
+    def start(self):
+        return datetime.datetime.fromtimestamp(self.start_s, tz=datetime.timezone.utc)
+
+
+class ExpiryPass:
+    """Find synchronized expiries per pattern and for the dump; build the expiry timeline.
+
+    Only keys that had not expired at the dump's ctime are counted (the ttl
+    pass reports the others).
+
+    Tables:
+        expiry_bursts: the bursts found, per pattern and for the dump.
+        expiry_timeline: keys (and memory) expiring per bucket from ctime on.
+    """
+
+    id = "expiry"
+    requires = ("patterns",)
+    Options = ExpiryOptions
+    checks = (EXPIRY_BURST, DUMP_EXPIRY_BURST, NO_TTL_JITTER)
+
+    def run(self, ctx):
+        columns, options = ctx.columns, ctx.options
+        groups = ctx.output("patterns").shared
+        expiring = _Expiring.select(columns, groups)
+        if expiring.n == 0:
+            return PassOutput(tables={"expiry_bursts": _burst_table([], expiring, groups),
+                                      "expiry_timeline": _timeline(expiring, columns, options, None)})
+        findings, table_rows = [], []
+        seconds = expiring.ms_runs.coarsen(1000)
+        dump_seconds = _merge_groups(seconds)
+        pattern_reported, dump_reported = [], []
+        for window_s in options.windows_s:
+            origin = expiring.base_s % window_s
+            pattern_runs = seconds.coarsen(window_s, origin)
+            found = _bursts(pattern_runs, expiring.n_per_group, expiring.span_s_per_group,
+                            window_s, expiring.base_s - origin, pattern_reported, options)
+            dump_runs = dump_seconds.coarsen(window_s, origin)
+            dump_found = _bursts(dump_runs, np.array([expiring.n]), np.array([expiring.span_s]),
+                                 window_s, expiring.base_s - origin, dump_reported, options)
+            dump_found = _not_one_pattern(dump_found, found)
+            findings += _burst_findings(found, expiring, columns, groups)
+            findings += _dump_burst_findings(dump_found, pattern_runs, expiring, columns, groups)
+            pattern_reported += found
+            dump_reported += dump_found
+            table_rows += [("pattern", b) for b in found] + [("all", b) for b in dump_found]
+        findings += _jitter_findings(expiring, columns, groups, options)
+        tables = {"expiry_bursts": _burst_table(table_rows, expiring, groups),
+                  "expiry_timeline": _timeline(expiring, columns, options, dump_seconds)}
+        return PassOutput(tables=tables, findings=tuple(findings))
+
+
+class _Expiring:
+    """The keys that expire after ctime, as offsets in ms from ``base_ms`` (ctime, whole seconds)."""
+
+    @classmethod
+    def select(cls, columns, groups):
+        self = cls()
+        has_ttl = columns.has_ttl
+        if columns.ctime_ms is not None:
+            base = columns.ctime_ms
+            has_ttl = has_ttl & (columns.expire_ms >= base)
+        else:
+            base = int(columns.expire_ms[has_ttl].min()) if has_ttl.any() else 0
+        self.base_ms = base - base % 1000
+        self.base_s = self.base_ms // 1000
+        far = has_ttl & (columns.expire_ms - self.base_ms >= FAR_FUTURE_MS)
+        self.n_far_future = int(far.sum())
+        self.rows = np.flatnonzero(has_ttl & ~far)
+        self.n_groups = groups.n
+        self.n = len(self.rows)
+        self.offset_ms = columns.expire_ms[self.rows] - self.base_ms
+        self.group = groups.group[self.rows].astype(np.int64)
+        self.n_per_group = counts(self.group, groups.n)
+        if self.n == 0:
+            self.ms_runs = Runs.of_sorted(np.zeros(0, np.int64), np.zeros(0, np.int64))
+            self.span_s_per_group = np.zeros(groups.n)
+            self.span_s = 0.0
+            return self
+        by_group = SortedGroups.build(self.group, self.offset_ms.astype(np.uint64), groups.n)
+        sorted_group = np.repeat(np.arange(groups.n, dtype=np.int64), by_group.counts)
+        self.ms_runs = Runs.of_sorted(sorted_group, by_group.values.astype(np.int64))
+        first, _ = by_group.quantile(0.0)
+        last, _ = by_group.quantile(1.0)
+        self.span_s_per_group = (last.astype(np.float64) - first.astype(np.float64)) / 1000
+        self.span_s = (float(self.offset_ms.max()) - float(self.offset_ms.min())) / 1000
+        return self
+
+    def in_window(self, start_s, window_s):
+        """Which expiring keys expire in ``[start_s, start_s + window_s)`` (per key, or per group array)."""
+        begin = np.asarray(start_s, dtype=np.int64) * 1000 - self.base_ms
+        return (self.offset_ms >= begin) & (self.offset_ms < begin + window_s * 1000)
+
+
+def _merge_groups(runs):
+    """The same runs with every group merged into group 0 (the whole dump)."""
+    window, inverse = np.unique(runs.window, return_inverse=True)
+    count = np.bincount(inverse, weights=runs.count).astype(np.int64)
+    return Runs(np.zeros(len(window), np.int64), window, count)
+
+
+def _bursts(runs, n_per_group, span_s_per_group, window_s, origin_s, reported, options):
+    """The bursts among ``runs`` (windows of ``window_s``), busiest first per group.
+
+    ``origin_s`` is the start of window 0 in epoch seconds. A window whose
+    keys are mostly a burst of a shorter window in ``reported`` is skipped:
+    that burst already tells its story.
+    """
+    index = np.flatnonzero(runs.count >= options.min_keys)
+    if len(index) == 0:
+        return []
+    keys = runs.keys()
+    cumulative = np.concatenate(([0], np.cumsum(runs.count)))
+    group, window, count = runs.group[index], runs.window[index], runs.count[index]
+    h = options.neighborhood_windows
+    low = np.maximum(window - h, 0)
+    high = window + h
+    left = np.searchsorted(keys, (group << _WINDOW_BITS) | low, side="left")
+    right = np.searchsorted(keys, (group << _WINDOW_BITS) | high, side="right")
+    neighbors = cumulative[right] - cumulative[left] - count
+    local = neighbors / np.maximum(high - low, 1)
+    spread = n_per_group[group] * window_s / (span_s_per_group[group] + window_s)
+    expected = np.maximum(local, spread)
+    burst = (count >= options.min_ratio * expected) & (_covered(reported, keys[index], window_s, origin_s)
+                                                       * 2 < count)
+    group, window, count, expected = group[burst], window[burst], count[burst], expected[burst]
+    order = np.lexsort((window, -count, group))
+    group, window, count, expected = group[order], window[order], count[order], expected[order]
+    first_of_group = np.concatenate(([True], group[1:] != group[:-1]))
+    start_of_group = np.maximum.accumulate(np.where(first_of_group, np.arange(len(group)), 0))
+    keep = (np.arange(len(group)) - start_of_group) < options.max_bursts
+    return [Burst(int(g), window_s, int(origin_s + w * window_s), int(c), float(e))
+            for g, w, c, e in zip(group[keep], window[keep], count[keep], expected[keep])]
+
+
+def _covered(reported, candidate_keys, window_s, origin_s):
+    """For each candidate window, the most keys of one shorter burst already reported inside it."""
+    covered = np.zeros(len(candidate_keys), np.int64)
+    if not reported:
+        return covered
+    group = np.array([b.group for b in reported], np.int64)
+    window = np.array([(b.start_s - origin_s) // window_s for b in reported], np.int64)
+    n_keys = np.array([b.n_keys for b in reported], np.int64)
+    at = np.searchsorted(candidate_keys, (group << _WINDOW_BITS) | window)
+    found = at < len(candidate_keys)
+    found[found] = candidate_keys[at[found]] == ((group << _WINDOW_BITS) | window)[found]
+    np.maximum.at(covered, at[found], n_keys[found])
+    return covered
+
+
+def _not_one_pattern(dump_bursts, pattern_bursts):
+    """Drop dump bursts that are (90%+) one pattern's burst reported for the same window."""
+    by_start = {}
+    for b in pattern_bursts:
+        by_start[b.start_s] = max(by_start.get(b.start_s, 0), b.n_keys)
+    return [b for b in dump_bursts if by_start.get(b.start_s, 0) < 0.9 * b.n_keys]
+
+
+def _burst_findings(bursts, expiring, columns, groups):
+    if not bursts:
+        return []
+    window_s = bursts[0].window_s
+    by_group = {}
+    for b in bursts:
+        by_group.setdefault(b.group, []).append(b)
+    in_any = np.zeros(expiring.n, bool)
+    in_first = np.zeros(expiring.n, bool)
+    for rank in range(max(len(bs) for bs in by_group.values())):
+        start = np.full(groups.n, np.iinfo(np.int64).min // 2000, dtype=np.int64)  # matches nothing
+        for g, bs in by_group.items():
+            if rank < len(bs):
+                start[g] = bs[rank].start_s
+        inside = expiring.in_window(start[expiring.group], window_s)
+        in_any |= inside
+        if rank == 0:
+            in_first = inside
+    memory_in = counts(expiring.group[in_any], groups.n, columns.memory[expiring.rows[in_any]])
+    examples = _examples(expiring, in_first, groups.n)
+    span = _span(window_s)
+    findings = []
+    for g, bs in by_group.items():
+        top = bs[0]
+        n_ttl = int(expiring.n_per_group[g])
+        in_bursts = sum(b.n_keys for b in bs)
+        share = in_bursts / n_ttl
+        more = f" and {len(bs) - 1} more" if len(bs) > 1 else ""
+        busiest = f"its busiest {span}" if len(bs) == 1 else f"its {len(bs)} busiest {span}s"
+        message = (f"{top.n_keys:,} keys of {groups.pattern[g]} expire in the same {span} at "
+                   f"{_iso(top.start)}{more} ({_ratio(top.n_keys, top.expected)} what its spread "
+                   f"predicts); {busiest} hold {format_share(share)} of its {n_ttl:,} keys with a TTL")
+        findings.append(EXPIRY_BURST.finding(
+            message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=in_bursts,
+            est_memory_bytes=int(memory_in[g]), examples=columns.key_text(examples.get(g, [])),
+            details={
+                "window_s": window_s,
+                "bursts": [_burst_detail(b) for b in bs],
+                "n_with_ttl": n_ttl,
+                "share_in_bursts": round(share, 4),
+                "memory_basis": columns.memory_basis,
+            }))
+    return findings
+
+
+def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
+    findings = []
+    for b in bursts:
+        window_index = (b.start_s - (expiring.base_s - expiring.base_s % b.window_s)) // b.window_s
+        in_window = pattern_runs.window == window_index
+        contributors = pattern_runs.group[in_window]
+        contributed = pattern_runs.count[in_window]
+        order = np.argsort(-contributed, kind="stable")
+        patterns = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(n)}
+                    for g, n in zip(contributors[order][:5], contributed[order][:5])]
+        rows = expiring.rows[expiring.in_window(b.start_s, b.window_s)]
+        memory = int(columns.memory[rows].sum(dtype=np.uint64))
+        share = b.n_keys / expiring.n
+        noun = "pattern" if len(contributors) == 1 else "patterns"
+        message = (f"{b.n_keys:,} keys of {len(contributors):,} {noun} expire in the same "
+                   f"{_span(b.window_s)} at {_iso(b.start)} ({_ratio(b.n_keys, b.expected)} what "
+                   f"the dump's spread predicts; {format_share(share)} of its keys with a TTL); "
+                   f"most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
+        findings.append(DUMP_EXPIRY_BURST.finding(
+            message, n_keys=b.n_keys, est_memory_bytes=memory, examples=columns.key_text(rows[:3]),
+            details={"window_s": b.window_s, "burst": _burst_detail(b),
+                     "patterns": patterns, "share_of_ttl_keys": round(share, 4),
+                     "memory_basis": columns.memory_basis}))
+    return findings
+
+
+def _jitter_findings(expiring, columns, groups, options):
+    runs = expiring.ms_runs
+    batch = runs.count >= options.min_batch_keys
+    if not batch.any():
+        return []
+    group, instant, size = runs.group[batch], runs.window[batch], runs.count[batch]
+    n_batches = np.bincount(group, minlength=groups.n)
+    in_batches = np.bincount(group, weights=size, minlength=groups.n).astype(np.int64)
+    order = np.lexsort((instant, -size, group))
+    group, instant, size = group[order], instant[order], size[order]
+    first = np.concatenate(([True], group[1:] != group[:-1]))
+    largest = {int(g): (int(i), int(s)) for g, i, s in zip(group[first], instant[first], size[first])}
+    # Memory and examples of the keys in each pattern's batches (only those patterns' keys are read).
+    batch_keys = np.unique((group << _WINDOW_BITS) | instant)
+    fired = np.zeros(groups.n, bool)
+    fired[list(largest)] = True
+    candidates = np.flatnonzero(fired[expiring.group])
+    key_of = (expiring.group[candidates] << _WINDOW_BITS) | expiring.offset_ms[candidates]
+    position = np.clip(np.searchsorted(batch_keys, key_of), 0, len(batch_keys) - 1)
+    member = candidates[batch_keys[position] == key_of]
+    memory = counts(expiring.group[member], groups.n, columns.memory[expiring.rows[member]])
+    biggest = np.zeros(groups.n, np.int64)
+    for g, (i, _s) in largest.items():
+        biggest[g] = i
+    in_biggest = member[expiring.offset_ms[member] == biggest[expiring.group[member]]]
+    in_first = np.zeros(expiring.n, bool)
+    in_first[in_biggest] = True
+    examples = _examples(expiring, in_first, groups.n)
+    findings = []
+    for g, (instant_ms, size_ms) in largest.items():
+        n_ttl = int(expiring.n_per_group[g])
+        keys = int(in_batches[g])
+        when = _iso(datetime.datetime.fromtimestamp((expiring.base_ms + instant_ms) / 1000,
+                                                    tz=datetime.timezone.utc), ms=True)
+        message = (f"{keys:,} of the {n_ttl:,} keys with a TTL of {groups.pattern[g]} "
+                   f"({format_share(keys / n_ttl)}) expire in {int(n_batches[g]):,} "
+                   f"batch{'es' if n_batches[g] > 1 else ''} sharing one millisecond each "
+                   f"(largest: {size_ms:,} keys at {when}); add random jitter to the TTL")
+        findings.append(NO_TTL_JITTER.finding(
+            message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=keys,
+            est_memory_bytes=int(memory[g]), examples=columns.key_text(examples.get(g, [])),
+            details={"n_batches": int(n_batches[g]), "keys_in_batches": keys, "n_with_ttl": n_ttl,
+                     "share_in_batches": round(keys / n_ttl, 4), "largest_batch_keys": size_ms,
+                     "largest_batch_at": when, "min_batch_keys": options.min_batch_keys,
+                     "memory_basis": columns.memory_basis}))
+    return findings
+
+
+def _examples(expiring, mask, n_groups, k=3):
+    """``{group: rows}``: up to ``k`` example rows per group among the expiring keys in ``mask``."""
+    chosen = np.flatnonzero(mask)
+    offsets, picked = example_positions(expiring.group[chosen], n_groups, k, positions=expiring.rows[chosen])
+    return {g: picked[offsets[g]:offsets[g + 1]] for g in np.flatnonzero(np.diff(offsets))}
+
+
+def _burst_detail(burst):
+    return {"start": _iso(burst.start), "n_keys": burst.n_keys,
+            "expected_keys": round(burst.expected, 6), "window_s": burst.window_s}
+
+
+def _burst_table(bursts, expiring, groups):
+    rows = {name: [] for name in BURST_COLUMNS}
+    for scope, b in bursts:
+        dump = scope == "all"
+        n_ttl = expiring.n if dump else int(expiring.n_per_group[b.group])
+        for name, value in (("scope", scope), ("db", None if dump else int(groups.db[b.group])),
+                            ("pattern", None if dump else groups.pattern[b.group]),
+                            ("window_s", b.window_s), ("start", b.start),
+                            ("n_keys", b.n_keys), ("expected_keys", b.expected),
+                            ("ratio", b.n_keys / b.expected if b.expected else None),
+                            ("share_of_ttl_keys", b.n_keys / n_ttl if n_ttl else None)):
+            rows[name].append(value)
+    types = {"scope": pa.string(), "db": pa.int32(), "pattern": pa.string(), "window_s": pa.int64(),
+             "start": pa.timestamp("ms", tz="UTC"), "n_keys": pa.int64(), "expected_keys": pa.float64(),
+             "ratio": pa.float64(), "share_of_ttl_keys": pa.float64()}
+    return _table({name: pa.array(values, types[name]) for name, values in rows.items()}, BURST_COLUMNS)
+
+
+def _timeline(expiring, columns, options, dump_seconds):
+    """Keys and memory expiring per bucket, from ctime to the 99.9th percentile, then the tail."""
+    types = {"bucket_start": pa.timestamp("ms", tz="UTC"), "bucket_end": pa.timestamp("ms", tz="UTC"),
+             "bucket_s": pa.int64(), "n_keys": pa.int64(), "memory_bytes": pa.uint64(),
+             "n_keys_cumulative": pa.int64()}
+    if expiring.n == 0:
+        return _table({name: pa.array([], t) for name, t in types.items()}, TIMELINE_COLUMNS)
+    seconds = expiring.offset_ms // 1000
+    # dump_seconds holds each distinct second with its count, in order: read the quantile off it.
+    cumulative = np.cumsum(dump_seconds.count)
+    at = np.searchsorted(cumulative, int(np.ceil(0.999 * expiring.n)))
+    horizon = int(dump_seconds.window[min(at, len(cumulative) - 1)]) + 1
+    width = next((w for w in _NICE_WIDTHS_S if w * options.timeline_buckets >= horizon), _NICE_WIDTHS_S[-1])
+    n_buckets = -(-horizon // width)
+    bucket = np.minimum(seconds // width, n_buckets)
+    tail = bool((bucket == n_buckets).any())
+    size = n_buckets + (1 if tail else 0)
+    n_keys = np.bincount(bucket, minlength=size)
+    memory = counts(bucket, size, columns.memory[expiring.rows])
+    starts_s = np.arange(size, dtype=np.int64) * width
+    ends_s = starts_s + width
+    if tail:
+        ends_s[-1] = int(seconds.max()) + 1
+    base = expiring.base_ms
+    data = {
+        "bucket_start": pa.array(base + starts_s * 1000, pa.int64()).cast(types["bucket_start"]),
+        "bucket_end": pa.array(base + ends_s * 1000, pa.int64()).cast(types["bucket_end"]),
+        "bucket_s": pa.array(ends_s - starts_s, pa.int64()),
+        "n_keys": pa.array(n_keys, pa.int64()),
+        "memory_bytes": pa.array(memory, pa.uint64()),
+        "n_keys_cumulative": pa.array(np.cumsum(n_keys), pa.int64()),
+    }
+    return _table(data, TIMELINE_COLUMNS)
+
+
+def _table(data, docs):
+    fields = [pa.field(name, data[name].type, metadata={"doc": docs[name]}) for name in docs]
+    return pa.Table.from_arrays([data[name] for name in docs], schema=pa.schema(fields))
+
+
+def _iso(moment, ms=False):
+    text = moment.isoformat(timespec="milliseconds" if ms else "seconds")
+    return text.replace("+00:00", "Z")
+
+
+def _ratio(n, expected):
+    ratio = n / expected if expected else float("inf")
+    return "over 1,000 times" if ratio >= 1000 else f"{ratio:,.0f} times"
+
+
+def _span(window_s):
+    return "second" if window_s == 1 else f"{_duration(window_s)} window"
+
+
+def _duration(seconds):
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
