@@ -159,11 +159,13 @@ class ExpiryPass:
             dump_runs = dump_seconds.coarsen(window_s, origin)
             dump_found = _bursts(dump_runs, np.array([expiring.n]), np.array([expiring.span_s]),
                                  window_s, expiring.base_s - origin, dump_reported, options)
+            # Bursts a single pattern explains are that pattern's findings; they still
+            # cover the longer windows around them.
+            dump_reported += dump_found
             dump_found = _not_one_pattern(dump_found, found)
             findings += _burst_findings(found, expiring, columns, groups)
             findings += _dump_burst_findings(dump_found, pattern_runs, expiring, columns, groups)
             pattern_reported += found
-            dump_reported += dump_found
             table_rows += [("pattern", b) for b in found] + [("all", b) for b in dump_found]
         findings += _jitter_findings(expiring, columns, groups, options)
         tables = {"expiry_bursts": _burst_table(table_rows, expiring, groups),
