@@ -1,12 +1,18 @@
 """The expiry pass: keys that expire together (cache stampedes waiting to happen).
 
-Expiry times are counted per window (1 s and the longer ``windows_s``),
-from the dump's ctime forward. A window is a *burst* when it holds at least
-``min_keys`` keys and at least ``min_ratio`` times what the group's own spread
-predicts: the larger of the group's average rate over its whole expiry span
-and its rate in the ``neighborhood_windows`` windows on either side.
+Expiry times are counted per window (1 s and the longer ``windows_s``,
+aligned on multiples of their length). A window is a *burst* when it holds at
+least ``min_keys`` keys and at least ``min_ratio`` times what the group's own
+spread predicts: the larger of
+
+* its keys spread evenly from the dump's ctime to its last expiry (what
+  steady writes with its longest TTL would give), and
+* its rate in the ``neighborhood_windows`` windows on either side.
+
+For the whole dump the first term is the sum over the patterns.
 """
 
+import collections
 import datetime
 from dataclasses import dataclass
 
@@ -150,22 +156,24 @@ class ExpiryPass:
         findings, table_rows = [], []
         seconds = expiring.ms_runs.coarsen(1000)
         dump_seconds = _merge_groups(seconds)
-        pattern_reported, dump_reported = [], []
+        pattern_found, dump_found_all = [], []
         for window_s in options.windows_s:
             origin = expiring.base_s % window_s
+            origin_s = expiring.base_s - origin
             pattern_runs = seconds.coarsen(window_s, origin)
-            found = _bursts(pattern_runs, expiring.n_per_group, expiring.span_s_per_group,
-                            window_s, expiring.base_s - origin, pattern_reported, options)
+            found = _bursts(pattern_runs, window_s, origin_s, _spread_floor(pattern_runs),
+                            pattern_found, options)
             dump_runs = dump_seconds.coarsen(window_s, origin)
-            dump_found = _bursts(dump_runs, np.array([expiring.n]), np.array([expiring.span_s]),
-                                 window_s, expiring.base_s - origin, dump_reported, options)
+            dump_found = _bursts(dump_runs, window_s, origin_s, _summed_spread_floor(pattern_runs),
+                                 dump_found_all, options)
+            pattern_found += found
             # Bursts a single pattern explains are that pattern's findings; they still
             # cover the longer windows around them.
-            dump_reported += dump_found
-            dump_found = _not_one_pattern(dump_found, found)
+            dump_found_all += dump_found
+            found = _busiest(found, options.max_bursts)
+            dump_found = _busiest(_not_one_pattern(dump_found, pattern_found), options.max_bursts)
             findings += _burst_findings(found, expiring, columns, groups)
             findings += _dump_burst_findings(dump_found, pattern_runs, expiring, columns, groups)
-            pattern_reported += found
             table_rows += [("pattern", b) for b in found] + [("all", b) for b in dump_found]
         findings += _jitter_findings(expiring, columns, groups, options)
         tables = {"expiry_bursts": _burst_table(table_rows, expiring, groups),
@@ -197,16 +205,10 @@ class _Expiring:
         self.n_per_group = counts(self.group, groups.n)
         if self.n == 0:
             self.ms_runs = Runs.of_sorted(np.zeros(0, np.int64), np.zeros(0, np.int64))
-            self.span_s_per_group = np.zeros(groups.n)
-            self.span_s = 0.0
             return self
         by_group = SortedGroups.build(self.group, self.offset_ms.astype(np.uint64), groups.n)
         sorted_group = np.repeat(np.arange(groups.n, dtype=np.int64), by_group.counts)
         self.ms_runs = Runs.of_sorted(sorted_group, by_group.values.astype(np.int64))
-        first, _ = by_group.quantile(0.0)
-        last, _ = by_group.quantile(1.0)
-        self.span_s_per_group = (last.astype(np.float64) - first.astype(np.float64)) / 1000
-        self.span_s = (float(self.offset_ms.max()) - float(self.offset_ms.min())) / 1000
         return self
 
     def in_window(self, start_s, window_s):
@@ -222,12 +224,14 @@ def _merge_groups(runs):
     return Runs(np.zeros(len(window), np.int64), window, count)
 
 
-def _bursts(runs, n_per_group, span_s_per_group, window_s, origin_s, reported, options):
-    """The bursts among ``runs`` (windows of ``window_s``), busiest first per group.
+def _bursts(runs, window_s, origin_s, floor, covered_by, options):
+    """Every burst among ``runs`` (windows of ``window_s``), busiest first within each group.
 
-    ``origin_s`` is the start of window 0 in epoch seconds. A window whose
-    keys are mostly a burst of a shorter window in ``reported`` is skipped:
-    that burst already tells its story.
+    ``origin_s``: start of window 0 in epoch seconds. ``floor``: the least
+    each candidate window is expected to hold, from the spread of its group
+    (an array per candidate, given the candidates' groups and windows).
+    ``covered_by``: bursts of shorter windows; a window whose keys are mostly
+    theirs is skipped, since those bursts already tell its story.
     """
     index = np.flatnonzero(runs.count >= options.min_keys)
     if len(index) == 0:
@@ -241,42 +245,91 @@ def _bursts(runs, n_per_group, span_s_per_group, window_s, origin_s, reported, o
     left = np.searchsorted(keys, (group << _WINDOW_BITS) | low, side="left")
     right = np.searchsorted(keys, (group << _WINDOW_BITS) | high, side="right")
     neighbors = cumulative[right] - cumulative[left] - count
-    local = neighbors / np.maximum(high - low, 1)
-    spread = n_per_group[group] * window_s / (span_s_per_group[group] + window_s)
-    expected = np.maximum(local, spread)
-    burst = (count >= options.min_ratio * expected) & (_covered(reported, keys[index], window_s, origin_s)
-                                                       * 2 < count)
+    expected = np.maximum(neighbors / np.maximum(high - low, 1), floor(group, window))
+    covered = _covered(covered_by, keys[index], window_s, origin_s)
+    burst = (count >= options.min_ratio * expected) & (covered * 2 < count)
     group, window, count, expected = group[burst], window[burst], count[burst], expected[burst]
     order = np.lexsort((window, -count, group))
-    group, window, count, expected = group[order], window[order], count[order], expected[order]
-    first_of_group = np.concatenate(([True], group[1:] != group[:-1]))
-    start_of_group = np.maximum.accumulate(np.where(first_of_group, np.arange(len(group)), 0))
-    keep = (np.arange(len(group)) - start_of_group) < options.max_bursts
     return [Burst(int(g), window_s, int(origin_s + w * window_s), int(c), float(e))
-            for g, w, c, e in zip(group[keep], window[keep], count[keep], expected[keep])]
+            for g, w, c, e in zip(group[order], window[order], count[order], expected[order])]
 
 
-def _covered(reported, candidate_keys, window_s, origin_s):
-    """For each candidate window, the most keys of one shorter burst already reported inside it."""
+def _busiest(bursts, max_bursts):
+    """The first ``max_bursts`` bursts of each group (``bursts`` come busiest first per group)."""
+    kept, seen = [], collections.Counter()
+    for b in bursts:
+        seen[b.group] += 1
+        if seen[b.group] <= max_bursts:
+            kept.append(b)
+    return kept
+
+
+def _spread_floor(runs):
+    """Per group: its keys spread evenly from ctime (window 0) to its last expiry, per window.
+
+    This is what steady writes predict: keys written at a constant rate with
+    a TTL of T are alive for T, so at any instant their expiries fall evenly
+    over the next T. A pattern that expires in a narrower range was written
+    in a burst (a cache warm-up, a deploy, a batch job) and will expire in one.
+    """
+    if len(runs.count) == 0:
+        return lambda group, window: np.zeros(len(group))
+    last = np.concatenate((runs.group[1:] != runs.group[:-1], [True]))
+    n_groups = int(runs.group.max()) + 1
+    n = np.bincount(runs.group, weights=runs.count, minlength=n_groups)
+    windows = np.ones(n_groups)
+    windows[runs.group[last]] = runs.window[last] + 1
+    rate = n / windows
+    return lambda group, window: rate[group]
+
+
+def _summed_spread_floor(pattern_runs):
+    """For the whole dump: the sum of the spread floors of the patterns that reach a window.
+
+    A dump mixes patterns of very different TTLs (seconds for locks, days
+    for sessions): the dump's first windows are busy because every short
+    TTL ends there. The patterns' own floors, summed, predict that.
+    """
+    runs = pattern_runs
+    if len(runs.count) == 0:
+        return lambda group, window: np.zeros(len(group))
+    first = np.concatenate(([True], runs.group[1:] != runs.group[:-1]))
+    last = np.concatenate((runs.group[1:] != runs.group[:-1], [True]))
+    n = np.add.reduceat(runs.count, np.flatnonzero(first))
+    end = runs.window[last]
+    rate = n / (end + 1)
+    # Every pattern's floor starts at window 0; sum the rates of those ending at or after a window.
+    order = np.argsort(end, kind="stable")
+    end, reaching = end[order], np.cumsum(rate[order][::-1])[::-1]
+
+    def floor(group, window):
+        position = np.searchsorted(end, window, side="left")
+        return np.where(position < len(end), reaching[np.minimum(position, len(end) - 1)], 0.0)
+
+    return floor
+
+
+def _covered(bursts, candidate_keys, window_s, origin_s):
+    """For each candidate window, how many of its keys the shorter ``bursts`` inside it hold."""
     covered = np.zeros(len(candidate_keys), np.int64)
-    if not reported:
+    if not bursts:
         return covered
-    group = np.array([b.group for b in reported], np.int64)
-    window = np.array([(b.start_s - origin_s) // window_s for b in reported], np.int64)
-    n_keys = np.array([b.n_keys for b in reported], np.int64)
-    at = np.searchsorted(candidate_keys, (group << _WINDOW_BITS) | window)
-    found = at < len(candidate_keys)
-    found[found] = candidate_keys[at[found]] == ((group << _WINDOW_BITS) | window)[found]
-    np.maximum.at(covered, at[found], n_keys[found])
+    group = np.array([b.group for b in bursts], np.int64)
+    window = np.array([(b.start_s - origin_s) // window_s for b in bursts], np.int64)
+    n_keys = np.array([b.n_keys for b in bursts], np.int64)
+    wanted = (group << _WINDOW_BITS) | window
+    at = np.minimum(np.searchsorted(candidate_keys, wanted), len(candidate_keys) - 1)
+    found = candidate_keys[at] == wanted
+    np.add.at(covered, at[found], n_keys[found])
     return covered
 
 
 def _not_one_pattern(dump_bursts, pattern_bursts):
-    """Drop dump bursts that are (90%+) one pattern's burst reported for the same window."""
-    by_start = {}
+    """Drop dump bursts that are (90%+) one pattern's burst found for the same window."""
+    largest = {}
     for b in pattern_bursts:
-        by_start[b.start_s] = max(by_start.get(b.start_s, 0), b.n_keys)
-    return [b for b in dump_bursts if by_start.get(b.start_s, 0) < 0.9 * b.n_keys]
+        largest[b.window_s, b.start_s] = max(largest.get((b.window_s, b.start_s), 0), b.n_keys)
+    return [b for b in dump_bursts if largest.get((b.window_s, b.start_s), 0) < 0.9 * b.n_keys]
 
 
 def _burst_findings(bursts, expiring, columns, groups):
@@ -307,10 +360,10 @@ def _burst_findings(bursts, expiring, columns, groups):
         in_bursts = sum(b.n_keys for b in bs)
         share = in_bursts / n_ttl
         more = f" and {len(bs) - 1} more" if len(bs) > 1 else ""
-        busiest = f"its busiest {span}" if len(bs) == 1 else f"its {len(bs)} busiest {span}s"
+        busiest = f"its busiest {span} holds" if len(bs) == 1 else f"its {len(bs)} busiest {span}s hold"
         message = (f"{top.n_keys:,} keys of {groups.pattern[g]} expire in the same {span} at "
                    f"{_iso(top.start)}{more} ({_ratio(top.n_keys, top.expected)} what its spread "
-                   f"predicts); {busiest} hold {format_share(share)} of its {n_ttl:,} keys with a TTL")
+                   f"predicts); {busiest} {format_share(share)} of its {n_ttl:,} keys with a TTL")
         findings.append(EXPIRY_BURST.finding(
             message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=in_bursts,
             est_memory_bytes=int(memory_in[g]), examples=columns.key_text(examples.get(g, [])),

@@ -57,10 +57,26 @@ def test_a_batch_in_one_second_is_a_burst_and_has_no_jitter():
         [("pattern", "cache:page:{id}", 1, burst.details_dict["bursts"][0]["n_keys"])]
 
 
-def test_keys_spread_evenly_are_no_burst_however_many():
-    rows = spread("cache:page", 10_000, CTIME_MS + HOUR_MS, 100 * 1000)  # 100 per second
+def test_steady_writes_are_no_burst_however_many():
+    # written at a steady rate with TTLs of 100 s: expiring evenly over the next 100 s
+    rows = spread("cache:page", 10_000, CTIME_MS, 100 * 1000)
     result = analyze(rows)
     assert not found(result, "EXP001") and not found(result, "EXP002") and not found(result, "EXP003")
+
+
+def test_a_warm_up_expires_as_a_burst_even_when_spread_over_seconds():
+    # 10,000 keys written within 100 s (a warm-up) with a one-hour TTL
+    rows = spread("cache:page", 10_000, CTIME_MS + HOUR_MS, 100 * 1000)
+    bursts = found(analyze(rows), "EXP001")
+    assert [b.details_dict["window_s"] for b in bursts] == [60]
+    assert bursts[0].details_dict["bursts"][0]["n_keys"] == 6000
+
+
+def test_short_ttls_do_not_make_the_first_windows_a_dump_burst():
+    rows = spread("typing", 5000, CTIME_MS, 10 * 1000) + spread("lock", 5000, CTIME_MS, 60 * 1000)
+    rows += spread("session", 20_000, CTIME_MS, 2 * HOUR_MS) + spread("user", 20_000, CTIME_MS, 30 * DAY_MS)
+    result = analyze(rows)
+    assert not [f for f in result.finding_list if f.code.startswith("EXP")]
 
 
 def test_jittered_batch_is_a_burst_but_has_jitter():
