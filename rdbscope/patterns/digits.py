@@ -47,7 +47,7 @@ def _same_shape(form_parts, key_parts):
     if len(form_parts) != len(key_parts):
         return False
     return all(
-        (_MASKED.sub("0", k) if i % 2 == 0 else k) == f
+        (_MASKED.sub("0", k) == _MASKED.sub("0", f)) if i % 2 == 0 else k == f
         for i, (f, k) in enumerate(zip(form_parts, key_parts))
     )
 

@@ -9,7 +9,8 @@ merge into one ``{*}`` branch):
 * values that are a placeholder (``{id}``, ``{hex}``, …) are already general;
   a node holding both ``{id}`` and ``{hex}`` (hex ids that happened to be all
   digits) keeps ``{hex}``, and one holding ``{id}`` with ``{ts}`` or
-  ``{date}`` keeps ``{id}``;
+  ``{date}`` (ids whose values happened to look like epochs) keeps ``{id}``,
+  provided both are followed by the same rest of key at least once;
 * a literal matching a partly typed sibling (``disk03`` next to ``disk{id}``)
   joins that sibling;
 * the other literals are a variable when there are at least ``min_distinct``
@@ -21,8 +22,10 @@ merge into one ``{*}`` branch):
 
 When a variable's values consistently contain a softer separator (most hold
 the same number of ``-``, say), the values are split on it and each part is
-decided the same way, so ``SKU-A04246`` gives ``SKU-{*}`` and slugs of varying
-length give ``{*}``.
+decided the same way.  The split is kept when some parts are variables and
+the others take at most ``split_max_literals`` values, so ``SKU-A04246``
+gives ``SKU-{*}``, while slugs of varying length and word pairs such as
+``charlie-november`` give ``{*}``.
 
 The first segment of a key with separators is never a variable (it is the
 namespace).  Keys without any separator are grouped by length and character
@@ -48,20 +51,29 @@ class Thresholds:
     heavy_factor: float = 20.0
     flat_min_distinct: int = 50
     split_share: float = 0.9
+    split_max_literals: int = 4
 
 
 _UNIFY = ((m.HEX, (m.ID,)), (m.ID, (m.TS, m.DATE)))
 _ANY = m.marker(m.ANY)
 
 
-def _unify_placeholders(names):
-    """Map each placeholder name present at one node to the name it is shown as."""
+def _unify_placeholders(names, continuations):
+    """Map each placeholder name present at one node to the name it is shown as.
+
+    ``continuations`` (name -> set of what follows in the key) limits merging to
+    placeholders that are followed by the same thing at least once, so that
+    ``order:{date}:{id}`` and ``order:{id}:items`` stay apart.
+    """
     target = {name: name for name in names}
     for keeper, absorbed in _UNIFY:
-        if keeper in names:
-            for name in absorbed:
-                if name in target:
-                    target[name] = keeper
+        if keeper not in names:
+            continue
+        for name in absorbed:
+            if name in target and target[name] == name and (
+                continuations is None or continuations[name] & continuations[keeper]
+            ):
+                target[name] = keeper
     return target
 
 
@@ -93,23 +105,47 @@ def _absorb_into_templates(literals):
     return absorbed
 
 
-def _variable_literals(counts, thresholds, min_distinct):
-    """The literals (value -> keys) that are instances of one variable."""
+def _variable_literals(counts, thresholds, min_distinct, continuations):
+    """The literals (value -> keys) that are instances of one variable.
+
+    ``continuations`` (value -> ids of what follows it, or None at the last
+    segment) lets a heavy value join the variable when it is followed by what
+    the light values are followed by: a user with thousands of messages is
+    still a user, while ``cache:product:…`` beside ``cache:<hash>:meta`` is not.
+    """
     if len(counts) < min_distinct:
         return []
     ordered = sorted(counts.values())
     heavy_cut = max(thresholds.heavy_min_keys, thresholds.heavy_factor * ordered[len(ordered) // 2])
     light = [v for v, c in counts.items() if c < heavy_cut]
     n_keys = sum(counts[v] for v in light)
-    if len(light) >= min_distinct and (
+    if not (len(light) >= min_distinct and (
         len(light) >= thresholds.many_distinct or len(light) >= thresholds.min_ratio * n_keys
-    ):
+    )):
+        return []
+    if continuations is None or len(light) == len(counts):
         return light
-    return []
+    seen_after_light = set().union(*(continuations[v] for v in light))
+    heavy_alike = [v for v, c in counts.items() if c >= heavy_cut and continuations[v] & seen_after_light]
+    return light + heavy_alike
+
+
+def _braced(value):
+    return len(value) >= 2 and value[0] == "{" and value[-1] == "}"
 
 
 def _split_templates(values, counts, thresholds, delimiters):
-    """Templates for the values of one variable: a split on a softer separator, or ``{*}``."""
+    """Templates for the values of one variable: a split on a softer separator, or ``{*}``.
+
+    Values that are hash tags (``{alice}``) keep their braces: ``{{*}}``.
+    """
+    braced = [v for v in values if _braced(v)]
+    if braced and len(braced) >= thresholds.split_share * len(values):
+        inner_counts = Counter()
+        for v in braced:
+            inner_counts[v[1:-1]] += counts[v]
+        inner = _split_templates(list(inner_counts), inner_counts, thresholds, delimiters)
+        return {v: "{" + inner[v[1:-1]] + "}" if _braced(v) else _ANY for v in values}
     for delimiter in delimiters:
         per_count = Counter(v.count(delimiter) for v in values)
         times, n = min(per_count.items(), key=lambda item: (-item[1], item[0]))
@@ -123,46 +159,71 @@ def _split_templates(values, counts, thresholds, delimiters):
             for v in chosen:
                 part_counts[parts[v][j]] += counts[v]
             decided.append(decide(part_counts, thresholds, softer_than(delimiter)))
-        templates = {v: delimiter.join(decided[j][parts[v][j]] for j in range(times + 1)) for v in chosen}
-        if all(set(d.values()) == {_ANY} for d in decided):
+        variable = [set(d.values()) == {_ANY} for d in decided]
+        constant_enough = all(
+            is_variable or len(set(d.values())) <= thresholds.split_max_literals
+            for is_variable, d in zip(variable, decided)
+        )
+        if all(variable) or not any(variable) or not constant_enough:
             break
+        templates = {v: delimiter.join(decided[j][parts[v][j]] for j in range(times + 1)) for v in chosen}
         return {v: templates.get(v, _ANY) for v in values}
     return {v: _ANY for v in values}
 
 
-def decide(counts, thresholds, delimiters, min_distinct=None):
+def decide(counts, thresholds, delimiters, min_distinct=None, continuations=None):
     """What each value of one segment at one node becomes.
 
     ``counts`` maps value -> number of keys; returns value -> output value.
     ``min_distinct`` overrides the threshold (a huge number keeps literals).
+    ``continuations`` maps each value to the set of ids of what follows it in
+    its keys (None where that is unknown or always nothing).
     """
     if min_distinct is None:
         min_distinct = thresholds.min_distinct
     out = {}
     placeholders = [v for v in counts if m.is_placeholder(v)]
     if placeholders:
-        target = _unify_placeholders({m.placeholder_name(v) for v in placeholders})
+        following = None
+        if continuations is not None:
+            following = {m.placeholder_name(v): continuations[v] for v in placeholders}
+        target = _unify_placeholders({m.placeholder_name(v) for v in placeholders}, following)
         for v in placeholders:
             out[v] = m.marker(target[m.placeholder_name(v)])
     literals = {v: c for v, c in counts.items() if v not in out}
     absorbed = _absorb_into_templates(literals)
-    out.update(absorbed)
-    literals = {v: c for v, c in literals.items() if v not in absorbed}
-    variable = _variable_literals(literals, thresholds, min_distinct)
+    for value, template in absorbed.items():
+        literals[template] += literals.pop(value)
+        if continuations is not None:
+            continuations[template] = continuations[template] | continuations[value]
+    variable = _variable_literals(literals, thresholds, min_distinct, continuations)
     if variable:
         out.update(_split_templates(variable, literals, thresholds, delimiters))
     for v in literals:
         out.setdefault(v, v)
+    for value, template in absorbed.items():
+        out[value] = out[template]
     return out
 
 
-_CLASSES = (("a", str.islower), ("A", str.isupper), ("0", str.isdigit))
-
-
 def _flat_shape(value):
-    """Length and character classes of a key without separators."""
-    classes = "".join(name for name, test in _CLASSES if any(test(ch) for ch in value))
-    return len(value), classes
+    """Length and non-alphanumeric characters of a key without separators."""
+    return len(value), "".join(sorted({ch for ch in value if not (ch.isascii() and ch.isalnum())}))
+
+
+def _rest_ids(split_forms, members, arity):
+    """For each form and position, a number naming the values after that position."""
+    ids = {}
+    rests = {}
+    for i in members:
+        values = split_forms[i]
+        rest = [0] * arity
+        after = -1
+        for position in range(arity - 1, -1, -1):
+            rest[position] = after
+            after = ids.setdefault((values[position], after), len(ids))
+        rests[i] = rest
+    return rests
 
 
 def generalize(forms, counts, thresholds):
@@ -178,19 +239,28 @@ def generalize(forms, counts, thresholds):
     for (delimiter, arity), members in groups.items():
         softer = softer_than(delimiter)
         node = {i: () for i in members}
+        rests = _rest_ids(split_forms, members, arity)
         for position in range(arity):
             at_node = defaultdict(Counter)
+            following = defaultdict(lambda: defaultdict(set))
+            last = position == arity - 1
             for i in members:
                 if arity == 1:
                     node[i] = _flat_shape(split_forms[i][0])
-                at_node[node[i]][split_forms[i][position]] += counts[i]
+                value = split_forms[i][position]
+                at_node[node[i]][value] += counts[i]
+                if not last:
+                    following[node[i]][value].add(rests[i][position])
             if arity == 1:
                 limit = thresholds.flat_min_distinct
             elif position == 0:
                 limit = float("inf")
             else:
                 limit = None
-            decided = {key: decide(values, thresholds, softer, limit) for key, values in at_node.items()}
+            decided = {
+                key: decide(values, thresholds, softer, limit, None if last else following[key])
+                for key, values in at_node.items()
+            }
             for i in members:
                 chosen = decided[node[i]][split_forms[i][position]]
                 node[i] = (node[i], chosen) if arity > 1 else (chosen,)

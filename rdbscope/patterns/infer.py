@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from . import markers as m
 from .digits import settle
-from .forms import as_binary_array, decode, encode, first_and_last, mask_digits
+from .forms import as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions
 from .generalize import Thresholds, generalize
 from .shapes import type_column
 
@@ -49,6 +49,7 @@ def infer_patterns(keys, thresholds=None):
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
 
     form_of_key, forms = encode(mask_digits(keys))
+    form_of_key, forms = restore_short_versions(keys, form_of_key, forms)
     typed_of_form, typed = encode(type_column(decode(forms)))
     typed_of_key = typed_of_form[form_of_key]
     key_counts = np.bincount(typed_of_key, minlength=len(typed))

@@ -19,14 +19,17 @@ uuid       8-4-4-4-12 hex digits
 ts         ISO date-time ``2024-05-01T10:00:00Z`` (offset and seconds optional)
 ip         dotted IPv4
 date       ``2024-05-01`` (also ``/`` or ``.``), ISO week ``2024W20``/``2024-w20``
+b64        (see below)
 number     a standalone run of digits: 13 or 10 digits are epoch candidates,
            8 and 6 digits compact-date candidates (``20240501``, ``202405``),
            settled by :func:`resolve_number`; any other length is ``id``
+b64        a run of at least 20 base64 characters (``+`` and ``/`` included)
+           holding a digit, an upper-case and a lower-case letter: random
+           tokens, base64 blobs.  It comes before numbers so that digits
+           between ``/`` and ``+`` do not cut it up.
 hex        a standalone run of at least 8 hex digits (one case): hashes, Mongo
            object ids, session ids; all-digit runs were already numbers, and
            short words such as ``cafe`` or ``beef`` are too short
-b64        a run of at least 20 base64 characters holding a digit and an
-           upper-case letter (random tokens, base64 blobs)
 =========  ==================================================================
 
 "Standalone" means not glued to a letter or digit: ``order-12345`` and
@@ -34,6 +37,7 @@ b64        a run of at least 20 base64 characters holding a digit and an
 are looked at later, see :mod:`rdbscope.patterns.forms`).
 """
 
+import itertools
 import re
 
 import pyarrow.compute as pc
@@ -68,7 +72,11 @@ _RULES_AFTER_NUMBERS = [
     (m.HEX, r"\b(?:[0-9a-f]{8,}|[0-9A-F]{8,})\b"),
 ]
 _B64_RUN = rf"[{_B64_CHARS}]{{20,}}={{0,2}}"
-_B64_MIXED = rf"[{_B64_CHARS}=]*(?:[0-9][{_B64_CHARS}=]*[A-Z]|[A-Z][{_B64_CHARS}=]*[0-9])[{_B64_CHARS}=]*"
+_X = f"[{_B64_CHARS}=]*"
+_B64_MIXED = _X + "(?:" + "|".join(
+    f"{a}{_X}{b}{_X}{c}"
+    for a, b, c in itertools.permutations(("[0-9]", "[A-Z]", "[a-z]"))
+) + ")" + _X
 
 _PY_RULES_BEFORE = [(name, re.compile(p, re.ASCII)) for name, p in _RULES_BEFORE_NUMBERS]
 _PY_NUMBER = re.compile(_NUMBER, re.ASCII)
@@ -85,17 +93,17 @@ def type_column(forms):
     out = pc.replace_substring(forms, UNDERSCORE, UNDERSCORE_STAND_IN)
     for name, pattern in _RULES_BEFORE_NUMBERS:
         out = pc.replace_substring_regex(out, pattern, m.marker(name))
-    for length in m.NUMBER_CANDIDATE_LENGTHS:
-        out = pc.replace_substring_regex(out, rf"\b[0-9]{{{length}}}\b", m.marker(m.number_candidate(length)))
-    out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
-    for name, pattern in _RULES_AFTER_NUMBERS:
-        out = pc.replace_substring_regex(out, pattern, m.marker(name))
     # b64 needs a length and a mix of characters; RE2 cannot say both at once,
     # so long runs are bracketed first and the bracketed mixed ones replaced.
     out = pc.replace_substring_regex(out, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
     out = pc.replace_substring_regex(out, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
     out = pc.replace_substring(out, _WRAP_OPEN, "")
     out = pc.replace_substring(out, _WRAP_CLOSE, "")
+    for length in m.NUMBER_CANDIDATE_LENGTHS:
+        out = pc.replace_substring_regex(out, rf"\b[0-9]{{{length}}}\b", m.marker(m.number_candidate(length)))
+    out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
+    for name, pattern in _RULES_AFTER_NUMBERS:
+        out = pc.replace_substring_regex(out, pattern, m.marker(name))
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
 
 
@@ -108,6 +116,9 @@ def type_text(text):
     out = text.replace(UNDERSCORE, UNDERSCORE_STAND_IN)
     for name, regex in _PY_RULES_BEFORE:
         out = regex.sub(m.marker(name), out)
+    out = _PY_B64_RUN.sub(
+        lambda match: m.marker(m.B64) if _PY_B64_MIXED.fullmatch(match.group(0)) else match.group(0), out
+    )
     numbers = []
 
     def number(match):
@@ -120,9 +131,6 @@ def type_text(text):
     out = _PY_NUMBER.sub(number, out)
     for name, regex in _PY_RULES_AFTER:
         out = regex.sub(m.marker(name), out)
-    out = _PY_B64_RUN.sub(
-        lambda match: m.marker(m.B64) if _PY_B64_MIXED.fullmatch(match.group(0)) else match.group(0), out
-    )
     return out.replace(UNDERSCORE_STAND_IN, UNDERSCORE), numbers
 
 
