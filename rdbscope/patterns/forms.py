@@ -4,8 +4,8 @@ A key's *form* is the key with every ASCII digit replaced by ``0``.  Keys that
 differ only in their numbers share a form, so a keyspace of millions of keys
 has far fewer forms, and everything after this module works per form.
 
-One exception: one or two digits glued to one to three letters (``v2``,
-``ipv6``, ``h2``, ``x86``) usually name a variant rather than count things, and
+One exception: one or two digits glued to one or two letters (``v2``, ``h2``,
+``s3``, ``x86``) usually name a variant rather than count things, and
 ``…:v1`` and ``…:v2`` keys are different families.  Such digits are put back
 into the forms (see :func:`restore_short_versions`).
 """
@@ -53,8 +53,8 @@ def mask_digits(keys):
     return pa.Array.from_buffers(keys.type, len(keys), [None, keys.buffers()[1], masked], offset=keys.offset)
 
 
-_VERSION_RE2 = r"(?:^|[^A-Za-z0-9])[A-Za-z]{1,3}0{1,2}(?:[^A-Za-z0-9]|$)"
-_VERSION = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z]{1,3}(0{1,2})(?![A-Za-z0-9])")
+_VERSION_RE2 = r"(?:^|[^A-Za-z0-9])[A-Za-z]{1,2}0{1,2}(?:[^A-Za-z0-9]|$)"
+_VERSION = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z]{1,2}(0{1,2})(?![A-Za-z0-9])")
 _MAX_VERSION_DIGITS = 8
 
 

@@ -168,7 +168,23 @@ def _split_templates(values, counts, thresholds, delimiters):
             break
         templates = {v: delimiter.join(decided[j][parts[v][j]] for j in range(times + 1)) for v in chosen}
         return {v: templates.get(v, _ANY) for v in values}
-    return {v: _ANY for v in values}
+    return {v: _numbered_word(values) or _ANY for v in values}
+
+
+_WORD_NUMBER = re.compile(r"([A-Za-z]+)(?:[0-9]+|" + re.escape(m.marker(m.ID)) + ")")
+
+
+def _numbered_word(values):
+    """``len{id}`` when every value is one word followed by a number, else None."""
+    words = set()
+    for value in values:
+        match = _WORD_NUMBER.fullmatch(value)
+        if not match:
+            return None
+        words.add(match.group(1))
+        if len(words) > 1:
+            return None
+    return words.pop() + m.marker(m.ID)
 
 
 def decide(counts, thresholds, delimiters, min_distinct=None, continuations=None):

@@ -18,7 +18,8 @@ token      JSON Web Token: three base64url parts, the first two ``eyJ…``
 uuid       8-4-4-4-12 hex digits
 ts         ISO date-time ``2024-05-01T10:00:00Z`` (offset and seconds optional)
 ip         dotted IPv4
-date       ``2024-05-01`` (also ``/`` or ``.``), ISO week ``2024W20``/``2024-w20``
+date       ``2024-05-01`` (also ``/`` or ``.``), ISO week ``2024W20``/``2024-w20``,
+           year and month ``2024-05``
 b64        (see below)
 number     a standalone run of digits: 13 or 10 digits are epoch candidates,
            8 and 6 digits compact-date candidates (``20240501``, ``202405``),
@@ -66,6 +67,7 @@ _RULES_BEFORE_NUMBERS = [
     (m.IP, r"\b[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\b"),
     (m.DATE, r"\b[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}\b"),
     (m.DATE, r"\b[0-9]{4}-?[Ww][0-9]{2}\b"),
+    (m.DATE, r"\b[0-9]{4}-[0-9]{2}\b"),
 ]
 _NUMBER = r"\b[0-9]+\b"
 _RULES_AFTER_NUMBERS = [
