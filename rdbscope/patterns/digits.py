@@ -26,6 +26,12 @@ def needs_settling(typed_form):
     return "0" in m.MARKER_RE.sub("", typed_form) or f"{m.OPEN}n" in typed_form
 
 
+def _variable_token(word):
+    """What a token whose digits vary becomes: ``disk{id}`` or ``{*}``."""
+    prefix = _WORD_THEN_NUMBER.fullmatch(word)
+    return prefix.group(1) + m.marker(m.ID) if prefix else m.marker(m.ANY)
+
+
 def _settle_text(first, last):
     """One stretch of text between markers, from the two samples."""
     out = []
@@ -36,11 +42,19 @@ def _settle_text(first, last):
         if not _MASKED.search(word) or word == last[start:stop]:
             continue
         out.append(first[end:start])
-        prefix = _WORD_THEN_NUMBER.fullmatch(word)
-        out.append(prefix.group(1) + m.marker(m.ID) if prefix else m.marker(m.ANY))
+        out.append(_variable_token(word))
         end = stop
     out.append(first[end:])
     return "".join(out)
+
+
+def as_if_varying(text):
+    """The text with every token holding digits made variable, as if its digits varied.
+
+    A key alone in its form keeps its digits (``SKU-E82907``); this gives what
+    it would have been among siblings (``SKU-{*}``), so that it can join them.
+    """
+    return _TOKEN.sub(lambda t: _variable_token(t.group(0)) if _MASKED.search(t.group(0)) else t.group(0), text)
 
 
 def _same_shape(form_parts, key_parts):

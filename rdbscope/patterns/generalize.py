@@ -34,10 +34,11 @@ classes, and become ``{*}`` only when ``flat_min_distinct`` of them share one.
 
 import dataclasses
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 
 from . import markers as m
-from .delimiters import primary, softer_than, split_outside_markers
+from .delimiters import softer_than
+from .digits import as_if_varying
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,31 +78,21 @@ def _unify_placeholders(names, continuations):
     return target
 
 
-def _template_regex(value):
-    parts = m.MARKER_RE.split(value)
-    pieces = []
-    for i, part in enumerate(parts):
-        if i % 2 == 0:
-            pieces.append(re.escape(part))
-        else:
-            pieces.append("[0-9]+" if part in (m.ID, m.TS, m.DATE) else ".+")
-    return re.compile("".join(pieces), re.ASCII)
+_DIGIT = re.compile(r"[0-9]", re.ASCII)
 
 
 def _absorb_into_templates(literals):
-    """Map literals that match a partly typed sibling (``disk03`` ~ ``disk{id}``) to it."""
-    templates = [v for v in literals if m.OPEN in v]
+    """Map literals that are a partly typed sibling with other digits (``disk03`` ~ ``disk{id}``)."""
+    templates = {v for v in literals if m.OPEN in v}
     if not templates:
         return {}
-    regexes = [(t, _template_regex(t)) for t in sorted(templates)]
     absorbed = {}
     for value in literals:
-        if m.OPEN in value:
+        if m.OPEN in value or not _DIGIT.search(value):
             continue
-        for template, regex in regexes:
-            if regex.fullmatch(value):
-                absorbed[value] = template
-                break
+        template = as_if_varying(value)
+        if template in templates:
+            absorbed[value] = template
     return absorbed
 
 
@@ -220,71 +211,3 @@ def decide(counts, thresholds, delimiters, min_distinct=None, continuations=None
     for value, template in absorbed.items():
         out[value] = out[template]
     return out
-
-
-def _flat_shape(value):
-    """Length and non-alphanumeric characters of a key without separators."""
-    return len(value), "".join(sorted({ch for ch in value if not (ch.isascii() and ch.isalnum())}))
-
-
-def _rest_ids(split_forms, members, arity):
-    """For each form and position, a number naming the values after that position."""
-    ids = {}
-    rests = {}
-    for i in members:
-        values = split_forms[i]
-        rest = [0] * arity
-        after = -1
-        for position in range(arity - 1, -1, -1):
-            rest[position] = after
-            after = ids.setdefault((values[position], after), len(ids))
-        rests[i] = rest
-    return rests
-
-
-def generalize(forms, counts, thresholds):
-    """The pattern (internal form) of each typed form, given its key count."""
-    groups = defaultdict(list)
-    split_forms = []
-    for i, form in enumerate(forms):
-        delimiter = primary(m.MARKER_RE.sub("", form))
-        values = split_outside_markers(form, delimiter)
-        split_forms.append(values)
-        groups[(delimiter, len(values))].append(i)
-    patterns = [None] * len(forms)
-    for (delimiter, arity), members in groups.items():
-        softer = softer_than(delimiter)
-        node = {i: () for i in members}
-        rests = _rest_ids(split_forms, members, arity)
-        for position in range(arity):
-            at_node = defaultdict(Counter)
-            following = defaultdict(lambda: defaultdict(set))
-            last = position == arity - 1
-            for i in members:
-                if arity == 1:
-                    node[i] = _flat_shape(split_forms[i][0])
-                value = split_forms[i][position]
-                at_node[node[i]][value] += counts[i]
-                if not last:
-                    following[node[i]][value].add(rests[i][position])
-            if arity == 1:
-                limit = thresholds.flat_min_distinct
-            elif position == 0:
-                limit = float("inf")
-            else:
-                limit = None
-            decided = {
-                key: decide(values, thresholds, softer, limit, None if last else following[key])
-                for key, values in at_node.items()
-            }
-            for i in members:
-                chosen = decided[node[i]][split_forms[i][position]]
-                node[i] = (node[i], chosen) if arity > 1 else (chosen,)
-        for i in members:
-            parts = []
-            key = node[i]
-            while arity > 1 and key:
-                key, value = key
-                parts.append(value)
-            patterns[i] = delimiter.join(reversed(parts)) if arity > 1 else key[0]
-    return patterns

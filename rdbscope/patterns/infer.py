@@ -4,7 +4,8 @@
 2. Type the forms with pyarrow regexes: uuids, hex, dates, … (:mod:`.shapes`).
 3. Settle candidate numbers and digits glued to letters from two sample keys
    per typed form (:mod:`.digits`).
-4. Generalize high-cardinality literals per prefix-tree node (:mod:`.generalize`).
+4. Generalize high-cardinality literals per prefix-tree node (:mod:`.tree`,
+   :mod:`.generalize`).
 5. Map every key to its pattern through the form and typed-form numbers.
 
 Python loops run over typed forms (steps 3-4), never over keys.
@@ -17,8 +18,9 @@ import pyarrow.compute as pc
 from . import markers as m
 from .digits import settle
 from .forms import as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions
-from .generalize import Thresholds, generalize
+from .generalize import Thresholds
 from .shapes import type_column
+from .tree import generalize
 
 _NEEDS_SETTLING = f"0|{m.OPEN}n"
 
@@ -60,10 +62,10 @@ def infer_patterns(keys, thresholds=None):
     settled_of_typed = np.array([settled_ids.setdefault(s, len(settled_ids)) for s in settled], dtype=np.int64)
     settled_counts = np.bincount(settled_of_typed, weights=key_counts, minlength=len(settled_ids))
 
-    patterns = generalize(list(settled_ids), settled_counts.astype(np.int64).tolist(), thresholds)
+    pattern_of_settled, patterns = generalize(pa.array(list(settled_ids), pa.string()), settled_counts, thresholds)
     rendered = [m.render(p) for p in patterns]
     dictionary = sorted(set(rendered))
     position = {p: i for i, p in enumerate(dictionary)}
-    pattern_of_settled = np.array([position[p] for p in rendered], dtype=np.int32)
-    indices = pattern_of_settled[settled_of_typed][typed_of_key]
+    renumbered = np.array([position[p] for p in rendered], dtype=np.int32)
+    indices = renumbered[pattern_of_settled][settled_of_typed][typed_of_key]
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string()))
