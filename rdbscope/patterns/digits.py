@@ -9,6 +9,9 @@ A typed form still holds two kinds of masked digits:
   variable otherwise.
 
 Both are decided from two sample keys of the form, its first and its last.
+:func:`settle_typed` handles forms without candidate numbers from their two
+samples already typed (with pyarrow, in bulk); :func:`settle` handles the rest
+one by one.
 """
 
 import re
@@ -88,3 +91,21 @@ def settle(typed_form, first_key, last_key):
         else:
             out.append(m.marker(a))
     return "".join(out)
+
+
+def settle_typed(typed_form, first, last):
+    """The typed form with its glued digits settled, from its two samples typed.
+
+    For forms without candidate numbers: ``first`` and ``last`` are what
+    :func:`.shapes.type_column` gives for the two sample keys.
+    """
+    if first == last:
+        return first
+    first_parts = m.MARKER_RE.split(first)
+    last_parts = m.MARKER_RE.split(last)
+    if len(first_parts) != len(last_parts):
+        return typed_form
+    return "".join(
+        _settle_text(a, b) if i % 2 == 0 else m.marker(a)
+        for i, (a, b) in enumerate(zip(first_parts, last_parts))
+    )

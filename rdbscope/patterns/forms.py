@@ -66,15 +66,18 @@ def _version_positions(form):
     return positions[:_MAX_VERSION_DIGITS]
 
 
-def restore_short_versions(keys, form_of_key, forms):
-    """Split forms by the values of their version digits (``v2`` apart from ``v1``).
+def version_candidates(typed):
+    """Forms whose typed form still shows version digits (uuids and hashes are typed away)."""
+    return np.flatnonzero(pc.match_substring_regex(typed, _VERSION_RE2).to_numpy(zero_copy_only=False))
 
-    Returns new ``(form_of_key, forms)``; forms that hold no version digits, and
-    their keys, are unchanged.
+
+def restore_short_versions(keys, form_of_key, forms, candidates):
+    """Split the candidate forms by the values of their version digits (``v2`` apart from ``v1``).
+
+    Returns ``(form_of_key, added, used)``: the new form of each key, the forms
+    added (with their version digits put back), and which of the old forms
+    followed by the added ones still have keys.
     """
-    candidates = np.flatnonzero(pc.match_substring_regex(forms, _VERSION_RE2).to_numpy(zero_copy_only=False))
-    if not len(candidates):
-        return form_of_key, forms
     texts = forms.take(pa.array(candidates)).to_pylist()
     positions = [_version_positions(t) for t in texts]
     n_digits = np.zeros(len(forms), dtype=np.int64)
@@ -107,11 +110,10 @@ def restore_short_versions(keys, form_of_key, forms):
         restored.append(bytes(chars))
     form_of_key = form_of_key.astype(np.int64, copy=True)
     form_of_key[selected] = len(forms) + inverse
-    forms = pa.concat_arrays([forms, pa.array(restored, forms.type)])
     # Forms whose keys all moved to restored forms are dropped.
-    used = np.bincount(form_of_key, minlength=len(forms)) > 0
+    used = np.bincount(form_of_key, minlength=len(forms) + len(restored)) > 0
     renumbered = np.cumsum(used) - 1
-    return renumbered[form_of_key], forms.filter(pa.array(used))
+    return renumbered[form_of_key], pa.array(restored, forms.type), used
 
 
 def encode(array):
@@ -128,9 +130,10 @@ def decode(array):
     except pa.ArrowInvalid:
         pass
     offsets = _offsets(array)
-    high = np.frombuffer(_data(array), dtype=np.uint8) >= 0x80
-    running = np.concatenate(([0], np.cumsum(high, dtype=np.int64)))
-    has_high = running[offsets[1:]] > running[offsets[:-1]]
+    high_bytes = np.flatnonzero(np.frombuffer(_data(array), dtype=np.uint8) >= 0x80)
+    high_bytes = high_bytes[(high_bytes >= offsets[0]) & (high_bytes < offsets[-1])]
+    has_high = np.zeros(len(array), dtype=bool)
+    has_high[np.searchsorted(offsets, high_bytes, side="right") - 1] = True
     mask = pa.array(has_high)
     fixed = [value.decode("utf-8", "backslashreplace") for value in array.filter(mask).to_pylist()]
     return pc.replace_with_mask(array.view(text_type), mask, pa.array(fixed, text_type))

@@ -16,23 +16,36 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import markers as m
-from .digits import settle
-from .forms import as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions
+from .digits import settle, settle_typed
+from .forms import (
+    as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions, version_candidates,
+)
 from .generalize import Thresholds
 from .shapes import type_column
+from .threads import by_slices
 from .tree import generalize
 
-_NEEDS_SETTLING = f"0|{m.OPEN}n"
+_NUMBER_CANDIDATE = f"{m.OPEN}n"
+_NEEDS_SETTLING = f"0|{_NUMBER_CANDIDATE}"
 
 
 def _settled_forms(typed, keys, first, last):
     """Each typed form with its digits settled (see :mod:`.digits`)."""
     forms = typed.to_pylist()
-    needs = np.flatnonzero(pc.match_substring_regex(typed, _NEEDS_SETTLING).to_numpy(zero_copy_only=False))
-    if len(needs):
-        firsts = decode(keys.take(pa.array(first[needs]))).to_pylist()
-        lasts = decode(keys.take(pa.array(last[needs]))).to_pylist()
-        for j, i in enumerate(needs):
+    needs = pc.match_substring_regex(typed, _NEEDS_SETTLING).to_numpy(zero_copy_only=False)
+    numbers = pc.match_substring(typed, _NUMBER_CANDIDATE).to_numpy(zero_copy_only=False)
+    bulk = np.flatnonzero(needs & ~numbers)
+    if len(bulk):
+        firsts = type_column(decode(keys.take(pa.array(first[bulk])))).to_pylist()
+        distinct = bulk[first[bulk] != last[bulk]]
+        lasts = dict(zip(distinct.tolist(), type_column(decode(keys.take(pa.array(last[distinct])))).to_pylist()))
+        for j, i in enumerate(bulk.tolist()):
+            forms[i] = settle_typed(forms[i], firsts[j], lasts.get(i, firsts[j]))
+    one_by_one = np.flatnonzero(numbers)
+    if len(one_by_one):
+        firsts = decode(keys.take(pa.array(first[one_by_one]))).to_pylist()
+        lasts = decode(keys.take(pa.array(last[one_by_one]))).to_pylist()
+        for j, i in enumerate(one_by_one.tolist()):
             forms[i] = settle(forms[i], firsts[j], lasts[j])
     return forms
 
@@ -51,8 +64,12 @@ def infer_patterns(keys, thresholds=None):
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
 
     form_of_key, forms = encode(mask_digits(keys))
-    form_of_key, forms = restore_short_versions(keys, form_of_key, forms)
-    typed_of_form, typed = encode(type_column(decode(forms)))
+    typed_forms = by_slices(type_column, decode(forms))
+    versions = version_candidates(typed_forms)
+    if len(versions):
+        form_of_key, added, used = restore_short_versions(keys, form_of_key, forms, versions)
+        typed_forms = pa.concat_arrays([typed_forms, type_column(decode(added))]).filter(pa.array(used))
+    typed_of_form, typed = encode(typed_forms)
     typed_of_key = typed_of_form[form_of_key]
     key_counts = np.bincount(typed_of_key, minlength=len(typed))
     first, last = first_and_last(typed_of_key, len(typed))

@@ -210,14 +210,18 @@ def _encode(text):
     return text.encode("utf-8", "surrogateescape")
 
 
-def generate(seed, n_keys):
-    """``(keys, truth)``: unique keys as bytes, and the pattern of each."""
+def generate(seed, n_keys, families=None):
+    """``(keys, truth)``: unique keys as bytes, and the pattern of each.
+
+    ``families`` defaults to :data:`FAMILIES`; the noise keys are always added.
+    """
+    families = FAMILIES if families is None else families
     rng = random.Random(seed)
     noise = [_encode(k) for k in NOISE_KEYS]
-    total_weight = sum(w for _, w, _ in FAMILIES)
+    total_weight = sum(w for _, w, _ in families)
     budget = n_keys - len(noise)
     keys = {k: k.decode("utf-8", "surrogateescape") for k in noise}
-    for pattern, weight, make in FAMILIES:
+    for pattern, weight, make in families:
         wanted = max(1, round(budget * weight / total_weight))
         made = 0
         attempts = 0
