@@ -16,8 +16,10 @@ one by one.
 
 import re
 
+import pyarrow.compute as pc
+
 from . import markers as m
-from .shapes import resolve_number, type_text
+from .shapes import UNDERSCORE, UNDERSCORE_STAND_IN, resolve_number, type_text
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+", re.ASCII)
 _WORD_THEN_NUMBER = re.compile(r"([A-Za-z]{2,})[0-9]+", re.ASCII)
@@ -109,3 +111,11 @@ def settle_typed(typed_form, first, last):
         _settle_text(a, b) if i % 2 == 0 else m.marker(a)
         for i, (a, b) in enumerate(zip(first_parts, last_parts))
     )
+
+
+def as_if_varying_column(texts):
+    """:func:`as_if_varying` over a pyarrow string array."""
+    out = pc.replace_substring(texts, UNDERSCORE, UNDERSCORE_STAND_IN)
+    out = pc.replace_substring_regex(out, r"\b([A-Za-z]{2,})[0-9]+\b", r"\1" + m.marker(m.ID))
+    out = pc.replace_substring_regex(out, r"\b[A-Za-z0-9]*[0-9][A-Za-z0-9]*\b", m.marker(m.ANY))
+    return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)

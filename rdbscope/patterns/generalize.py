@@ -36,9 +36,13 @@ import dataclasses
 import re
 from collections import Counter
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from . import markers as m
 from .delimiters import softer_than
-from .digits import as_if_varying
+from .digits import as_if_varying, as_if_varying_column
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +83,8 @@ def _unify_placeholders(names, continuations):
 
 
 _DIGIT = re.compile(r"[0-9]", re.ASCII)
+# Above this many values, per-value string work is done with pyarrow.
+_BULK = 1000
 
 
 def _absorb_into_templates(literals):
@@ -86,14 +92,12 @@ def _absorb_into_templates(literals):
     templates = {v for v in literals if m.OPEN in v}
     if not templates:
         return {}
-    absorbed = {}
-    for value in literals:
-        if m.OPEN in value or not _DIGIT.search(value):
-            continue
-        template = as_if_varying(value)
-        if template in templates:
-            absorbed[value] = template
-    return absorbed
+    candidates = [v for v in literals if m.OPEN not in v and _DIGIT.search(v)]
+    if len(candidates) > _BULK:
+        varying = as_if_varying_column(pa.array(candidates, pa.string())).to_pylist()
+    else:
+        varying = [as_if_varying(v) for v in candidates]
+    return {v: t for v, t in zip(candidates, varying) if t in templates}
 
 
 def _variable_literals(counts, thresholds, min_distinct, continuations):
@@ -130,19 +134,30 @@ def _split_templates(values, counts, thresholds, delimiters):
 
     Values that are hash tags (``{alice}``) keep their braces: ``{{*}}``.
     """
-    braced = [v for v in values if _braced(v)]
+    joined = "\n".join(values)
+    braced = [v for v in values if _braced(v)] if "{" in joined else []
     if braced and len(braced) >= thresholds.split_share * len(values):
         inner_counts = Counter()
         for v in braced:
             inner_counts[v[1:-1]] += counts[v]
         inner = _split_templates(list(inner_counts), inner_counts, thresholds, delimiters)
         return {v: "{" + inner[v[1:-1]] + "}" if _braced(v) else _ANY for v in values}
+    column = None
     for delimiter in delimiters:
-        per_count = Counter(v.count(delimiter) for v in values)
-        times, n = min(per_count.items(), key=lambda item: (-item[1], item[0]))
+        if delimiter not in joined:
+            continue
+        if len(values) > _BULK:
+            if column is None:
+                column = pa.array(values, pa.string())
+            occurrences = pc.count_substring(column, delimiter).to_numpy(zero_copy_only=False)
+        else:
+            occurrences = np.array([v.count(delimiter) for v in values])
+        found, how_often = np.unique(occurrences, return_counts=True)
+        best = int(np.argmax(how_often))  # ties: the smallest count, as np.unique sorts
+        times, n = int(found[best]), int(how_often[best])
         if times == 0 or n < thresholds.split_share * len(values):
             continue
-        chosen = sorted(v for v in values if v.count(delimiter) == times)
+        chosen = sorted(v for v, k in zip(values, occurrences.tolist()) if k == times)
         parts = {v: v.split(delimiter) for v in chosen}
         decided = []
         for j in range(times + 1):
@@ -159,7 +174,7 @@ def _split_templates(values, counts, thresholds, delimiters):
             break
         templates = {v: delimiter.join(decided[j][parts[v][j]] for j in range(times + 1)) for v in chosen}
         return {v: templates.get(v, _ANY) for v in values}
-    return {v: _numbered_word(values) or _ANY for v in values}
+    return dict.fromkeys(values, _numbered_word(values) or _ANY)
 
 
 _WORD_NUMBER = re.compile(r"([A-Za-z]+)(?:[0-9]+|" + re.escape(m.marker(m.ID)) + ")")
@@ -189,7 +204,7 @@ def decide(counts, thresholds, delimiters, min_distinct=None, continuations=None
     if min_distinct is None:
         min_distinct = thresholds.min_distinct
     out = {}
-    placeholders = [v for v in counts if m.is_placeholder(v)]
+    placeholders = [v for v in counts if v[:1] == m.OPEN and m.is_placeholder(v)]
     if placeholders:
         following = None
         if continuations is not None:

@@ -65,7 +65,9 @@ def infer_patterns(keys, thresholds=None):
 
     form_of_key, forms = encode(mask_digits(keys))
     typed_forms = by_slices(type_column, decode(forms))
+    # A form with one key cannot mix versions; its digits are settled later.
     versions = version_candidates(typed_forms)
+    versions = versions[np.bincount(form_of_key, minlength=len(forms))[versions] > 1]
     if len(versions):
         form_of_key, added, used = restore_short_versions(keys, form_of_key, forms, versions)
         typed_forms = pa.concat_arrays([typed_forms, type_column(decode(added))]).filter(pa.array(used))

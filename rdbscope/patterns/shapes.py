@@ -87,23 +87,45 @@ _PY_B64_RUN = re.compile(_B64_RUN, re.ASCII)
 _PY_B64_MIXED = re.compile(_B64_MIXED, re.ASCII)
 
 
+def _where_any_matches(column, patterns, passes):
+    """``passes(column)`` applied only to the rows where one of ``patterns`` matches.
+
+    Rows where none matches cannot be changed by the passes, and are most rows.
+    """
+    mask = pc.match_substring_regex(column, "|".join(f"(?:{p})" for p in patterns))
+    hits = pc.sum(mask).as_py() or 0
+    if hits == 0:
+        return column
+    if hits > len(column) // 2:
+        return passes(column)
+    return pc.replace_with_mask(column, mask, passes(column.filter(mask)))
+
+
+def _typed_before_numbers(column):
+    for name, pattern in _RULES_BEFORE_NUMBERS:
+        column = pc.replace_substring_regex(column, pattern, m.marker(name))
+    # b64 needs a length and a mix of characters; RE2 cannot say both at once,
+    # so long runs are bracketed first and the bracketed mixed ones replaced.
+    column = pc.replace_substring_regex(column, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
+    column = pc.replace_substring_regex(column, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
+    column = pc.replace_substring(column, _WRAP_OPEN, "")
+    return pc.replace_substring(column, _WRAP_CLOSE, "")
+
+
+def _typed_numbers(column):
+    for length in m.NUMBER_CANDIDATE_LENGTHS:
+        column = pc.replace_substring_regex(column, rf"\b[0-9]{{{length}}}\b", m.marker(m.number_candidate(length)))
+    return pc.replace_substring_regex(column, _NUMBER, m.marker(m.ID))
+
+
 def type_column(forms):
     """Apply every rule to a pyarrow string array of forms (digits already ``0``).
 
     Numbers of a candidate length become ``n13``/``n10``/``n8``/``n6`` markers.
     """
     out = pc.replace_substring(forms, UNDERSCORE, UNDERSCORE_STAND_IN)
-    for name, pattern in _RULES_BEFORE_NUMBERS:
-        out = pc.replace_substring_regex(out, pattern, m.marker(name))
-    # b64 needs a length and a mix of characters; RE2 cannot say both at once,
-    # so long runs are bracketed first and the bracketed mixed ones replaced.
-    out = pc.replace_substring_regex(out, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
-    out = pc.replace_substring_regex(out, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
-    out = pc.replace_substring(out, _WRAP_OPEN, "")
-    out = pc.replace_substring(out, _WRAP_CLOSE, "")
-    for length in m.NUMBER_CANDIDATE_LENGTHS:
-        out = pc.replace_substring_regex(out, rf"\b[0-9]{{{length}}}\b", m.marker(m.number_candidate(length)))
-    out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
+    out = _where_any_matches(out, [p for _, p in _RULES_BEFORE_NUMBERS] + [_B64_RUN], _typed_before_numbers)
+    out = _where_any_matches(out, [_NUMBER], _typed_numbers)
     for name, pattern in _RULES_AFTER_NUMBERS:
         out = pc.replace_substring_regex(out, pattern, m.marker(name))
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)

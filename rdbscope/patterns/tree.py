@@ -104,11 +104,12 @@ def _walk(columns, counts, delimiter, thresholds):
                 values = dict(zip(texts, pair_count[members].tolist()))
                 following = None if last else _Following(dict(zip(texts, members.tolist())), triple_starts, triple_rest)
                 decided = decide(values, thresholds, softer, limit, following)
-                n_codes = len(dictionaries[position])
-                for text, member in zip(texts, members.tolist()):
-                    out = decided[text]
-                    if out != text:
-                        label[member] = n_codes + extra.setdefault(out, len(extra))
+                outs = [decided[text] for text in texts]
+                changed = np.flatnonzero([o != t for o, t in zip(outs, texts)])
+                if len(changed):
+                    out_ids, out_texts = pd.factorize(np.array(outs, dtype=object)[changed])
+                    numbers = np.array([extra.setdefault(o, len(extra)) for o in out_texts], dtype=np.int64)
+                    label[members[changed]] = len(dictionaries[position]) + numbers[out_ids]
         node, parent, chosen = _pair_ids(pair_node[pair] if arity > 1 else np.zeros(len(pair), np.int64),
                                          label[pair])
         if arity == 1:
