@@ -26,11 +26,6 @@ _WORD_THEN_NUMBER = re.compile(r"([A-Za-z]{2,})[0-9]+", re.ASCII)
 _MASKED = re.compile(r"[0-9]", re.ASCII)
 
 
-def needs_settling(typed_form):
-    """True when the typed form still holds masked digits or candidate numbers."""
-    return "0" in m.MARKER_RE.sub("", typed_form) or f"{m.OPEN}n" in typed_form
-
-
 def _variable_token(word):
     """What a token whose digits vary becomes: ``disk{id}`` or ``{*}``."""
     prefix = _WORD_THEN_NUMBER.fullmatch(word)

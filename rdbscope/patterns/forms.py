@@ -24,7 +24,7 @@ def as_binary_array(keys):
     if isinstance(keys, pa.ChunkedArray):
         keys = keys.combine_chunks() if keys.num_chunks else pa.array([], pa.binary())
     elif not isinstance(keys, pa.Array):
-        keys = pa.array([bytes(k) for k in keys], pa.binary())
+        keys = pa.array([k.encode() if isinstance(k, str) else bytes(k) for k in keys], pa.binary())
     if pa.types.is_string(keys.type) or pa.types.is_large_string(keys.type):
         keys = keys.view(pa.large_binary() if pa.types.is_large_string(keys.type) else pa.binary())
     if pa.types.is_binary_view(keys.type) or pa.types.is_string_view(keys.type):

@@ -1,7 +1,8 @@
 """Cardinality-based generalization, in the manner of the Drain log miner.
 
 Typed forms are grouped by their separator and number of segments, then read
-segment by segment, left to right, as a prefix tree.  At each node the values
+segment by segment, left to right, as a prefix tree (the walk is in
+:mod:`.tree`; this module decides one node).  At each node the values
 found in the next segment decide, with their key counts, whether that segment
 is a constant (each value starts its own branch) or a variable (the values
 merge into one ``{*}`` branch):
@@ -16,9 +17,10 @@ merge into one ``{*}`` branch):
 * the other literals are a variable when there are at least ``min_distinct``
   of them and they are many for their keys (``min_ratio``), or when there are
   at least ``many_distinct``.  Literals with far more keys than the typical
-  one (``heavy_factor`` × median, at least ``heavy_min_keys``) stay literal:
+  one (``heavy_factor`` × median, at least ``heavy_min_keys``) stay literal
+  unless they are followed by what the light ones are followed by:
   ``cache:product`` keeps its branch even when ``cache:`` also has hundreds
-  of one-off children.
+  of one-off children, while a user with thousands of messages is a user.
 
 When a variable's values consistently contain a softer separator (most hold
 the same number of ``-``, say), the values are split on it and each part is
@@ -28,8 +30,9 @@ gives ``SKU-{*}``, while slugs of varying length and word pairs such as
 ``charlie-november`` give ``{*}``.
 
 The first segment of a key with separators is never a variable (it is the
-namespace).  Keys without any separator are grouped by length and character
-classes, and become ``{*}`` only when ``flat_min_distinct`` of them share one.
+namespace).  Keys without any separator are grouped by length and the
+punctuation they hold, and become ``{*}`` only when ``flat_min_distinct`` of
+them share one.
 """
 
 import dataclasses
@@ -47,7 +50,25 @@ from .digits import as_if_varying, as_if_varying_column
 
 @dataclasses.dataclass(frozen=True)
 class Thresholds:
-    """When literal values of one segment are generalized to ``{*}``."""
+    """When literal values of one segment are generalized to ``{*}``.
+
+    Attributes:
+        min_distinct: distinct literal values a node needs before they can be
+            a variable (fewer stay literal siblings).
+        min_ratio: ... and distinct values per key at least this (on average
+            at most 1/min_ratio keys per value), unless ``many_distinct``.
+        many_distinct: this many distinct values are a variable whatever
+            their key counts.
+        heavy_min_keys, heavy_factor: a value with at least
+            max(heavy_min_keys, heavy_factor × median keys per value) keys is
+            heavy: left out of the variable unless it continues like the others.
+        flat_min_distinct: for keys without separators, the distinct values
+            of one length and punctuation needed to become ``{*}``.
+        split_share: share of a variable's values that must hold a softer
+            separator the same number of times for the values to be split on it.
+        split_max_literals: in such a split, the most values a constant part
+            may take.
+    """
 
     min_distinct: int = 10
     min_ratio: float = 0.05
