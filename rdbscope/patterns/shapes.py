@@ -87,12 +87,15 @@ _PY_B64_RUN = re.compile(_B64_RUN, re.ASCII)
 _PY_B64_MIXED = re.compile(_B64_MIXED, re.ASCII)
 
 
-def _where_any_matches(column, patterns, passes):
-    """``passes(column)`` applied only to the rows where one of ``patterns`` matches.
+def _where_matching(column, required, passes):
+    """``passes(column)`` applied only to the rows where every regex of ``required`` matches.
 
-    Rows where none matches cannot be changed by the passes, and are most rows.
+    ``required`` must hold wherever a pass could change a row; most rows fail it.
     """
-    mask = pc.match_substring_regex(column, "|".join(f"(?:{p})" for p in patterns))
+    mask = None
+    for pattern in required:
+        found = pc.match_substring_regex(column, pattern)
+        mask = found if mask is None else pc.and_(mask, found)
     hits = pc.sum(mask).as_py() or 0
     if hits == 0:
         return column
@@ -101,9 +104,17 @@ def _where_any_matches(column, patterns, passes):
     return pc.replace_with_mask(column, mask, passes(column.filter(mask)))
 
 
+def _any(patterns):
+    return "|".join(f"(?:{p})" for p in patterns)
+
+
 def _typed_before_numbers(column):
     for name, pattern in _RULES_BEFORE_NUMBERS:
         column = pc.replace_substring_regex(column, pattern, m.marker(name))
+    return column
+
+
+def _typed_b64(column):
     # b64 needs a length and a mix of characters; RE2 cannot say both at once,
     # so long runs are bracketed first and the bracketed mixed ones replaced.
     column = pc.replace_substring_regex(column, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
@@ -112,10 +123,13 @@ def _typed_before_numbers(column):
     return pc.replace_substring(column, _WRAP_CLOSE, "")
 
 
-def _typed_numbers(column):
-    for length in m.NUMBER_CANDIDATE_LENGTHS:
-        column = pc.replace_substring_regex(column, rf"\b[0-9]{{{length}}}\b", m.marker(m.number_candidate(length)))
-    return pc.replace_substring_regex(column, _NUMBER, m.marker(m.ID))
+_CANDIDATE_NUMBERS = [rf"\b[0-9]{{{length}}}\b" for length in m.NUMBER_CANDIDATE_LENGTHS]
+
+
+def _typed_candidate_numbers(column):
+    for length, pattern in zip(m.NUMBER_CANDIDATE_LENGTHS, _CANDIDATE_NUMBERS):
+        column = pc.replace_substring_regex(column, pattern, m.marker(m.number_candidate(length)))
+    return column
 
 
 def type_column(forms):
@@ -124,8 +138,10 @@ def type_column(forms):
     Numbers of a candidate length become ``n13``/``n10``/``n8``/``n6`` markers.
     """
     out = pc.replace_substring(forms, UNDERSCORE, UNDERSCORE_STAND_IN)
-    out = _where_any_matches(out, [p for _, p in _RULES_BEFORE_NUMBERS] + [_B64_RUN], _typed_before_numbers)
-    out = _where_any_matches(out, [_NUMBER], _typed_numbers)
+    out = _where_matching(out, [_any(p for _, p in _RULES_BEFORE_NUMBERS)], _typed_before_numbers)
+    out = _where_matching(out, [_B64_RUN, "[A-Z]", "[a-z]", "[0-9]"], _typed_b64)
+    out = _where_matching(out, [_any(_CANDIDATE_NUMBERS)], _typed_candidate_numbers)
+    out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
     for name, pattern in _RULES_AFTER_NUMBERS:
         out = pc.replace_substring_regex(out, pattern, m.marker(name))
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
