@@ -34,8 +34,8 @@ EXPIRY_BURST = Check(
     "TTL keys in its busiest windows. Spread the expiries: add random jitter to the TTL.")
 DUMP_EXPIRY_BURST = Check(
     "EXP002", "dump-expiry-burst", Severity.WARNING,
-    "Many keys of the whole dump expire in the same window, far more than the dump's "
-    "spread predicts; details list the patterns that contribute.",
+    "Many keys of the whole dump expire in the same window, far more than its patterns' "
+    "spreads predict together; details list the patterns that contribute.",
     "Several patterns warmed at the same moment (a deploy, a cache rebuild, a nightly "
     "job) expire at the same moment too. Even if each pattern looks fine alone, the "
     "server and the backing store see the sum. Add jitter or stagger the warm-up.")
@@ -202,7 +202,6 @@ class _Expiring:
         self.base_s = self.base_ms // 1000
         offset = expire - self.base_ms
         keep = np.flatnonzero((offset >= base - self.base_ms) & (offset < FAR_FUTURE_MS))
-        self.n_far_future = int(np.count_nonzero(offset >= FAR_FUTURE_MS))
         self.rows = columns.ttl_rows[keep]
         self.offset_ms = offset[keep]
         self.n_groups = groups.n
@@ -436,7 +435,7 @@ def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
         noun = "pattern" if len(contributors) == 1 else "patterns"
         message = (f"{b.n_keys:,} keys of {len(contributors):,} {noun} expire in the same "
                    f"{_span(b.window_s)} at {_iso(b.start)} ({_ratio(b.n_keys, b.expected)} what "
-                   f"the dump's spread predicts; {format_share(share)} of its keys with a TTL); "
+                   f"its patterns' spreads predict; {format_share(share)} of its keys with a TTL); "
                    f"most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
         findings.append(DUMP_EXPIRY_BURST.finding(
             message, n_keys=b.n_keys, est_memory_bytes=memory, examples=columns.key_text(rows[:3]),

@@ -70,7 +70,10 @@ class SortedGroups:
             # Each run sums to count * (group << shift) + its values, modulo 2**64.
             present = np.flatnonzero(counts)
             run_sums = np.zeros(n_groups, np.uint64)
-            if len(present):
+            if 0 < len(present) <= 64:  # a few long runs: a plain sum each is faster than reduceat
+                for g in present:
+                    run_sums[g] = combined[starts[g]:starts[g] + counts[g]].sum(dtype=np.uint64)
+            elif len(present):
                 run_sums[present] = np.add.reduceat(combined, starts[present], dtype=np.uint64)
             offsets = counts.astype(np.uint64) * (np.arange(n_groups, dtype=np.uint64) << np.uint64(shift))
             sums = run_sums - offsets
