@@ -90,7 +90,7 @@ class BigKeysPass:
         limit_of_type = np.array([element_limits.get(name, never) for name in type_names] or [never],
                                  dtype=np.uint64)
         over_elements = rows_above(columns.n_elements, type_codes, limit_of_type)
-        kind = np.array([name for name in type_names] or [""], dtype=object)[type_codes[over_elements]]
+        kind = np.array(list(type_names) or [""], dtype=object)[type_codes[over_elements]]
         over = {
             BIG_STRING: over_elements[np.flatnonzero(kind == "string")],
             BIG_COLLECTION: over_elements[np.flatnonzero(np.isin(kind, ["hash", "list", "set", "zset"]))],

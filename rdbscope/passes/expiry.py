@@ -435,7 +435,7 @@ def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
         noun = "pattern" if len(contributors) == 1 else "patterns"
         message = (f"{b.n_keys:,} keys of {len(contributors):,} {noun} expire in the same "
                    f"{_span(b.window_s)} at {_iso(b.start)} ({_ratio(b.n_keys, b.expected)} what "
-                   f"its patterns' spreads predict; {format_share(share)} of its keys with a TTL); "
+                   f"its patterns' spreads predict; {format_share(share)} of the dump's keys with a TTL); "
                    f"most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
         findings.append(DUMP_EXPIRY_BURST.finding(
             message, n_keys=b.n_keys, est_memory_bytes=memory, examples=columns.key_text(rows[:3]),
