@@ -10,9 +10,12 @@ from .errors import (
 )
 from .keys import KeyTable, load
 from .rdb import DumpInfo, KEYS_SCHEMA, scan
+from .api import analyze
+from .findings import Finding, Severity
+from .result import Result
 
 __all__ = [
-    "scan", "load", "KeyTable", "DumpInfo", "KEYS_SCHEMA",
+    "scan", "load", "analyze", "KeyTable", "DumpInfo", "KEYS_SCHEMA", "Result", "Finding", "Severity",
     "RdbscopeError", "RdbError", "RdbFormatError", "RdbTruncatedError", "RdbUnsupportedError", "ConfigError",
 ]
 __version__ = "0.1.0"

@@ -1,10 +1,27 @@
-"""Imports point one way: cli -> report -> keys -> rdb -> errors."""
+"""Imports point one way (DESIGN.md):
+cli -> report -> api/result -> passes/rules -> keys/findings/config/patterns/summary -> rdb -> errors.
+"""
 
 import ast
 import pathlib
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rdbscope"
-LAYERS = ["cli", "report", "summary", "keys", "rdb", "errors"]
+# Ranks from the top; a module may import layers of a lower rank only, or the
+# same-rank layers listed in SAME_RANK.
+LAYERS = [
+    {"cli"},
+    {"report"},
+    {"api", "result"},
+    {"passes", "rules"},
+    {"keys", "findings", "config", "patterns", "summary"},
+    {"rdb"},
+    {"errors"},
+]
+SAME_RANK = {("api", "result")}
+
+
+def rank_of(layer):
+    return next((i for i, layers in enumerate(LAYERS) if layer in layers), None)
 
 
 def imported_layers(path):
@@ -30,12 +47,19 @@ def layer_of(path):
 def test_imports_point_down():
     for path in PACKAGE.rglob("*.py"):
         layer = layer_of(path)
-        if layer not in LAYERS:
+        rank = rank_of(layer)
+        if rank is None:
             continue
-        rank = LAYERS.index(layer)
         for target in imported_layers(path):
-            if target in LAYERS and target != layer:
-                assert LAYERS.index(target) > rank, f"{path.relative_to(PACKAGE)} imports {target}"
+            target_rank = rank_of(target)
+            if target_rank is None or target == layer or (layer, target) in SAME_RANK:
+                continue
+            assert target_rank > rank, f"{path.relative_to(PACKAGE)} imports {target}"
+
+
+def test_every_module_has_a_layer():
+    top_level = {layer_of(p) for p in PACKAGE.rglob("*.py")} - {"__init__", "__main__"}
+    assert {layer for layer in top_level if rank_of(layer) is None} == set()
 
 
 def test_only_the_cli_prints_or_uses_typer():

@@ -1,0 +1,67 @@
+"""What every analysis pass is made of: its output, its context, its shape."""
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping, Protocol
+
+
+@dataclass(frozen=True)
+class PassOutput:
+    """What a pass hands back.
+
+    Attributes:
+        tables: named ``pyarrow.Table`` results (names are unique across passes).
+        findings: :class:`~rdbscope.findings.Finding` objects.
+        columns: per-key ``pyarrow`` arrays (same length and order as the keys
+            table) that the result adds to its keys table, e.g. ``pattern``.
+        shared: one frozen object that passes requiring this one may read
+            (e.g. the per-key pattern groups); not part of the result.
+    """
+
+    tables: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    findings: tuple = ()
+    columns: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    shared: Any = None
+
+
+@dataclass(frozen=True)
+class PassContext:
+    """What a pass may read.
+
+    Attributes:
+        keys: the :class:`~rdbscope.KeyTable` being analysed.
+        columns: :class:`~rdbscope.passes.columns.KeyColumns`, numpy views of
+            the keys table computed once and shared by all passes.
+        options: the pass's own frozen options (from the config).
+        outputs: ``{pass id: PassOutput}`` of the passes it requires.
+    """
+
+    keys: Any
+    columns: Any
+    options: Any
+    outputs: Mapping[str, PassOutput]
+
+    def output(self, pass_id):
+        """The output of a required pass; KeyError for one not declared in ``requires``."""
+        return self.outputs[pass_id]
+
+
+class Pass(Protocol):
+    """An analysis pass: reads the keys table, returns tables and findings.
+
+    A pass does no I/O and prints nothing. It works on whole columns
+    (numpy, pyarrow.compute); loops run over patterns or windows, never keys.
+
+    Attributes:
+        id: short name; also the config section of its options.
+        requires: ids of passes whose output it reads.
+        Options: frozen dataclass of its options.
+        checks: the :class:`~rdbscope.findings.Check` codes it can report.
+    """
+
+    id: ClassVar[str]
+    requires: ClassVar[tuple]
+    Options: ClassVar[type]
+    checks: ClassVar[tuple]
+
+    def run(self, ctx: PassContext) -> PassOutput: ...

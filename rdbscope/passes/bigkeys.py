@@ -1,0 +1,318 @@
+"""The bigkeys pass: keys over the size thresholds, top keys, memory held by a few keys."""
+
+import numpy as np
+import pyarrow as pa
+
+from ..config import BigKeyOptions
+from ..findings import Check, Severity, format_bytes, format_memory, format_share
+from .base import PassOutput
+from .grouping import rows_above
+
+BIG_STRING = Check(
+    "BIG001", "big-string", Severity.WARNING,
+    "String values longer than `string_bytes` (10 KB).",
+    "A big string costs network time on every GET and blocks the server while it is "
+    "freed with DEL. Seed 004: strings over 10 KB are big keys. Store large blobs "
+    "elsewhere (object storage) and keep a reference, compress them, or split them.")
+BIG_COLLECTION = Check(
+    "BIG002", "big-collection", Severity.WARNING,
+    "Hashes, lists, sets or sorted sets with more than 5,000 elements (per-type options).",
+    "HGETALL, SMEMBERS or LRANGE 0 -1 on such a key is slow, DEL blocks, and in a "
+    "cluster the key skews one node. Seed 004: over 5,000 fields/elements/members is "
+    "big. Split by id range or time, cap lists (LTRIM), delete with UNLINK.")
+BIG_STREAM = Check(
+    "BIG003", "big-stream", Severity.WARNING,
+    "Streams with more than `stream_entries` (10,000) entries.",
+    "A stream that is never trimmed grows without bound. Seed 004: over 10,000 entries "
+    "is big. Trim with XADD MAXLEN ~ / MINID or XTRIM.")
+BIG_MEMORY = Check(
+    "BIG004", "big-memory", Severity.WARNING,
+    "Keys holding more than `memory_bytes` (1 MB) of memory.",
+    "Whatever its type, a key this large slows replication, RDB saves and migration of "
+    "its slot, and blocks when deleted. Split it or move the payload out of Redis.")
+MEMORY_CONCENTRATED = Check(
+    "BIG005", "memory-concentrated", Severity.INFO,
+    "A pattern whose `concentration_top_keys` largest keys hold at least "
+    "`concentration_share` of its memory.",
+    "When a few keys of a pattern hold most of its memory they are outliers: usually "
+    "a key that is appended to forever or one tenant far larger than the rest. "
+    "Look at those keys first.")
+
+TOP_KEY_COLUMNS = {
+    "ranking": "memory or length (n_elements: bytes for strings, elements otherwise)",
+    "scope": "all, or the type ranked",
+    "rank": "1 for the largest",
+    "db": "database number",
+    "key": "the key as text (non-UTF-8 bytes escaped \\xNN)",
+    "pattern": "the key's pattern",
+    "type": "the key's type",
+    "encoding": "the key's encoding",
+    "memory_bytes": "est_memory_bytes, or rdb_bytes when the dump has no estimates",
+    "rdb_bytes": "bytes in the dump",
+    "n_elements": "string length or element count",
+    "expire_at": "expiry, null without TTL",
+}
+
+BIG_KEY_COLUMNS = {
+    "db": "database number",
+    "key": "the key as text (non-UTF-8 bytes escaped \\xNN)",
+    "pattern": "the key's pattern",
+    "type": "the key's type",
+    "encoding": "the key's encoding",
+    "memory_bytes": "est_memory_bytes, or rdb_bytes when the dump has no estimates",
+    "rdb_bytes": "bytes in the dump",
+    "n_elements": "string length or element count",
+    "codes": "the BIG codes the key is over the threshold of",
+}
+
+
+class BigKeysPass:
+    """Find keys over the per-type and memory thresholds, and rank the largest keys.
+
+    Tables:
+        big_keys: every key over a threshold, largest memory first.
+        top_keys: the ``top_n`` largest keys by memory and by length, overall
+            and per type.
+    """
+
+    id = "bigkeys"
+    requires = ("patterns",)
+    Options = BigKeyOptions
+    checks = (BIG_STRING, BIG_COLLECTION, BIG_STREAM, BIG_MEMORY, MEMORY_CONCENTRATED)
+
+    def run(self, ctx):
+        options = ctx.options
+        columns = ctx.columns
+        groups = ctx.output("patterns").shared
+        type_codes, type_names = columns.types
+        element_limits = {"string": options.string_bytes, **options.element_limits()}
+        never = np.iinfo(np.uint64).max
+        limit_of_type = np.array([element_limits.get(name, never) for name in type_names] or [never],
+                                 dtype=np.uint64)
+        over_elements = rows_above(columns.n_elements, type_codes, limit_of_type)
+        kind = np.array(list(type_names) or [""], dtype=object)[type_codes[over_elements]]
+        over = {
+            BIG_STRING: over_elements[np.flatnonzero(kind == "string")],
+            BIG_COLLECTION: over_elements[np.flatnonzero(np.isin(kind, ["hash", "list", "set", "zset"]))],
+            BIG_STREAM: over_elements[np.flatnonzero(kind == "stream")],
+            BIG_MEMORY: np.flatnonzero(columns.memory > options.memory_bytes),
+        }
+        findings = []
+        for check, rows in over.items():
+            findings += _threshold_findings(check, rows, columns, groups, options)
+        findings += _concentration_findings(columns, groups, options)
+        tables = {
+            "big_keys": _big_key_table(over, columns, groups),
+            "top_keys": _top_key_table(columns, groups, options.top_n),
+        }
+        return PassOutput(tables=tables, findings=tuple(findings))
+
+
+def _threshold_findings(check, rows, columns, groups, options):
+    """One finding per (pattern, type) of the keys over ``check``'s threshold."""
+    if len(rows) == 0:
+        return []
+    type_codes, type_names = columns.types
+    by_memory = check is BIG_MEMORY
+    value = columns.memory[rows] if by_memory else columns.n_elements[rows]
+    group = groups.group[rows].astype(np.int64)
+    kind = type_codes[rows]
+    order = np.lexsort((rows, -value.astype(np.float64), kind, group))
+    rows, value, group, kind = rows[order], value[order], group[order], kind[order]
+    boundaries = np.flatnonzero(np.diff(group * len(type_names) + kind)) + 1
+    findings = []
+    for part in np.split(np.arange(len(rows)), boundaries):
+        g, type_name = int(group[part[0]]), type_names[kind[part[0]]]
+        part_rows = rows[part]
+        n_keys = len(part)
+        memory = int(columns.memory[part_rows].sum(dtype=np.uint64))
+        largest = int(value[part[0]])
+        limit = _limit(check, type_name, options)
+        if by_memory:
+            over_what, largest_text = f"over {format_bytes(limit)}", f"largest {format_bytes(largest)}"
+        elif type_name == "string":
+            over_what, largest_text = f"longer than {format_bytes(limit)}", f"longest {format_bytes(largest)}"
+        else:
+            over_what, largest_text = f"with more than {limit:,} elements", f"largest {largest:,}"
+        noun = "key" if n_keys == 1 else "keys"
+        message = (f"{n_keys:,} {type_name} {noun} of {groups.pattern[g]} {over_what} "
+                   f"({largest_text}; {format_memory(memory, columns.memory_basis)})")
+        findings.append(check.finding(
+            message,
+            pattern=groups.pattern[g],
+            db=int(groups.db[g]),
+            n_keys=n_keys,
+            est_memory_bytes=memory,
+            examples=columns.key_text(part_rows[:3]),
+            details={
+                "type": type_name,
+                "threshold": limit,
+                "measure": "memory_bytes" if by_memory else "n_elements",
+                "largest": largest,
+                "memory_basis": columns.memory_basis,
+            },
+        ))
+    return findings
+
+
+def _limit(check, type_name, options):
+    if check is BIG_STRING:
+        return options.string_bytes
+    if check is BIG_MEMORY:
+        return options.memory_bytes
+    return options.element_limits()[type_name]
+
+
+def _concentration_findings(columns, groups, options):
+    memory = groups.stats.memory
+    k = options.concentration_top_keys
+    total = memory.sums
+    top = memory.top_sums(k)
+    share = np.divide(top.astype(np.float64), total.astype(np.float64),
+                      out=np.zeros(groups.n), where=total > 0)
+    fired = np.flatnonzero((memory.counts >= max(options.concentration_min_keys, k + 1))
+                           & (total >= options.concentration_min_memory_bytes)
+                           & (share >= options.concentration_share))
+    if len(fired) == 0:
+        return []
+    examples = _largest_rows(columns, groups, fired, k)
+    findings = []
+    for g in fired:
+        message = (f"{k} of the {memory.counts[g]:,} keys of {groups.pattern[g]} hold "
+                   f"{format_share(share[g])} of its {format_memory(total[g], columns.memory_basis)}")
+        findings.append(MEMORY_CONCENTRATED.finding(
+            message,
+            pattern=groups.pattern[g],
+            db=int(groups.db[g]),
+            n_keys=k,
+            est_memory_bytes=int(top[g]),
+            examples=columns.key_text(examples[g]),
+            details={
+                "top_keys": k,
+                "top_memory_bytes": int(top[g]),
+                "pattern_keys": int(memory.counts[g]),
+                "pattern_memory_bytes": int(total[g]),
+                "share": round(float(share[g]), 4),
+                "memory_basis": columns.memory_basis,
+            },
+        ))
+    return findings
+
+
+def _largest_rows(columns, groups, chosen, k):
+    """``{group: rows of its k largest keys by memory}`` for the ``chosen`` groups."""
+    memory = groups.stats.memory
+    kth = memory.starts[chosen] + np.maximum(memory.counts[chosen] - k, 0)
+    threshold = np.full(groups.n, np.iinfo(np.uint64).max, dtype=np.uint64)
+    threshold[chosen] = memory.values(kth)
+    candidates = np.flatnonzero(columns.memory >= threshold[groups.group])
+    group = groups.group[candidates]
+    order = np.lexsort((candidates, -columns.memory[candidates].astype(np.float64), group))
+    candidates, group = candidates[order], group[order]
+    return {g: candidates[np.flatnonzero(group == g)][:k] for g in chosen}
+
+
+def _big_key_table(over, columns, groups):
+    flagged = np.unique(np.concatenate([rows for rows in over.values()] or [np.zeros(0, np.int64)]))
+    checks = list(over)
+    member = np.column_stack([np.isin(flagged, over[c], assume_unique=True) for c in checks]) \
+        if checks else np.zeros((0, 0), bool)
+    key_of, check_of = np.nonzero(member)
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(key_of, minlength=len(flagged)))))
+    codes = pa.ListArray.from_arrays(
+        pa.array(offsets, pa.int32()),
+        pa.array([checks[c].code for c in check_of], pa.string()))
+    table = _key_rows(flagged, columns, groups, BIG_KEY_COLUMNS, extra={"codes": codes})
+    return table.sort_by([("memory_bytes", "descending"), ("db", "ascending"), ("key", "ascending")])
+
+
+def _top_key_table(columns, groups, top_n):
+    type_codes, type_names = columns.types
+    parts = []
+    for ranking, values in (("memory", columns.memory), ("length", columns.n_elements)):
+        per_type = _top_per_code(values, type_codes, len(type_names), top_n)
+        present = [code for code in range(len(type_names)) if len(per_type[code])]
+        merged = np.sort(np.concatenate([per_type[c] for c in present])) if present else np.zeros(0, np.int64)
+        parts.append((ranking, "all", _top(merged, values[merged], top_n)))
+        parts += [(ranking, type_names[code], per_type[code]) for code in present]
+    rows = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.int64)
+    extra = {
+        "ranking": pa.array([p[0] for p in parts for _ in p[2]], pa.string()),
+        "scope": pa.array([p[1] for p in parts for _ in p[2]], pa.string()),
+        "rank": pa.array([i + 1 for p in parts for i in range(len(p[2]))], pa.int32()),
+    }
+    return _key_rows(rows, columns, groups, TOP_KEY_COLUMNS, extra=extra)
+
+
+def _top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18):
+    """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first).
+
+    A strided sample gives, per code, a value that at least ``n`` keys reach;
+    only the keys above it are read again, then the first keys equal to it
+    if more are needed. Exact: the sample's values are real values, so the
+    true n-th largest is never below the threshold.
+    """
+    m = len(values)
+    sampled = np.arange(0, m, max(1, m // sample))
+    threshold = np.zeros(max(n_codes, 1), dtype=values.dtype)
+    for code in range(n_codes):
+        mine = values[sampled[np.flatnonzero(codes[sampled] == code)]]
+        if len(mine) >= n:
+            threshold[code] = np.partition(mine, len(mine) - n)[len(mine) - n]
+    above = rows_above(values, codes, threshold)
+    above_codes = codes[above]
+    chosen = {code: above[np.flatnonzero(above_codes == code)] for code in range(n_codes)}
+    need = {code: n - len(rows) for code, rows in chosen.items() if len(rows) < n}
+    ties = {code: [] for code in need}
+    for start in range(0, m, chunk):
+        if not need:
+            break
+        stop = min(start + chunk, m)
+        equal = start + np.flatnonzero(values[start:stop] == np.take(threshold, codes[start:stop]))
+        equal_codes = codes[equal]
+        for code in list(need):
+            found = equal[np.flatnonzero(equal_codes == code)][:need[code]]
+            ties[code].append(found)
+            need[code] -= len(found)
+            if need[code] == 0:
+                del need[code]
+    result = {}
+    for code in range(n_codes):
+        rows = np.concatenate([chosen[code], *ties.get(code, [])]) if code in ties else chosen[code]
+        rows = np.sort(rows)
+        result[code] = _top(rows, values[rows], n)
+    return result
+
+
+def _top(rows, values, n):
+    """The ``n`` of ``rows`` (ascending) with the largest values, largest first; ties: earlier row first."""
+    if len(rows) > n:
+        threshold = values[np.argpartition(values, len(values) - n)[len(values) - n]]
+        above = np.flatnonzero(values > threshold)
+        tied = np.flatnonzero(values == threshold)[: n - len(above)]
+        keep = np.concatenate((above, tied))
+        rows, values = rows[keep], values[keep]
+    order = np.lexsort((rows, -values.astype(np.float64)))
+    return rows[order][:n]
+
+
+def _key_rows(rows, columns, groups, docs, extra):
+    type_codes, type_names = columns.types
+    encoding_codes, encoding_names = columns.encodings
+    pattern = [groups.pattern[g] for g in groups.group[rows]]
+    data = {
+        "db": pa.array(columns.db[rows], pa.int32()),
+        "key": pa.array(columns.key_text(rows), pa.string()),
+        "pattern": pa.array(pattern, pa.string()),
+        "type": pa.array([type_names[c] for c in type_codes[rows]], pa.string()),
+        "encoding": pa.array([encoding_names[c] for c in encoding_codes[rows]], pa.string()),
+        "memory_bytes": pa.array(columns.memory[rows], pa.uint64()),
+        "rdb_bytes": pa.array(columns.rdb_bytes[rows], pa.uint64()),
+        "n_elements": pa.array(columns.n_elements[rows], pa.uint64()),
+        "expire_at": columns.table["expire_at"].take(pa.array(rows, pa.int64())).combine_chunks()
+        if len(rows) else pa.array([], pa.timestamp("ms", tz="UTC")),
+        **extra,
+    }
+    names = list(docs)
+    fields = [pa.field(name, data[name].type, metadata={"doc": docs[name]}) for name in names]
+    return pa.Table.from_arrays([data[name] for name in names], schema=pa.schema(fields))

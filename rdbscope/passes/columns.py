@@ -1,0 +1,198 @@
+"""Numpy views of the keys table, computed once per analysis and shared by the passes."""
+
+import functools
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+MEMORY_ESTIMATE = "est_memory_bytes"
+MEMORY_IN_DUMP = "rdb_bytes"
+
+
+class KeyColumns:
+    """Columns of a keys table as numpy arrays, each built on first use.
+
+    Null-free by construction: missing counts read as 0, and ``has_ttl`` says
+    which ``expire_ms`` are real. ``memory`` is ``est_memory_bytes`` when the
+    dump has estimates (keys without one fall back to ``rdb_bytes``), else
+    ``rdb_bytes``; ``memory_basis`` names which.
+    """
+
+    def __init__(self, table, info):
+        self.table = table
+        self.info = info
+        self.n = table.num_rows
+
+    @functools.cached_property
+    def db(self):
+        return _numpy(self.table["db"], np.int32)
+
+    @functools.cached_property
+    def rdb_bytes(self):
+        return _numpy(self.table["rdb_bytes"], np.uint64)
+
+    @functools.cached_property
+    def n_elements(self):
+        return _numpy(self.table["n_elements"], np.uint64)
+
+    @functools.cached_property
+    def n_fields_with_ttl(self):
+        return _numpy(self.table["n_fields_with_ttl"], np.uint64)
+
+    @functools.cached_property
+    def memory_basis(self):
+        """``"est_memory_bytes"`` when the dump has memory estimates, else ``"rdb_bytes"``."""
+        return memory_basis(self.table)
+
+    @functools.cached_property
+    def memory(self):
+        if self.memory_basis == MEMORY_IN_DUMP:
+            return self.rdb_bytes
+        column = self.table["est_memory_bytes"]
+        if column.null_count == 0:
+            return _numpy(column, np.uint64)
+        return _numpy(pc.coalesce(column, self.table["rdb_bytes"]), np.uint64)
+
+    @functools.cached_property
+    def memory_total(self):
+        return int(self.memory.sum(dtype=np.uint64))
+
+    @functools.cached_property
+    def has_ttl(self):
+        column = self.table["expire_at"]
+        if column.null_count == self.n:
+            return np.zeros(self.n, bool)
+        return _numpy(pc.is_valid(column), np.bool_)
+
+    @functools.cached_property
+    def ttl_rows(self):
+        """Row numbers of the keys with a TTL (ascending)."""
+        if self.table["expire_at"].null_count == self.n:
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(self.has_ttl)
+
+    @functools.cached_property
+    def expire_ms(self):
+        """Absolute expiry in ms since the epoch; 0 where ``has_ttl`` is False."""
+        return _numpy(self.table["expire_at"].cast(pa.int64()), np.int64)
+
+    @functools.cached_property
+    def ttl_expire_ms(self):
+        """``expire_ms`` of the keys in ``ttl_rows``."""
+        return self.expire_ms[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.int64)
+
+    @functools.cached_property
+    def ctime_ms(self):
+        """When the dump was written (AUX ``ctime``) in ms, or None when it does not say."""
+        try:
+            return int(self.info.aux["ctime"]) * 1000
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    @functools.cached_property
+    def types(self):
+        """``(codes, names)``: a small-int code per key into the tuple of type names."""
+        return dictionary_codes(self.table["type"])
+
+    @functools.cached_property
+    def encodings(self):
+        """``(codes, names)``: a small-int code per key into the tuple of encoding names."""
+        return dictionary_codes(self.table["encoding"])
+
+    @functools.cached_property
+    def type_encodings(self):
+        """``(codes, pairs)``: a code per key into the (type, encoding) pairs that occur."""
+        type_codes, type_names = self.types
+        encoding_codes, encoding_names = self.encodings
+        if self.n and type_codes.min() == type_codes.max() and encoding_codes.min() == encoding_codes.max():
+            return np.zeros(self.n, np.int8), ((type_names[type_codes[0]], encoding_names[encoding_codes[0]]),)
+        width = max(len(encoding_names), 1)
+        combined = type_codes.astype(np.int16) * width + encoding_codes
+        present = np.flatnonzero(np.bincount(combined, minlength=len(type_names) * width))
+        lookup = np.zeros(len(type_names) * width, np.int16)
+        lookup[present] = np.arange(len(present))
+        pairs = tuple((type_names[c // width], encoding_names[c % width]) for c in present)
+        codes = lookup[combined] if len(present) > 1 else np.zeros(self.n, np.int8)
+        return codes, pairs
+
+    @functools.cached_property
+    def keys(self):
+        """The key column as one ``pyarrow.BinaryArray``."""
+        column = self.table["key"]
+        return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+    def key_text(self, positions):
+        """Keys at ``positions`` as text, non-UTF-8 bytes escaped ``\\xNN``."""
+        if len(positions) == 0:
+            return []
+        taken = self.keys.take(pa.array(np.asarray(positions, dtype=np.int64)))
+        return [k.decode("utf-8", "backslashreplace") for k in taken.to_pylist()]
+
+
+def memory_basis(table):
+    """``"est_memory_bytes"`` when a keys table has memory estimates, else ``"rdb_bytes"``."""
+    column = table["est_memory_bytes"]
+    return MEMORY_ESTIMATE if table.num_rows and column.null_count < table.num_rows else MEMORY_IN_DUMP
+
+
+def _numpy(column, dtype):
+    """A (chunked) fixed-width Arrow column as a numpy array of ``dtype``, nulls as 0.
+
+    Reads the value buffers directly (one copy to join the chunks); the
+    values under nulls are zeroed afterwards.
+    """
+    n = len(column)
+    if n == 0:
+        return np.zeros(0, dtype)
+    if column.null_count == n:
+        return np.zeros(n, dtype)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if pa.types.is_boolean(column.type):
+        parts = [c.to_numpy(zero_copy_only=False) for c in chunks]
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+    item = column.type.bit_width // 8
+    native = np.dtype(f"{'u' if pa.types.is_unsigned_integer(column.type) else 'i'}{item}")
+    parts = [np.frombuffer(c.buffers()[1], dtype=native, count=len(c), offset=c.offset * item)
+             for c in chunks if len(c)]
+    values = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
+    if column.null_count:
+        valid = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks if len(c)])
+        values[np.flatnonzero(~valid)] = 0
+    return values.astype(dtype, copy=False)
+
+
+def dictionary_codes(column):
+    """``(codes, names)`` of a dictionary column (chunks may carry different dictionaries).
+
+    ``codes`` is a small-int numpy array, one per row, indexing ``names`` (a
+    tuple of distinct strings); a null reads as the name ``""``.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    chunks = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in chunks]
+    if not chunks:
+        return np.zeros(0, np.int8), ()
+    dictionary = chunks[0].dictionary
+    names = dictionary.to_pylist()
+    same = all(c.dictionary.equals(dictionary) for c in chunks[1:])
+    if same and column.null_count == 0 and None not in names and len(set(names)) == len(names):
+        # The common case: one dictionary for every chunk, used as it is.
+        indices = [c.indices for c in chunks]
+        codes = _numpy(pa.chunked_array(indices, indices[0].type), _small_int(len(names)))
+        return codes, tuple(names)
+    seen = {}
+    parts = []
+    for chunk in chunks:
+        remap = np.array([seen.setdefault("" if d is None else d, len(seen))
+                          for d in chunk.dictionary.to_pylist()] or [0], dtype=np.int64)
+        part = remap[_numpy(chunk.indices, np.int64)]
+        if chunk.null_count:
+            part[np.flatnonzero(~chunk.is_valid().to_numpy(zero_copy_only=False))] = seen.setdefault("", len(seen))
+        parts.append(part)
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return codes.astype(_small_int(len(seen)), copy=False), tuple(seen)
+
+
+def _small_int(n_names):
+    return np.int8 if n_names <= 127 else np.int16 if n_names <= 32_767 else np.int32 if n_names < 2 ** 31 \
+        else np.int64

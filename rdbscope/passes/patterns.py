@@ -1,0 +1,129 @@
+"""The patterns pass: each key's inferred pattern, the pattern table, the namespace tree."""
+
+import dataclasses
+
+import numpy as np
+import pyarrow as pa
+
+from ..config import PatternOptions
+from ..patterns import infer_patterns, pattern_segments
+from .base import PassOutput
+from .columns import dictionary_codes
+from .measures import MEASURE_DOCS, GroupStats
+from .pattern_groups import PatternGroups
+
+PATTERN_COLUMNS = {
+    "db": "database number",
+    "pattern": "the inferred pattern, e.g. user:{id}:profile",
+    "share": "share of the dump's keys",
+    "memory_share": "share of the dump's memory",
+    "memory_basis": "est_memory_bytes or rdb_bytes: what the memory_bytes_* columns measure",
+    **MEASURE_DOCS,
+}
+
+NAMESPACE_COLUMNS = {
+    "db": "database number",
+    "node": "the namespace: the pattern's first segments, e.g. user:{id}",
+    "depth": "how many segments the node has (1 for the top level)",
+    "parent": "the node one level up; null at depth 1",
+    "n_patterns": "patterns under the node (the node itself included when it is a pattern)",
+    "share": "share of the dump's keys",
+    "memory_share": "share of the dump's memory",
+    "memory_basis": "est_memory_bytes or rdb_bytes: what the memory_bytes_* columns measure",
+    **MEASURE_DOCS,
+}
+
+
+class PatternsPass:
+    """Infer a pattern per key; measure each pattern and each namespace node.
+
+    Tables:
+        patterns: one row per (db, pattern), largest memory first.
+        namespaces: one row per (db, namespace node), in tree order (children
+            after their parent, larger memory first).
+    Columns added to the keys table: ``pattern``.
+    """
+
+    id = "patterns"
+    requires = ()
+    Options = PatternOptions
+    checks = ()
+
+    def run(self, ctx):
+        columns = ctx.columns
+        inferred = infer_patterns(columns.keys)
+        if isinstance(inferred, pa.ChunkedArray):
+            inferred = inferred.combine_chunks()
+        codes, names = dictionary_codes(inferred)
+        groups = PatternGroups.build(columns.db, codes, names)
+        stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
+                                   group_counts=groups.n_keys)
+        groups = dataclasses.replace(groups, stats=stats)
+        patterns = _pattern_table(groups, stats.table_columns(columns), columns)
+        namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
+        return PassOutput(
+            tables={"patterns": patterns, "namespaces": namespaces},
+            columns={"pattern": inferred},
+            shared=groups,
+        )
+
+
+def _shares(measures, columns):
+    n_keys = np.asarray(measures["n_keys"])
+    memory = np.asarray(measures["memory_bytes_sum"]).astype(np.float64)
+    share = n_keys / columns.n if columns.n else np.zeros(len(n_keys))
+    memory_share = memory / columns.memory_total if columns.memory_total else np.zeros(len(n_keys))
+    return pa.array(share, pa.float64()), pa.array(memory_share, pa.float64())
+
+
+def _table(leading, measures, columns, docs):
+    share, memory_share = _shares(measures, columns)
+    n = len(measures["n_keys"])
+    data = {**leading, "share": share, "memory_share": memory_share,
+            "memory_basis": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int8)),
+                                                           pa.array([columns.memory_basis])),
+            **measures}
+    fields = [pa.field(name, array.type, metadata={"doc": docs[name]}) for name, array in data.items()]
+    return pa.Table.from_arrays(list(data.values()), schema=pa.schema(fields))
+
+
+def _pattern_table(groups, measures, columns):
+    table = _table({"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string())},
+                   measures, columns, PATTERN_COLUMNS)
+    return table.sort_by([("memory_bytes_sum", "descending"), ("n_keys", "descending"),
+                          ("db", "ascending"), ("pattern", "ascending")])
+
+
+def _namespace_table(groups, columns, n_examples):
+    """Nodes by delimiter depth, each measured as the union of the patterns under it."""
+    node_ids = {}
+    node_info = []  # (db, node, depth, parent)
+    groups_of_node = []
+    for g in range(groups.n):
+        segments = list(pattern_segments(groups.pattern[g])) or [groups.pattern[g]]
+        for depth, prefix in enumerate(segments, start=1):
+            key = (int(groups.db[g]), prefix)
+            if key not in node_ids:
+                node_ids[key] = len(node_info)
+                node_info.append((key[0], prefix, depth, segments[depth - 2] if depth > 1 else None))
+                groups_of_node.append([])
+            groups_of_node[node_ids[key]].append(g)
+    members = [np.array(m, dtype=np.int64) for m in groups_of_node]
+    measures = groups.stats.union_columns(members, columns, n_examples)
+    db, node, depth, parent = zip(*node_info) if node_info else ((), (), (), ())
+    leading = {"db": pa.array(db, pa.int32()), "node": pa.array(node, pa.string()),
+               "depth": pa.array(depth, pa.int32()), "parent": pa.array(parent, pa.string()),
+               "n_patterns": pa.array([len(m) for m in members], pa.int64())}
+    table = _table(leading, measures, columns, NAMESPACE_COLUMNS)
+    return table.take(pa.array(_tree_order(node_info, np.asarray(measures["memory_bytes_sum"]), node_ids),
+                               pa.int64()))
+
+
+def _tree_order(node_info, memory, node_ids):
+    """Pre-order: each node before its children; siblings by memory, largest first."""
+    def path(n):
+        db, prefix, _depth, parent = node_info[n]
+        step = (-int(memory[n]), prefix)
+        return (*path(node_ids[(db, parent)]), step) if parent is not None else (db, step)
+
+    return sorted(range(len(node_info)), key=path)

@@ -1,0 +1,261 @@
+"""The ttl pass: which data never expires, and what had expired before the save."""
+
+import re
+
+import numpy as np
+import pyarrow as pa
+
+from ..config import TtlOptions
+from ..findings import Check, Severity, format_memory, format_share
+from .base import PassOutput
+from .grouping import counts, example_positions
+
+MIXED_TTL = Check(
+    "TTL001", "mixed-ttl", Severity.WARNING,
+    "A pattern (at least `mixed_min_keys` keys) where some keys have a TTL and others none.",
+    "Keys of one pattern are written by the same code, so they should all expire or none "
+    "should. A mix usually means a TTL was lost: SET without KEEPTTL, PERSIST, or a "
+    "write path that forgets EXPIRE. The keys without TTL stay forever.")
+VOLATILE_WITHOUT_TTL = Check(
+    "TTL002", "volatile-name-without-ttl", Severity.ERROR,
+    "Keys without TTL in a pattern whose name says cache, session, lock, rate, tmp, temp, "
+    "otp, token or captcha (`volatile_words`).",
+    "Seed 000: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
+    "one-time passwords and captchas are short-lived by nature; without a TTL they pile "
+    "up until maxmemory, and a lock without TTL is held forever once its owner dies. "
+    "Write them with SET ... EX or SETEX.")
+PERSISTENT_MEMORY = Check(
+    "TTL003", "persistent-memory", Severity.INFO,
+    "Keys without TTL hold at least `persistent_memory_share` (half) of the dump's memory.",
+    "Keys without TTL only leave by explicit deletes or eviction. That is right for "
+    "primary data, but in a cache it means memory grows until maxmemory, and keys with "
+    "a natural expiry compete with them under LRU/LFU eviction (seed 004).")
+EXPIRED_AT_SAVE = Check(
+    "TTL004", "expired-at-save", Severity.INFO,
+    "Keys whose expiry had already passed at the dump's ctime.",
+    "Redis removes expired keys lazily and by sampling, so a dump can hold keys that "
+    "were already dead (Redis 5+ may write them). They are dropped when the dump is "
+    "loaded; many of them mean expiry cannot keep up (e.g. a replica or a busy server).")
+
+COVERAGE_COLUMNS = {
+    "db": "database number",
+    "pattern": "the pattern",
+    "n_keys": "keys of the pattern",
+    "n_with_ttl": "keys with a TTL",
+    "n_without_ttl": "keys without a TTL",
+    "share_without_ttl": "share of the pattern's keys without a TTL",
+    "memory_bytes_without_ttl": "memory of the keys without a TTL",
+    "memory_share_without_ttl": "share of the pattern's memory held by keys without a TTL",
+    "n_expired": "keys already expired at the dump's ctime (null without ctime)",
+    "n_with_field_ttl": "hashes that have fields with their own TTL",
+    "volatile_name": "the pattern's name has one of volatile_words",
+    "memory_basis": "est_memory_bytes or rdb_bytes: what the memory columns measure",
+}
+
+OVERVIEW_COLUMNS = {
+    "db": "database number; null for the whole dump",
+    "n_keys": "keys",
+    "n_with_ttl": "keys with a TTL",
+    "n_persistent": "keys without a TTL",
+    "persistent_share": "share of keys without a TTL",
+    "memory_bytes": "memory of all keys",
+    "memory_bytes_persistent": "memory of the keys without a TTL",
+    "persistent_memory_share": "share of memory held by keys without a TTL",
+    "n_expired": "keys already expired at the dump's ctime (null without ctime)",
+    "memory_basis": "est_memory_bytes or rdb_bytes: what the memory columns measure",
+}
+
+
+class TtlPass:
+    """TTL coverage per pattern and for the dump.
+
+    Tables:
+        ttl_coverage: one row per (db, pattern), most memory without TTL first.
+        ttl_overview: one row per db and one for the whole dump (db null).
+    """
+
+    id = "ttl"
+    requires = ("patterns",)
+    Options = TtlOptions
+    checks = (MIXED_TTL, VOLATILE_WITHOUT_TTL, PERSISTENT_MEMORY, EXPIRED_AT_SAVE)
+
+    def run(self, ctx):
+        columns, options = ctx.columns, ctx.options
+        groups = ctx.output("patterns").shared
+        coverage = _Coverage(columns, groups, options)
+        findings = _pattern_findings(coverage, columns, groups, options)
+        findings += _persistent_findings(coverage, columns, options)
+        findings += _expired_findings(coverage, columns, groups)
+        tables = {"ttl_coverage": coverage.table(groups, columns), "ttl_overview": _overview(coverage, groups, columns)}
+        return PassOutput(tables=tables, findings=tuple(findings))
+
+
+class _Coverage:
+    """Per-group TTL counts (numpy arrays indexed by group), from the patterns pass's measures."""
+
+    def __init__(self, columns, groups, options):
+        stats = groups.stats
+        self.n_keys = stats.n_keys
+        self.n_with_ttl = stats.n_with_ttl
+        self.n_without = self.n_keys - self.n_with_ttl
+        self.memory = stats.memory.sums
+        self.memory_without = stats.memory_without_ttl
+        self.has_expired = stats.n_expired is not None
+        self.n_expired = stats.n_expired if self.has_expired else np.zeros(groups.n, np.int64)
+        if columns.table["n_fields_with_ttl"].null_count == columns.n:
+            self.n_with_field_ttl = np.zeros(groups.n, np.int64)
+        else:
+            rows = np.flatnonzero(columns.n_fields_with_ttl > 0)
+            self.n_with_field_ttl = counts(groups.group[rows], groups.n)
+        words = set(w.lower() for w in options.volatile_words)
+        self.volatile = np.array([bool(volatile_words(p, words)) for p in groups.pattern], dtype=bool)
+
+    def table(self, groups, columns):
+        share = np.divide(self.n_without, self.n_keys, out=np.zeros(groups.n), where=self.n_keys > 0)
+        memory_share = np.divide(self.memory_without.astype(np.float64), self.memory.astype(np.float64),
+                                 out=np.zeros(groups.n), where=self.memory > 0)
+        data = {
+            "db": pa.array(groups.db, pa.int32()),
+            "pattern": pa.array(groups.pattern, pa.string()),
+            "n_keys": pa.array(self.n_keys, pa.int64()),
+            "n_with_ttl": pa.array(self.n_with_ttl, pa.int64()),
+            "n_without_ttl": pa.array(self.n_without, pa.int64()),
+            "share_without_ttl": pa.array(share, pa.float64()),
+            "memory_bytes_without_ttl": pa.array(self.memory_without, pa.uint64()),
+            "memory_share_without_ttl": pa.array(memory_share, pa.float64()),
+            "n_expired": pa.array(self.n_expired, pa.int64(),
+                                  mask=None if self.has_expired else np.ones(groups.n, bool)),
+            "n_with_field_ttl": pa.array(self.n_with_field_ttl, pa.int64()),
+            "volatile_name": pa.array(self.volatile, pa.bool_()),
+            "memory_basis": pa.array([columns.memory_basis] * groups.n, pa.string()).dictionary_encode(),
+        }
+        return _table(data, COVERAGE_COLUMNS).sort_by(
+            [("memory_bytes_without_ttl", "descending"), ("n_without_ttl", "descending"),
+             ("db", "ascending"), ("pattern", "ascending")])
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
+
+
+def volatile_words(pattern, words):
+    """The words of ``pattern`` (outside ``{…}`` placeholders) that are in ``words``.
+
+    Words are split on any non-alphanumeric character and at camelCase humps,
+    and compared whole and lower-cased.
+    """
+    tokens = _NON_WORD.split(_CAMEL.sub(" ", _PLACEHOLDER.sub(" ", pattern)))
+    return [t.lower() for t in tokens if t.lower() in words]
+
+
+def _pattern_findings(coverage, columns, groups, options):
+    findings = []
+    volatile_fired = np.flatnonzero(coverage.volatile & (coverage.n_without > 0))
+    mixed_fired = np.flatnonzero(~coverage.volatile & (coverage.n_keys >= options.mixed_min_keys)
+                                 & (coverage.n_with_ttl > 0) & (coverage.n_without > 0))
+    fired = np.concatenate((volatile_fired, mixed_fired))
+    if len(fired) == 0:
+        return findings
+    chosen = np.full(groups.n, -1, dtype=np.int64)
+    chosen[fired] = np.arange(len(fired))
+    candidates = np.flatnonzero(~columns.has_ttl & (chosen[groups.group] >= 0))
+    offsets, rows = example_positions(chosen[groups.group[candidates]], len(fired), 3, positions=candidates)
+    words = set(w.lower() for w in options.volatile_words)
+    for i, g in enumerate(fired):
+        n, without, with_ttl = int(coverage.n_keys[g]), int(coverage.n_without[g]), int(coverage.n_with_ttl[g])
+        memory_without = int(coverage.memory_without[g])
+        share = without / n
+        details = {
+            "n_keys": n, "n_with_ttl": with_ttl, "n_without_ttl": without,
+            "share_without_ttl": round(share, 4), "memory_bytes_without_ttl": memory_without,
+            "memory_basis": columns.memory_basis,
+        }
+        if coverage.n_with_field_ttl[g]:
+            details["n_with_field_ttl"] = int(coverage.n_with_field_ttl[g])
+        pattern = groups.pattern[g]
+        if coverage.volatile[g]:
+            said = volatile_words(pattern, words)
+            details["words"] = said
+            check = VOLATILE_WITHOUT_TTL
+            message = (f"{without:,} of the {n:,} keys of {pattern} ({format_share(share)}, "
+                       f"{format_memory(memory_without, columns.memory_basis)}) have no TTL, "
+                       f"though the name says {said[0]!r}")
+        else:
+            check = MIXED_TTL
+            message = (f"{with_ttl:,} keys of {pattern} have a TTL but {without:,} "
+                       f"({format_share(share)}, {format_memory(memory_without, columns.memory_basis)}) "
+                       f"do not")
+        findings.append(check.finding(
+            message, pattern=pattern, db=int(groups.db[g]), n_keys=without,
+            est_memory_bytes=memory_without,
+            examples=columns.key_text(rows[offsets[i]:offsets[i + 1]]), details=details))
+    return findings
+
+
+def _persistent_findings(coverage, columns, options):
+    if columns.n == 0:
+        return []
+    n_persistent = int(coverage.n_without.sum())
+    total = columns.memory_total
+    memory = int(coverage.memory_without.sum())
+    share = memory / total if total else 0.0
+    if n_persistent == 0 or share < options.persistent_memory_share:
+        return []
+    message = (f"{n_persistent:,} keys without TTL ({format_share(n_persistent / columns.n)} of keys) "
+               f"hold {format_memory(memory, columns.memory_basis)}, {format_share(share)} of the total")
+    return [PERSISTENT_MEMORY.finding(
+        message, n_keys=n_persistent, est_memory_bytes=memory,
+        details={"n_keys": columns.n, "n_persistent": n_persistent,
+                 "persistent_share": round(n_persistent / columns.n, 4),
+                 "memory_bytes": total, "persistent_memory_share": round(share, 4),
+                 "memory_basis": columns.memory_basis})]
+
+
+def _expired_findings(coverage, columns, groups):
+    if not coverage.has_expired or coverage.n_expired.sum() == 0:
+        return []
+    expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
+    memory = int(columns.memory[expired].sum(dtype=np.uint64))
+    per_group = coverage.n_expired
+    top = np.argsort(-per_group, kind="stable")[:10]
+    by_pattern = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(per_group[g])}
+                  for g in top if per_group[g]]
+    oldest = int(columns.expire_ms[expired].min())
+    message = (f"{len(expired):,} keys ({format_memory(memory, columns.memory_basis)}) had already "
+               f"expired when the dump was written; most are {by_pattern[0]['pattern']} "
+               f"({by_pattern[0]['n_keys']:,})")
+    return [EXPIRED_AT_SAVE.finding(
+        message, n_keys=len(expired), est_memory_bytes=memory,
+        examples=columns.key_text(expired[:3]),
+        details={"by_pattern": by_pattern, "ctime_ms": columns.ctime_ms,
+                 "most_overdue_ms": columns.ctime_ms - oldest, "memory_basis": columns.memory_basis})]
+
+
+def _overview(coverage, groups, columns):
+    """Per db and for the whole dump, summed from the per-pattern counts."""
+    selections = [(int(d), np.flatnonzero(groups.db == d)) for d in np.unique(groups.db)]
+    selections.append((None, np.arange(groups.n)))
+    data = {name: [] for name in OVERVIEW_COLUMNS}
+    for d, chosen in selections:
+        n = int(coverage.n_keys[chosen].sum())
+        n_ttl = int(coverage.n_with_ttl[chosen].sum())
+        total = int(coverage.memory[chosen].sum())
+        persistent_memory = int(coverage.memory_without[chosen].sum())
+        expired = int(coverage.n_expired[chosen].sum()) if coverage.has_expired else None
+        for name, value in (("db", d), ("n_keys", n), ("n_with_ttl", n_ttl), ("n_persistent", n - n_ttl),
+                            ("persistent_share", (n - n_ttl) / n if n else 0.0),
+                            ("memory_bytes", total), ("memory_bytes_persistent", persistent_memory),
+                            ("persistent_memory_share", persistent_memory / total if total else 0.0),
+                            ("n_expired", expired), ("memory_basis", columns.memory_basis)):
+            data[name].append(value)
+    types = {"db": pa.int32(), "n_keys": pa.int64(), "n_with_ttl": pa.int64(), "n_persistent": pa.int64(),
+             "persistent_share": pa.float64(), "memory_bytes": pa.uint64(),
+             "memory_bytes_persistent": pa.uint64(), "persistent_memory_share": pa.float64(),
+             "n_expired": pa.int64(), "memory_basis": pa.string()}
+    return _table({name: pa.array(values, types[name]) for name, values in data.items()}, OVERVIEW_COLUMNS)
+
+
+def _table(data, docs):
+    fields = [pa.field(name, data[name].type, metadata={"doc": docs[name]}) for name in docs]
+    return pa.Table.from_arrays([data[name] for name in docs], schema=pa.schema(fields))

@@ -1,0 +1,203 @@
+"""Typed placeholders: which substrings of a key are ids, uuids, dates, ….
+
+The same ordered list of rules is applied two ways:
+
+* :func:`type_column` runs them with pyarrow (RE2) over a whole column of
+  distinct *forms* (keys whose digits have all been replaced by ``0``);
+* :func:`type_text` runs them with Python's ``re`` over one string, and also
+  returns the digits of the numbers whose kind depends on their value.
+
+No rule looks at the value of a digit, so typing a form and typing any key
+that has that form give the same result apart from those numbers.
+
+Rules, in order (a later rule never sees what an earlier one replaced):
+
+=========  ==================================================================
+email      ``local@domain.tld``
+token      JSON Web Token: three base64url parts, the first two ``eyJ…``
+uuid       8-4-4-4-12 hex digits
+ts         ISO date-time ``2024-05-01T10:00:00Z`` (offset and seconds optional)
+ip         dotted IPv4
+date       ``2024-05-01`` (also ``/`` or ``.``), ISO week ``2024W20``/``2024-w20``,
+           year and month ``2024-05``
+b64        (see below)
+number     a standalone run of digits: 13 or 10 digits are epoch candidates,
+           8 and 6 digits compact-date candidates (``20240501``, ``202405``),
+           settled by :func:`resolve_number`; any other length is ``id``
+b64        a run of at least 20 base64 characters (``+`` and ``/`` included)
+           holding a digit, an upper-case and a lower-case letter: random
+           tokens, base64 blobs.  It comes before numbers so that digits
+           between ``/`` and ``+`` do not cut it up.
+hex        a standalone run of at least 8 hex digits (one case): hashes, Mongo
+           object ids, session ids; all-digit runs were already numbers, and
+           short words such as ``cafe`` or ``beef`` are too short
+=========  ==================================================================
+
+"Standalone" means not glued to a letter or digit: ``order-12345`` and
+``user_42`` hold numbers, ``v2``, ``disk03`` and ``sha256`` do not (their digits
+are looked at later, see :mod:`rdbscope.patterns.forms`).
+"""
+
+import itertools
+import re
+
+import pyarrow.compute as pc
+
+from . import markers as m
+
+# RE2 and Python both treat "_" as a word character, so "user_42" would have no
+# word boundary before 42.  While typing, "_" is swapped for a control
+# character that is not a word character.
+UNDERSCORE = "_"
+UNDERSCORE_STAND_IN = "\x1f"
+
+_WRAP_OPEN = "\ue002"
+_WRAP_CLOSE = "\ue003"
+
+_B64_CHARS = "A-Za-z0-9+/"
+_U = UNDERSCORE_STAND_IN
+
+# (name, pattern) in application order.  Patterns use only syntax that RE2 and
+# Python's re (with re.ASCII) read the same way.
+_RULES_BEFORE_NUMBERS = [
+    (m.EMAIL, rf"[A-Za-z0-9.%+{_U}-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{{2,}}\b"),
+    (m.TOKEN, rf"\beyJ[A-Za-z0-9{_U}-]+\.eyJ[A-Za-z0-9{_U}-]+\.[A-Za-z0-9{_U}-]+"),
+    (m.UUID, r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+    (m.TS, r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"),
+    (m.IP, r"\b[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\b"),
+    (m.DATE, r"\b[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}\b"),
+    (m.DATE, r"\b[0-9]{4}-?[Ww][0-9]{2}\b"),
+    (m.DATE, r"\b[0-9]{4}-[0-9]{2}\b"),
+]
+_NUMBER = r"\b[0-9]+\b"
+_RULES_AFTER_NUMBERS = [
+    (m.HEX, r"\b(?:[0-9a-f]{8,}|[0-9A-F]{8,})\b"),
+]
+_B64_RUN = rf"[{_B64_CHARS}]{{20,}}={{0,2}}"
+_X = f"[{_B64_CHARS}=]*"
+_B64_MIXED = _X + "(?:" + "|".join(
+    f"{a}{_X}{b}{_X}{c}"
+    for a, b, c in itertools.permutations(("[0-9]", "[A-Z]", "[a-z]"))
+) + ")" + _X
+
+_PY_RULES_BEFORE = [(name, re.compile(p, re.ASCII)) for name, p in _RULES_BEFORE_NUMBERS]
+_PY_NUMBER = re.compile(_NUMBER, re.ASCII)
+_PY_RULES_AFTER = [(name, re.compile(p, re.ASCII)) for name, p in _RULES_AFTER_NUMBERS]
+_PY_B64_RUN = re.compile(_B64_RUN, re.ASCII)
+_PY_B64_MIXED = re.compile(_B64_MIXED, re.ASCII)
+
+
+def _where_matching(column, required, passes):
+    """``passes(column)`` applied only to the rows where every regex of ``required`` matches.
+
+    ``required`` must hold wherever a pass could change a row; most rows fail it.
+    """
+    mask = None
+    for pattern in required:
+        found = pc.match_substring_regex(column, pattern)
+        mask = found if mask is None else pc.and_(mask, found)
+    hits = pc.sum(mask).as_py() or 0
+    if hits == 0:
+        return column
+    if hits > len(column) // 2:
+        return passes(column)
+    return pc.replace_with_mask(column, mask, passes(column.filter(mask)))
+
+
+def _any(patterns):
+    return "|".join(f"(?:{p})" for p in patterns)
+
+
+def _typed_before_numbers(column):
+    for name, pattern in _RULES_BEFORE_NUMBERS:
+        column = pc.replace_substring_regex(column, pattern, m.marker(name))
+    return column
+
+
+def _typed_b64(column):
+    # b64 needs a length and a mix of characters; RE2 cannot say both at once,
+    # so long runs are bracketed first and the bracketed mixed ones replaced.
+    column = pc.replace_substring_regex(column, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
+    column = pc.replace_substring_regex(column, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
+    column = pc.replace_substring(column, _WRAP_OPEN, "")
+    return pc.replace_substring(column, _WRAP_CLOSE, "")
+
+
+_CANDIDATE_NUMBERS = [rf"\b[0-9]{{{length}}}\b" for length in m.NUMBER_CANDIDATE_LENGTHS]
+
+
+def _typed_candidate_numbers(column):
+    for length, pattern in zip(m.NUMBER_CANDIDATE_LENGTHS, _CANDIDATE_NUMBERS):
+        column = pc.replace_substring_regex(column, pattern, m.marker(m.number_candidate(length)))
+    return column
+
+
+def type_column(forms):
+    """Apply every rule to a pyarrow string array of forms (digits already ``0``).
+
+    Numbers of a candidate length become ``n13``/``n10``/``n8``/``n6`` markers.
+    """
+    out = pc.replace_substring(forms, UNDERSCORE, UNDERSCORE_STAND_IN)
+    out = _where_matching(out, [_any(p for _, p in _RULES_BEFORE_NUMBERS)], _typed_before_numbers)
+    out = _where_matching(out, [_B64_RUN, "[A-Z]", "[a-z]", "[0-9]"], _typed_b64)
+    out = _where_matching(out, [_any(_CANDIDATE_NUMBERS)], _typed_candidate_numbers)
+    out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
+    for name, pattern in _RULES_AFTER_NUMBERS:
+        out = pc.replace_substring_regex(out, pattern, m.marker(name))
+    return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
+
+
+def type_text(text):
+    """Apply every rule to one string.
+
+    Returns ``(typed, numbers)``: ``typed`` is what :func:`type_column` gives for
+    the string's form, ``numbers`` the digits of each candidate number in order.
+    """
+    out = text.replace(UNDERSCORE, UNDERSCORE_STAND_IN)
+    for name, regex in _PY_RULES_BEFORE:
+        out = regex.sub(m.marker(name), out)
+    out = _PY_B64_RUN.sub(
+        lambda match: m.marker(m.B64) if _PY_B64_MIXED.fullmatch(match.group(0)) else match.group(0), out
+    )
+    numbers = []
+
+    def number(match):
+        digits = match.group(0)
+        if len(digits) in m.NUMBER_CANDIDATE_LENGTHS:
+            numbers.append(digits)
+            return m.marker(m.number_candidate(len(digits)))
+        return m.marker(m.ID)
+
+    out = _PY_NUMBER.sub(number, out)
+    for name, regex in _PY_RULES_AFTER:
+        out = regex.sub(m.marker(name), out)
+    return out.replace(UNDERSCORE_STAND_IN, UNDERSCORE), numbers
+
+
+# Plausible epochs: 2000-01-01 to 2100-01-01.
+_EPOCH_S_MIN, _EPOCH_S_MAX = 946_684_800, 4_102_444_800
+_YEAR_MIN, _YEAR_MAX = 1970, 2100
+
+
+def number_kind(digits):
+    """What a candidate number is by its value: ``ts``, ``date`` or ``id``."""
+    value = int(digits)
+    if len(digits) == 10 and _EPOCH_S_MIN <= value < _EPOCH_S_MAX:
+        return m.TS
+    if len(digits) == 13 and _EPOCH_S_MIN * 1000 <= value < _EPOCH_S_MAX * 1000:
+        return m.TS
+    if len(digits) == 8:
+        year, month, day = value // 10000, value // 100 % 100, value % 100
+        if _YEAR_MIN <= year <= _YEAR_MAX and 1 <= month <= 12 and 1 <= day <= 31:
+            return m.DATE
+    if len(digits) == 6:
+        year, month = value // 100, value % 100
+        if _YEAR_MIN <= year <= _YEAR_MAX and 1 <= month <= 12:
+            return m.DATE
+    return m.ID
+
+
+def resolve_number(samples):
+    """The kind of a number from the values seen in its place: all must agree."""
+    kinds = {number_kind(digits) for digits in samples}
+    return kinds.pop() if len(kinds) == 1 else m.ID

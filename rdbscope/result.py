@@ -1,0 +1,79 @@
+"""Result: everything one analysis found, as tables and findings."""
+
+import html
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .findings import Severity, findings_table, format_bytes
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of :func:`rdbscope.analyze`.
+
+    Attributes:
+        keys: a :class:`~rdbscope.KeyTable` of the keys with the columns the
+            passes add (``pattern``); ``keys.to_arrow()`` / ``keys.to_pandas()``.
+        tables: ``{name: pyarrow.Table}`` of every pass (``patterns``,
+            ``namespaces``, ``big_keys``, ``top_keys``, ``ttl_coverage``,
+            ``ttl_overview``, ``expiry_bursts``, ``expiry_timeline``).
+        finding_list: every :class:`~rdbscope.Finding`, most severe first.
+        memory_basis: ``"est_memory_bytes"`` when memory figures are the dump's
+            memory estimates, ``"rdb_bytes"`` when they are sizes in the dump.
+        config: the :class:`~rdbscope.config.Config` used.
+        seconds: wall time of each pass.
+    """
+
+    keys: Any
+    tables: Mapping[str, Any]
+    finding_list: tuple
+    memory_basis: str
+    config: Any
+    seconds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def info(self):
+        """The :class:`~rdbscope.DumpInfo` of the dump analysed."""
+        return self.keys.info
+
+    @property
+    def patterns(self):
+        """The pattern table as a pandas DataFrame, largest memory first."""
+        return self.tables["patterns"].to_pandas()
+
+    @property
+    def findings(self):
+        """The findings as a pandas DataFrame (columns of ``FINDINGS_SCHEMA``)."""
+        return self.findings_table().to_pandas()
+
+    def findings_table(self):
+        """The findings as a ``pyarrow.Table`` of ``FINDINGS_SCHEMA``."""
+        return findings_table(self.finding_list)
+
+    def table(self, name):
+        """One table by name; KeyError lists the names there are."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r}; tables: {', '.join(self.tables)}") from None
+
+    def __repr__(self):
+        counts = self._severity_counts()
+        said = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+        return f"<Result {self.keys.num_rows} keys, {len(self.tables)} tables, {said}>"
+
+    def _severity_counts(self):
+        return {str(s): sum(1 for f in self.finding_list if f.severity == s) for s in reversed(Severity)}
+
+    def _repr_html_(self):
+        parts = [f"<p><b>{html.escape(repr(self))}</b> (memory: {html.escape(self.memory_basis)})</p>"]
+        if "patterns" in self.tables:
+            top = self.tables["patterns"].slice(0, 10).select(
+                ["db", "pattern", "n_keys", "memory_bytes_sum", "n_with_ttl"]).to_pandas()
+            top["memory_bytes_sum"] = [format_bytes(v) for v in top["memory_bytes_sum"]]
+            parts.append("<p>Top patterns by memory</p>" + top.to_html(index=False))
+        if self.finding_list:
+            shown = self.findings.head(10)[["code", "severity", "pattern", "n_keys", "message"]]
+            parts.append("<p>Findings</p>" + shown.to_html(index=False))
+        return "\n".join(parts)

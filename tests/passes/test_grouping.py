@@ -1,0 +1,110 @@
+"""The vectorized per-group helpers, checked against plain Python."""
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from rdbscope.passes.columns import dictionary_codes
+from rdbscope.passes.grouping import (
+    SortedGroups,
+    dense_ids,
+    example_positions,
+    first_rows,
+    name_matrix,
+    present_names,
+)
+
+
+def nearest_rank(values, q):
+    ordered = sorted(values)
+    return ordered[max(math.ceil(q * len(ordered)) - 1, 0)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sorted_groups_match_plain_python(seed):
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 50))
+    groups = rng.integers(0, n_groups, 2000)
+    values = rng.integers(0, 10 ** 9, 2000).astype(np.uint64)
+    sorted_groups = SortedGroups.build(groups, values, n_groups)
+    for q in (0.0, 0.5, 0.9, 0.99, 1.0):
+        got, valid = sorted_groups.quantile(q)
+        for g in range(n_groups):
+            mine = [int(v) for v, h in zip(values, groups) if h == g]
+            assert valid[g] == bool(mine)
+            if mine:
+                assert got[g] == nearest_rank(mine, q)
+    sums = sorted_groups.sums
+    top = sorted_groups.top_sums(3)
+    for g in range(n_groups):
+        mine = sorted(int(v) for v, h in zip(values, groups) if h == g)
+        assert sums[g] == sum(mine)
+        assert top[g] == sum(mine[-3:])
+
+
+@pytest.mark.parametrize("top", [2 ** 20, 2 ** 40, 2 ** 62])
+def test_sorted_groups_with_small_and_large_values(top):
+    values = np.array([top, 5, 7, top - 1], dtype=np.uint64)
+    sorted_groups = SortedGroups.build(np.array([0, 1, 1, 0]), values, 2)
+    got, _ = sorted_groups.quantile(1.0)
+    assert list(got) == [top, 7]
+    assert list(sorted_groups.sums) == [2 * top - 1, 12]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_merged_quantiles_match_plain_python(seed):
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(2, 30))
+    groups = rng.integers(0, n_groups, 3000)
+    values = rng.integers(0, 10 ** int(rng.integers(2, 12)), 3000).astype(np.uint64)
+    sorted_groups = SortedGroups.build(groups, values, n_groups)
+    members = [rng.choice(n_groups, int(rng.integers(1, n_groups + 1)), replace=False) for _ in range(6)]
+    qs = [0.5, 0.9, 0.99, 1.0]
+    got = sorted_groups.merged_quantiles(members, qs)
+    for i, m in enumerate(members):
+        mine = [int(v) for v, h in zip(values, groups) if h in set(m.tolist())]
+        for j, q in enumerate(qs):
+            assert got[i, j] == (nearest_rank(mine, q) if mine else 0)
+
+
+def test_first_rows_find_rare_groups_late():
+    groups = np.zeros(200_000, dtype=np.int64)
+    groups[150_000] = 2
+    groups[199_999] = 2
+    assert first_rows(groups, 3).tolist() == [0, 200_000, 150_000]
+
+
+def test_dense_ids_number_combinations_in_order():
+    ids, combos, n = dense_ids(np.array([1, 0, 1, 1]), np.array([2, 5, 2, 0]))
+    assert combos.tolist() == [[0, 5], [1, 0], [1, 2]] and n.tolist() == [1, 1, 2]
+    assert ids.tolist() == [2, 0, 2, 1]
+
+
+def test_example_positions_take_the_first_and_stay_in_order():
+    groups = np.array([1, 0, 1, 1, 0, 2, 1])
+    offsets, rows = example_positions(groups, 4, 2)
+    assert offsets.tolist() == [0, 2, 4, 5, 5]
+    assert rows[0:2].tolist() == [1, 4] and rows[2:4].tolist() == [0, 2] and rows[4:5].tolist() == [5]
+
+
+def test_example_positions_spread_over_big_groups():
+    groups = np.zeros(1_000_000, dtype=np.int64)
+    groups[999_999] = 1
+    offsets, rows = example_positions(groups, 2, 3, sample=1000)
+    assert rows[offsets[1]:offsets[2]].tolist() == [999_999]
+    assert rows[0] == 0 and len(rows[offsets[0]:offsets[1]]) == 3
+
+
+def test_present_names_most_frequent_first():
+    matrix = name_matrix(np.array([0, 0, 0, 1]), 3, np.array([2, 1, 1, 0]), 3)
+    assert matrix.tolist() == [[0, 2, 1], [1, 0, 0], [0, 0, 0]]
+    assert present_names(matrix, ("a", "b", "c")).to_pylist() == [["b", "c"], ["a"], []]
+
+
+def test_dictionary_codes_unify_chunk_dictionaries():
+    first = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], pa.int8()), pa.array(["x", "y"]))
+    second = pa.DictionaryArray.from_arrays(pa.array([0, None, 1], pa.int8()), pa.array(["y", "z"]))
+    codes, names = dictionary_codes(pa.chunked_array([first, second]))
+    assert [names[c] for c in codes] == ["x", "y", "x", "y", "", "z"]
