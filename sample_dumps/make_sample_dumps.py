@@ -1414,7 +1414,38 @@ def make_dump(binary: ServerBinary, variant: str, out_dir: Path) -> dict[str, An
     oracle.update(notes)
     oracle["keys"] = reader.records
     check_oracle(oracle, dump)
+    read_back_memory(binary, oracle, dump)
     with open(out_dir / f"{stem}.json", "w", encoding="utf-8") as handle:
+        json.dump(oracle, handle, indent=None, ensure_ascii=False)
+        handle.write("\n")
+    return oracle
+
+
+def read_back_memory(binary: ServerBinary, oracle: dict[str, Any], dump: bytes) -> None:
+    """Restart the server on its own dump and record ``memory_usage_loaded`` per key.
+
+    What a key costs after a load is what an estimate made from the dump can
+    know: the written server's figure also carries the key's history (dicts
+    grown step by step, strings appended to, nodes merged).  Expiries are in
+    2030, so every key survives the load.
+    """
+    server = RunningServer(binary, variant_config(binary, oracle["variant"]))
+    server.dump_path.write_bytes(dump)
+    with server:
+        for db in sorted({r["db"] for r in oracle["keys"]}):
+            records = [r for r in oracle["keys"] if r["db"] == db]
+            replies = pipelined(server.client(db), [
+                ("MEMORY", "USAGE", bytes.fromhex(r["key"]), "SAMPLES", 0) for r in records])
+            for record, reply in zip(records, replies):
+                record["memory_usage_loaded"] = value_or_none(reply)
+
+
+def add_loaded_memory(binary: ServerBinary, oracle_path: Path) -> dict[str, Any]:
+    """Add ``memory_usage_loaded`` to an existing oracle file (dump unchanged)."""
+    oracle = json.loads(oracle_path.read_text(encoding="utf-8"))
+    dump = (oracle_path.parent / oracle["file"]).read_bytes()
+    read_back_memory(binary, oracle, dump)
+    with open(oracle_path, "w", encoding="utf-8") as handle:
         json.dump(oracle, handle, indent=None, ensure_ascii=False)
         handle.write("\n")
     return oracle
@@ -1451,6 +1482,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="only these variants (repeatable; default: all)")
     parser.add_argument("--list", action="store_true",
                         help="list the servers found and exit")
+    parser.add_argument("--read-back", action="store_true",
+                        help="keep the dumps; only add memory_usage_loaded to their oracles")
     return parser.parse_args(argv)
 
 
@@ -1480,7 +1513,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for server in servers:
         for variant in args.variant or VARIANTS:
-            oracle = make_dump(server, variant, args.out)
+            if args.read_back:
+                oracle = add_loaded_memory(server, args.out / f"{server.label}-{variant}.json")
+            else:
+                oracle = make_dump(server, variant, args.out)
             print(summarize(oracle), flush=True)
     return 0
 

@@ -1,5 +1,6 @@
 """Options shared by the commands that read a dump."""
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, List, Optional
 
@@ -15,7 +16,22 @@ Relaxed = Annotated[bool, typer.Option("--relaxed-version", help="Read newer RDB
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
-def scan_options(db, types, match, no_crc, relaxed):
+class Allocator(str, Enum):
+    jemalloc = "jemalloc"
+    jemalloc_16 = "jemalloc-16"
+    libc = "libc"
+
+
+AllocatorOption = Annotated[Allocator, typer.Option(
+    "--allocator",
+    help="The allocator of the server the memory estimates are for (INFO memory: mem_allocator): "
+         "jemalloc for Redis's and Valkey's own builds, jemalloc-16 for distribution packages "
+         "(Debian, Ubuntu), libc for MALLOC=libc builds.")]
+CompressDepth = Annotated[int, typer.Option(
+    "--list-compress-depth", min=0, help="The server's list-compress-depth, for list memory estimates.")]
+
+
+def scan_options(db, types, match, no_crc, relaxed, allocator=Allocator.jemalloc, list_compress_depth=0):
     """The keyword arguments of rdbscope.scan/load that these options set."""
     return {
         "db": db or None,
@@ -23,4 +39,6 @@ def scan_options(db, types, match, no_crc, relaxed):
         "key_glob": match,
         "verify_crc": not no_crc,
         "relaxed_version": relaxed,
+        "allocator": Allocator(allocator).value,
+        "list_compress_depth": list_compress_depth,
     }

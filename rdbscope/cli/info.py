@@ -10,7 +10,7 @@ from rich.table import Table
 from ..keys import load
 from ..summary import summarize
 from ._console import exits_on_bad_input, out, progress_bar
-from ._options import Dump, NoCrc, Quiet, Relaxed
+from ._options import AllocatorOption, CompressDepth, Dump, NoCrc, Quiet, Relaxed, scan_options
 
 
 @exits_on_bad_input
@@ -19,11 +19,14 @@ def info_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     no_crc: NoCrc = False,
     relaxed_version: Relaxed = False,
+    allocator: AllocatorOption = "jemalloc",
+    list_compress_depth: CompressDepth = 0,
     quiet: Quiet = False,
 ):
-    """Show DUMP's format version, AUX fields, databases and key counts by type and encoding."""
+    """Show DUMP's format version, AUX fields, databases, key counts and estimated memory."""
+    options = scan_options(None, None, None, no_crc, relaxed_version, allocator, list_compress_depth)
     with progress_bar(quiet, f"reading {dump.name}") as on_progress:
-        keys = load(dump, verify_crc=not no_crc, relaxed_version=relaxed_version, on_progress=on_progress)
+        keys = load(dump, on_progress=on_progress, **options)
     info = keys.info
     summary = summarize(keys)
     if as_json:
@@ -51,6 +54,12 @@ def info_command(
         for name, value in info.aux.items():
             table.add_row(name, value)
         out.print(table)
+    memory = summary.memory
+    if memory.model:
+        used = f"; the dump's used-mem is {memory.used_mem_bytes}" if memory.used_mem_bytes else ""
+        out.print(f"estimated memory: {memory.total_bytes} bytes ({memory.keys_bytes} in keys, "
+                  f"{memory.overhead_bytes} in key tables){used}")
+        out.print(f"memory model: {memory.model}")
     out.print(_groups("db", summary.by_db, {str(db): v for db, v in info.resizedb.items()}))
     out.print(_groups("type", summary.by_type))
     out.print(_groups("type/encoding", summary.by_encoding))
@@ -64,11 +73,11 @@ def info_command(
 
 
 def _groups(title, groups, hints=None):
-    table = Table(title, "keys", "with TTL", "rdb bytes", title=f"By {title}", title_justify="left")
+    table = Table(title, "keys", "with TTL", "rdb bytes", "est. memory", title=f"By {title}", title_justify="left")
     if hints is not None:
         table.add_column("RESIZEDB hint")
     for g in groups:
-        row = [g.name, str(g.n_keys), str(g.n_with_ttl), str(g.rdb_bytes)]
+        row = [g.name, str(g.n_keys), str(g.n_with_ttl), str(g.rdb_bytes), str(g.est_memory_bytes)]
         if hints is not None:
             hint = hints.get(g.name)
             row.append(f"{hint[0]} keys, {hint[1]} expires" if hint else "")

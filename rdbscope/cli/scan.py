@@ -8,7 +8,8 @@ from typing import Annotated
 from ..rdb import scan
 from ..report.parquet import write_keys_parquet
 from ._console import exits_on_bad_input, err, out, progress_bar
-from ._options import Db, Dump, Match, NoCrc, Quiet, Relaxed, Type, scan_options
+from ._options import (AllocatorOption, CompressDepth, Db, Dump, Match, NoCrc, Quiet, Relaxed, Type,
+                       scan_options)
 
 
 @exits_on_bad_input
@@ -22,10 +23,12 @@ def scan_command(
     relaxed_version: Relaxed = False,
     stop_on_damage: Annotated[bool, typer.Option(
         "--stop-on-damage", help="Keep the keys read before damage instead of failing.")] = False,
+    allocator: AllocatorOption = "jemalloc",
+    list_compress_depth: CompressDepth = 0,
     quiet: Quiet = False,
 ):
     """Scan DUMP into a Parquet table with one row per key."""
-    options = scan_options(db, type_, match, no_crc, relaxed_version)
+    options = scan_options(db, type_, match, no_crc, relaxed_version, allocator, list_compress_depth)
     with progress_bar(quiet, f"scanning {dump.name}") as on_progress:
         result = scan(dump, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise", **options)
         rows = write_keys_parquet(result, output)

@@ -15,6 +15,7 @@ from ..errors import RdbError, RdbFormatError
 from .dump_info import DumpInfo
 from .batches import build_batch
 from .format import TYPE_NAMES
+from .memory import ALLOCATORS, model_factory, model_info
 from .schema import KEYS_SCHEMA
 from .source import Source
 
@@ -70,7 +71,7 @@ class Scan:
 
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
-                 implementation=None):
+                 implementation=None, allocator="jemalloc", list_compress_depth=0):
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
@@ -91,6 +92,11 @@ class Scan:
             if implementation not in available:
                 raise ValueError(f"scanner implementation {implementation!r} is not available here")
             self._module = available[implementation]
+        if allocator not in ALLOCATORS:
+            raise ValueError(f"unknown allocator {allocator!r}; expected one of {', '.join(ALLOCATORS)}")
+        self._allocator = allocator
+        self._list_compress_depth = list_compress_depth
+        self._memory_model_for = model_factory(allocator, list_compress_depth)
         self.info = DumpInfo()
         self._iter = None
 
@@ -103,7 +109,8 @@ class Scan:
         with Source(self._source_arg) as src:
             self.info.path = src.name
             self.info.compression = src.compression
-            scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc, self._relaxed_version)
+            scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc,
+                                           self._relaxed_version, self._memory_model_for)
             scanner.want_db = self._db
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
@@ -128,6 +135,7 @@ class Scan:
             finally:
                 scanner.close()
                 self.info.update_from(scanner)
+                self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
 
 
 def scan(source, **options):
@@ -147,6 +155,11 @@ def scan(source, **options):
         relaxed_version: read versions newer than the known ones with the newest rules.
         implementation: "cython" or "python" to pick a scanner; default: the
             compiled one unless RDBSCOPE_PUREPYTHON is set.
+        allocator: the allocator of the server the estimates are for:
+            "jemalloc" (default: Redis's and Valkey's own builds), "jemalloc-16"
+            (distribution packages such as Debian's) or "libc".
+        list_compress_depth: the server's list-compress-depth (default 0),
+            which decides the memory of list nodes.
 
     Returns:
         A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.

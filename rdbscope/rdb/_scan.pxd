@@ -4,6 +4,8 @@
 import cython
 from libc.string cimport memcpy
 
+from rdbscope.rdb._memory cimport MemoryModel
+
 ctypedef unsigned long long u64
 ctypedef long long i64
 
@@ -66,8 +68,8 @@ cdef class Scanner:
     cdef int value_type
     cdef Py_ssize_t cur_kstart
     cdef Py_ssize_t cur_klen
-    cdef int writer_valkey_major
-    cdef int writer_redis_ver
+    cdef readonly int writer_valkey_major
+    cdef readonly int writer_redis_ver
     cdef int embstr_limit
     cdef i64 expire_ms
     cdef int lfu
@@ -90,6 +92,12 @@ cdef class Scanner:
     cdef u64 w_max
     cdef u64 w_acc
     cdef u64 w_ttl
+    cdef object memory_model_for
+    cdef readonly MemoryModel mm
+    cdef u64 m_elems
+    cdef u64 m_blob
+    cdef u64 m_nodes
+    cdef u64 m_lzf
     cdef readonly object aux
     cdef readonly object resizedb
     cdef readonly object slot_info
@@ -103,7 +111,7 @@ cdef class Scanner:
     cdef public object want_types
     cdef public object key_filter
     cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
-    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields
+    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_est, a_est_fallback
     cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields
     cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module, nulls_ttl_fields
     cdef readonly object module_names
@@ -121,6 +129,8 @@ cdef class Scanner:
     cdef u64[::1] c_offset
     cdef int[::1] c_module
     cdef u64[::1] c_ttl_fields
+    cdef u64[::1] c_est
+    cdef unsigned char[::1] c_est_fallback
     cdef unsigned char[::1] c_v_expire
     cdef unsigned char[::1] c_v_counts
     cdef unsigned char[::1] c_v_lfu
@@ -222,14 +232,15 @@ cdef class Scanner:
     @cython.locals(k=Py_ssize_t, khdr=int, size=u64)
     cdef inline int string_encoding(self, u64 n) except -1
 
-    @cython.locals(n=u64, mx=u64, ttl=u64, i=u64, pair=u64)
+    @cython.locals(n=u64, mx=u64, ttl=u64, i=u64, pair=u64, field=u64, field_ttl=bint)
     cdef int read_hash_pairs(self, int ttl_mode) except -1
 
     @cython.locals(nodes=u64, total=u64, mx=u64, packed=u64, i=u64, container=u64)
     cdef int read_quicklist(self, bint v2) except -1
 
     @cython.locals(nodes=u64, mx=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
-                   g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64)
+                   g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64,
+                   name=u64)
     cdef int read_stream(self, int rdbtype) except -1
 
     cdef Py_ssize_t lp_int(self, Py_ssize_t p, Py_ssize_t stop) except -1
@@ -252,5 +263,5 @@ cdef class Scanner:
 
     cdef inline bint keep_row(self, Py_ssize_t kstart) except -1
 
-    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int, byte=Py_ssize_t, bit=int)
+    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int, byte=Py_ssize_t, bit=int, est=u64)
     cpdef int scan_batch(self) except -1

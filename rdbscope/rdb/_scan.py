@@ -333,7 +333,7 @@ class Scanner:
     bounded by the buffer and the largest single compact blob.
     """
 
-    def __init__(self, stream, batch_rows, verify_crc, relaxed_version):
+    def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None):
         self.src = stream
         self.buf = bytearray(CHUNK)
         self.view = self.buf
@@ -393,6 +393,13 @@ class Scanner:
         self.want_db = None
         self.want_types = None
         self.key_filter = None
+        # The memory model is chosen from the AUX fields, so at the first key.
+        self.memory_model_for = memory_model_for
+        self.mm = None
+        self.m_elems = 0
+        self.m_blob = 0
+        self.m_nodes = 0
+        self.m_lzf = 0
         # Each scan_batch allocates its own column buffers.
         self.rows = 0
         self.klen = 0
@@ -417,6 +424,8 @@ class Scanner:
         self.a_offset = np.empty(n, np.uint64)
         self.a_module = np.empty(n, np.int32)
         self.a_ttl_fields = np.empty(n, np.uint64)
+        self.a_est = np.empty(n, np.uint64)
+        self.a_est_fallback = np.zeros(bits, np.uint8)
         # Validity bitmaps (Arrow layout: bit i set when row i is not null).
         self.a_v_expire = np.zeros(bits, np.uint8)
         self.a_v_counts = np.zeros(bits, np.uint8)
@@ -437,6 +446,8 @@ class Scanner:
         self.c_offset = self.a_offset
         self.c_module = self.a_module
         self.c_ttl_fields = self.a_ttl_fields
+        self.c_est = self.a_est
+        self.c_est_fallback = self.a_est_fallback
         self.c_v_expire = self.a_v_expire
         self.c_v_counts = self.a_v_counts
         self.c_v_lfu = self.a_v_lfu
@@ -634,16 +645,19 @@ class Scanner:
                     self.sint = False
                     self.check_lzf(clen, ulen)
                 self.slen = ulen
+                self.m_lzf = clen
                 return 0
             else:
                 self.pos -= 1
                 self.fail(RdbFormatError, f"unknown string encoding {enc}")
             self.sint = True
+            self.m_lzf = 0
             return 0
         n = self.lv
         if n >= MAX_COUNT:
             self.fail(RdbFormatError, f"absurd string length {n}")
         self.slen = n
+        self.m_lzf = 0
         if check_int and n <= 20:
             self.ensure(n)
             self.sint = is_int_text(self.view, self.pos, n)
@@ -823,18 +837,21 @@ class Scanner:
             ulen = self.read_count()
             self.decompress_lzf(clen, ulen)
             self.blob = self.sview
+            self.m_lzf = clen
             self._walk(0, ulen, kind, group)
             return 0
         n = self.lv
         if n > MAX_BLOB:
             self.fail(RdbFormatError, f"absurd blob length {n}")
         self.ensure(n)
+        self.m_lzf = 0
         self.blob = self.view
         self._walk(self.pos, n, kind, group)
         self.blob = None
         self.pos += n
 
     def _walk(self, start, length, kind, group):
+        self.m_blob = length
         if kind == B_ZIPLIST or kind == B_LISTPACK:
             self.walk_packed(start, length, group, kind == B_LISTPACK)
         elif kind == B_INTSET:
@@ -1127,6 +1144,9 @@ class Scanner:
         self.value_type = rdbtype
         self.r_ttl_fields = 0
         self.r_no_counts = False
+        self.m_elems = 0
+        self.m_blob = 0
+        self.m_nodes = 0
         if rdbtype == 0:
             self.skip_string(True)
             self.r_type = T_STRING
@@ -1146,6 +1166,7 @@ class Scanner:
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
+                self.m_elems += self.mm.set_member(self.slen)
                 i += 1
             self.r_n = n
             self.r_max = mx
@@ -1159,6 +1180,7 @@ class Scanner:
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
+                self.m_elems += self.mm.zset_member(self.slen)
                 if rdbtype == 5:
                     self.skip(8)
                 else:
@@ -1256,16 +1278,20 @@ class Scanner:
         ttl = 0
         i = 0
         while i < n:
+            field_ttl = False
             if ttl_mode == 1 or ttl_mode == 2:
                 if self.read_plain_len() != 0:
-                    ttl += 1
+                    field_ttl = True
             self.skip_string(False)
-            pair = self.slen
+            field = self.slen
             self.skip_string(False)
-            pair += self.slen
+            pair = field + self.slen
             if ttl_mode == 3:
                 if self.le_signed(8) != -1:
-                    ttl += 1
+                    field_ttl = True
+            if field_ttl:
+                ttl += 1
+            self.m_elems += self.mm.hash_pair(field, self.slen, field_ttl)
             if pair > mx:
                 mx = pair
             i += 1
@@ -1290,9 +1316,11 @@ class Scanner:
                 total += 1
                 if self.slen > mx:
                     mx = self.slen
+                self.m_elems += self.mm.list_node_bytes(i, nodes, self.slen, self.m_lzf)
             elif container == 2:
                 packed += 1
                 self.walk_blob(B_LISTPACK if v2 else B_ZIPLIST, W_SINGLE)
+                self.m_elems += self.mm.list_node_bytes(i, nodes, self.m_blob, self.m_lzf)
                 total += self.w_n
                 if self.w_max > mx:
                     mx = self.w_max
@@ -1301,6 +1329,7 @@ class Scanner:
             i += 1
         self.r_type = T_LIST
         self.r_enc = E_QUICKLIST
+        self.m_nodes = nodes
         # Redis 7.2+ keeps small lists as one listpack and saves them as a
         # one-node quicklist (src/rdb.c rdbSaveObject).
         if v2 and nodes == 1 and packed == 1 and self.writer_redis_ver >= 702:
@@ -1324,6 +1353,7 @@ class Scanner:
                 self.decompress_lzf(clen, ulen)
                 self.blob = self.sview
                 self.walk_stream_listpack(0, ulen)
+                self.m_blob += self.mm.stream_listpack(ulen)
             else:
                 n = self.lv
                 if n > MAX_BLOB:
@@ -1333,6 +1363,7 @@ class Scanner:
                 self.walk_stream_listpack(self.pos, n)
                 self.blob = None
                 self.pos += n
+                self.m_blob += self.mm.stream_listpack(n)
             if self.w_max > mx:
                 mx = self.w_max
             i += 1
@@ -1356,13 +1387,16 @@ class Scanner:
                 self.skip(16 + 8)  # raw id, delivery time
                 self.read_plain_len()  # delivery count
                 j += 1
+            self.m_elems += self.mm.stream_group(pel)
             consumers = self.read_count()
             c = 0
             while c < consumers:
                 self.skip_string(False)
+                name = self.slen
                 self.skip(16 if rdbtype >= 21 else 8)  # seen time (+ active time)
                 cpel = self.read_count()
                 self.skip(16 * cpel)
+                self.m_elems += self.mm.stream_consumer(name, cpel)
                 c += 1
             if rdbtype >= 27:
                 self.skip(16 * self.read_count())  # NACKed ids
@@ -1386,6 +1420,7 @@ class Scanner:
             self.read_plain_len()  # iids duplicates
         self.r_type = T_STREAM
         self.r_enc = E_STREAM
+        self.m_nodes = nodes
         self.r_n = length
         self.r_max = mx
 
@@ -1718,6 +1753,8 @@ class Scanner:
             if not self.known_type(op):
                 self.pos -= 1
                 self.fail(RdbUnsupportedError, f"unknown object type or opcode {op}")
+            if self.mm is None:
+                self.mm = self.memory_model_for(self)
             self.context = "key"
             kstart = self.klen
             self.cur_klen = self.read_key()
@@ -1762,6 +1799,12 @@ class Scanner:
                 else:
                     self.nulls_module += 1
                 self.c_offset[r] = start
+                est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
+                                       self.value_type, self.r_n, self.m_blob, self.m_elems, self.m_nodes)
+                if est == 0:  # no model: a module value costs what it serializes to, at least
+                    est = self.base + self.pos - start
+                    self.c_est_fallback[byte] |= bit
+                self.c_est[r] = est
                 if self.r_type == T_HASH:
                     self.c_ttl_fields[r] = self.r_ttl_fields
                     self.c_v_ttl_fields[byte] |= bit

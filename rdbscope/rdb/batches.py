@@ -47,11 +47,12 @@ def build_batch(scanner, rows):
         _column(pa.uint64(), rows, s.a_rdb_bytes),
         _column(pa.uint64(), rows, s.a_n, s.a_v_counts, s.nulls_counts),
         _column(pa.uint64(), rows, s.a_max, s.a_v_counts, s.nulls_counts),
-        _all_null(pa.uint64(), rows),
+        _column(pa.uint64(), rows, s.a_est),
         _column(pa.uint8(), rows, s.a_lfu, s.a_v_lfu, s.nulls_lfu),
         _column(pa.uint64(), rows, s.a_idle, s.a_v_idle, s.nulls_idle),
         _column(pa.uint64(), rows, s.a_offset),
         modules,
         _column(pa.uint64(), rows, s.a_ttl_fields, s.a_v_ttl_fields, s.nulls_ttl_fields),
+        pa.Array.from_buffers(pa.bool_(), rows, [None, pa.py_buffer(s.a_est_fallback)]),
     ]
     return pa.RecordBatch.from_arrays(columns, schema=KEYS_SCHEMA)

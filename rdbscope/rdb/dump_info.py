@@ -42,6 +42,8 @@ class DumpInfo:
         end_offset: where the RDB data ended (after the checksum); bytes after
             it, if any, are not read.
         truncated_at / stopped_by: where and why a scan with on_error="stop" ended early.
+        memory_model: the :class:`~rdbscope.rdb.memory.MemoryModelInfo` behind
+            ``est_memory_bytes`` (None before the first key).
     """
 
     path: str = None
@@ -60,6 +62,7 @@ class DumpInfo:
     end_offset: int = None
     truncated_at: int = None
     stopped_by: Exception = None
+    memory_model: object = None
 
     @property
     def writer(self):

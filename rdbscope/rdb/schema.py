@@ -32,7 +32,8 @@ COLUMNS = (
      "longest field+value for hashes, largest entry (sum of fields and values) for streams; "
      "null for module values"),
     ("est_memory_bytes", pa.uint64(), True,
-     "estimate of MEMORY USAGE on the server that wrote the dump (null until the memory model fills it)"),
+     "estimate of MEMORY USAGE key SAMPLES 0 on the server that wrote the dump, after it loads the dump "
+     "(model chosen from the redis-ver AUX field; see DumpInfo.memory)"),
     ("lfu_freq", pa.uint8(), True,
      "LFU counter from the dump (maxmemory-policy *-lfu); null when absent"),
     ("idle_s", pa.uint64(), True,
@@ -43,6 +44,8 @@ COLUMNS = (
      "module type name decoded from the module id (e.g. graphdata, ReJSON-RL); null for other types"),
     ("n_fields_with_ttl", pa.uint64(), True,
      "hash fields that carry their own TTL (Redis 7.4+ and Valkey 9 hashes); null for keys that are not hashes"),
+    ("est_memory_fallback", pa.bool_(), False,
+     "true when no memory model applies (module values): est_memory_bytes is then the serialized size"),
 )
 
 KEYS_SCHEMA = pa.schema(

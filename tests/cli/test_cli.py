@@ -90,3 +90,28 @@ def test_unsupported_version_is_reported():
         return
     result = runner.invoke(app, ["info", str(CORPUS / "public/redis__librdb/future_v19.rdb")])
     assert result.exit_code == 2 and "unsupported RDB version 99" in result.stderr
+
+
+def test_info_reports_the_memory_estimate_beside_used_mem():
+    libc_dump = SAMPLE_DUMPS / "valkey-8.1-default.rdb"
+    result = runner.invoke(app, ["info", str(libc_dump), "--json", "--allocator", "libc"], catch_exceptions=False)
+    memory = json.loads(result.stdout)["memory"]
+    keys = rdbscope.load(libc_dump, allocator="libc").to_arrow()
+    assert memory["keys_bytes"] == sum(keys["est_memory_bytes"].to_pylist())
+    assert memory["total_bytes"] == memory["keys_bytes"] + memory["overhead_bytes"]
+    assert memory["used_mem_bytes"] == int(rdbscope.load(libc_dump).info.aux["used-mem"])
+    assert memory["model"].startswith("valkey-8 layout") and "libc" in memory["model"]
+    text = runner.invoke(app, ["info", str(libc_dump), "--allocator", "libc"]).stdout
+    assert f"estimated memory: {memory['total_bytes']} bytes" in text
+
+
+def test_scan_takes_the_servers_allocator(tmp_path):
+    estimates = {}
+    for allocator in ("jemalloc", "libc"):
+        out = tmp_path / f"{allocator}.parquet"
+        result = runner.invoke(app, ["scan", str(DUMP), "-o", str(out), "--allocator", allocator])
+        assert result.exit_code == 0, result.output
+        estimates[allocator] = pq.read_table(out)["est_memory_bytes"].to_pylist()
+    assert estimates["jemalloc"] == rdbscope.load(DUMP).to_arrow()["est_memory_bytes"].to_pylist()
+    assert estimates["libc"] == rdbscope.load(DUMP, allocator="libc").to_arrow()["est_memory_bytes"].to_pylist()
+    assert estimates["jemalloc"] != estimates["libc"]

@@ -1,0 +1,63 @@
+# C types for _memory.py (pure Python mode, compiled like _scan.py).
+
+import cython
+
+ctypedef unsigned long long u64
+
+@cython.locals(k=u64, step=u64)
+cpdef u64 jemalloc_usable(u64 n, u64 quantum) noexcept
+
+cpdef u64 glibc_usable(u64 n) noexcept
+
+@cython.locals(size=u64)
+cpdef u64 next_power(u64 n) noexcept
+
+cpdef int sds_header(u64 n) noexcept
+
+@cython.locals(lam=double, term=double, below=double, k=int)
+cpdef double expected_overflow_buckets(u64 n, u64 buckets) noexcept
+
+
+@cython.final
+cdef class MemoryModel:
+    cdef readonly int layout
+    cdef readonly int allocator
+    cdef readonly int list_compress_depth
+    cdef readonly bint valkey
+    cdef readonly double skiplist_node
+
+    cpdef u64 alloc(self, u64 n) noexcept
+    cpdef u64 sds(self, u64 n) noexcept
+    @cython.locals(mean=double, p=double, level=int)
+    cpdef double expected_node(self, u64 base) noexcept
+    cpdef u64 set_member(self, u64 n) noexcept
+    cpdef u64 zset_member(self, u64 n) noexcept
+    @cython.locals(ttl=u64, fhdr=u64, together=u64)
+    cpdef u64 hash_pair(self, u64 field, u64 value, bint has_ttl) noexcept
+    @cython.locals(nodes=u64)
+    cpdef u64 rax_size(self, u64 keys) noexcept
+    cpdef u64 stream_listpack(self, u64 n) noexcept
+    @cython.locals(group=u64)
+    cpdef u64 stream_group(self, u64 pel) noexcept
+    @cython.locals(consumer=u64)
+    cpdef u64 stream_consumer(self, u64 name, u64 pel) noexcept
+    @cython.locals(struct=u64)
+    cpdef u64 stream_size(self, u64 klen, bint has_expire, u64 nodes, u64 listpack_bytes, u64 groups) noexcept
+    cpdef u64 key_entry(self, u64 klen) noexcept
+    @cython.locals(size=u64)
+    cpdef u64 embedded_object(self, u64 klen, bint has_expire, u64 extra) noexcept
+    @cython.locals(entry=u64, obj=u64)
+    cpdef u64 string_size(self, u64 klen, bint has_expire, int enc, u64 slen) noexcept
+    cpdef u64 object_size(self, u64 klen, bint has_expire) noexcept
+    cpdef u64 compact_size(self, u64 klen, bint has_expire, u64 blob_bytes) noexcept
+    @cython.locals(buckets=u64, want=u64, struct=u64, overflow=double)
+    cpdef u64 table_size(self, u64 n) noexcept
+    @cython.locals(size=u64)
+    cpdef u64 hashtable_size(self, u64 klen, bint has_expire, int rtype, u64 n, u64 elements) noexcept
+    @cython.locals(node=u64)
+    cpdef u64 quicklist_size(self, u64 klen, bint has_expire, u64 nodes, u64 node_bytes) noexcept
+    @cython.locals(depth=int)
+    cpdef u64 list_node_bytes(self, u64 i, u64 nodes, u64 blob_bytes, u64 lzf_bytes) noexcept
+    @cython.locals(size=u64)
+    cpdef u64 estimate(self, u64 klen, bint has_expire, int rtype, int enc, int rdbtype, u64 n,
+                       u64 blob_bytes, u64 elements, u64 nodes) noexcept

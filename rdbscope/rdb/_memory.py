@@ -1,0 +1,317 @@
+"""The arithmetic of the memory model, called by the scanner once per key.
+
+Compiled with ``_memory.pxd`` like the scanner. ``memory.py`` picks the layout
+and allocator; the figures follow each server's ``MEMORY USAGE`` (src/object.c
+objectComputeSize in Redis <= 8.2 and Valkey, kvobj and hashtable layouts in
+Redis 8 and Valkey 8.1+) after the server has loaded the dump.
+"""
+
+import cython
+
+# Allocators: what zmalloc_size() returns for a request of n bytes.
+A_JEMALLOC = cython.declare(cython.int, 0)  # Redis's bundled jemalloc: 8-byte quantum
+A_JEMALLOC16 = cython.declare(cython.int, 1)  # distribution jemalloc (Debian, Ubuntu): 16-byte quantum
+A_LIBC = cython.declare(cython.int, 2)  # glibc malloc (MALLOC=libc builds)
+
+# Layouts of the server's data structures.
+L_REDIS6 = cython.declare(cython.int, 0)  # Redis 4.0-6.2: dict of 96 bytes, ziplists, sizes not rounded
+L_REDIS70 = cython.declare(cython.int, 1)  # Redis 7.0: listpacks, allocation sizes
+L_REDIS72 = cython.declare(cython.int, 2)  # Redis 7.2-7.4 and Valkey 7.2: listpack sets, key-only set entries
+L_REDIS8 = cython.declare(cython.int, 3)  # Redis 8: key and expiry embedded in the object (kvobj)
+L_VALKEY8 = cython.declare(cython.int, 4)  # Valkey 8.x: embedded key, open-addressing hashtables
+L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9: as 8.x, strings embedded up to 128 bytes
+
+# Scanner type and encoding ids (the same values as _scan.py's T_* and E_*).
+T_STRING = cython.declare(cython.int, 0)
+T_LIST = cython.declare(cython.int, 1)
+T_SET = cython.declare(cython.int, 2)
+T_ZSET = cython.declare(cython.int, 3)
+T_HASH = cython.declare(cython.int, 4)
+T_STREAM = cython.declare(cython.int, 5)
+E_INT = cython.declare(cython.int, 0)
+E_EMBSTR = cython.declare(cython.int, 1)
+E_RAW = cython.declare(cython.int, 2)
+E_QUICKLIST = cython.declare(cython.int, 5)
+E_HASHTABLE = cython.declare(cython.int, 7)
+E_SKIPLIST = cython.declare(cython.int, 9)
+E_LISTPACKEX = cython.declare(cython.int, 11)
+
+ROBJ = cython.declare(cython.int, 16)
+DICT_ENTRY = cython.declare(cython.int, 24)
+
+
+def sds_header(n):
+    """Header bytes of an sds string of length n (src/sds.h sdsReqType)."""
+    if n < 32:
+        return 1
+    if n < 256:
+        return 3
+    if n < 65536:
+        return 5
+    return 9
+
+
+def jemalloc_usable(n, quantum):
+    """Usable size of a jemalloc allocation of n bytes: 4 size classes per doubling."""
+    if n <= 8:
+        return 8
+    if n <= 64:
+        return (n + quantum - 1) // quantum * quantum
+    if n > 4611686018427387904:  # 2**62: no real allocation; keep the doubling below from overflowing
+        return n
+    k = 128
+    while k < n:
+        k <<= 1
+    step = k >> 3
+    return (n + step - 1) // step * step
+
+
+def glibc_usable(n):
+    """Usable size of a glibc malloc chunk for n bytes (16-byte aligned, 8-byte header)."""
+    if n + 8 <= 32:
+        return 24
+    return ((n + 8 + 15) & ~15) - 8
+
+
+def next_power(n):
+    """Buckets of a dict sized for n entries (src/dict.c _dictNextExp, at least 4)."""
+    size = 4
+    while size < n:
+        size <<= 1
+    return size
+
+
+def expected_overflow_buckets(n, buckets):
+    """Expected child buckets of a Valkey hashtable: buckets hold 7 entries, a full one
+    chains a child (src/hashtable.c); entries per bucket are taken as Poisson."""
+    lam = cython.cast(cython.double, n) / buckets
+    term = 2.718281828459045 ** (-lam)
+    below = term
+    k = 1
+    while k < 8:
+        term *= lam / k
+        below += term
+        k += 1
+    return buckets * max(0.0, 1.0 - below)
+
+
+class MemoryModel:
+    """Allocator and layout of one server; every size is what that server reports."""
+
+    def __init__(self, layout, allocator, list_compress_depth):
+        self.layout = layout
+        self.allocator = allocator
+        self.list_compress_depth = list_compress_depth
+        self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
+        self.skiplist_node = self.expected_node(24)
+
+    def alloc(self, n):
+        if self.allocator == A_LIBC:
+            return glibc_usable(n)
+        return jemalloc_usable(n, 16 if self.allocator == A_JEMALLOC16 else 8)
+
+    def sds(self, n):
+        """Allocation of an sds string of n bytes."""
+        return self.alloc(sds_header(n) + n + 1)
+
+    def expected_node(self, base):
+        """Mean allocation of a skiplist node of ``base`` bytes plus 16 per level;
+        levels are drawn with p = 1/4 (src/t_zset.c zslRandomLevel), so the
+        estimate is the same on every run."""
+        mean = 0.0
+        p = 0.75
+        level = 1
+        while level <= 12:
+            mean += p * self.alloc(base + 16 * level)
+            p *= 0.25
+            level += 1
+        return mean
+
+    # ---------------------------------------------------------------- elements
+
+    def set_member(self, n):
+        """A set member (or linked-list element) of n bytes, as its own sds."""
+        return self.sds(n)
+
+    def zset_member(self, n):
+        """A sorted-set member of n bytes: its skiplist node and its string."""
+        if self.layout == L_REDIS8:
+            # Redis 8 keeps the member inside the node, after the levels.
+            return cython.cast(cython.ulonglong, self.expected_node(16 + sds_header(n) + n + 1))
+        if self.layout == L_VALKEY9:
+            # One more byte: the offset of the embedded sds (src/t_zset.c zslCreateNode).
+            return cython.cast(cython.ulonglong, self.expected_node(17 + sds_header(n) + n + 1))
+        return cython.cast(cython.ulonglong, self.skiplist_node) + self.sds(n)
+
+    def hash_pair(self, field, value, has_ttl):
+        """A hash field and its value in a hashtable-encoded hash."""
+        if self.valkey:
+            # One allocation holds the field and, when it all fits in 128 bytes,
+            # the value (src/entry.c entryReqSize).
+            ttl = 8 if has_ttl else 0
+            fhdr = sds_header(field)
+            if fhdr == 1 and has_ttl:
+                fhdr = 3
+            together = ttl + fhdr + field + 1 + 3 + value + 1
+            if together <= 128:
+                return self.alloc(together)
+            return self.alloc(ttl + 8 + max(fhdr, 3) + field + 1) + self.sds(value)
+        size = self.sds(field) + self.sds(value)
+        if has_ttl:
+            size += 24  # the field's expiry metadata and its place in the hash's ebuckets
+        return size
+
+    def rax_size(self, keys):
+        """A radix tree of stream IDs (the listpack index, a PEL).
+
+        Redis counts 16 bytes per key and 244 per node (src/object.c
+        streamRadixTreeMemoryUsage); a tree of k sequential IDs has about
+        2k + 2 nodes (seen in XINFO STREAM FULL on real streams). Valkey counts
+        the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1.
+        """
+        if self.valkey:
+            return 64 + 58 * keys
+        nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
+        return 16 * keys + 244 * nodes
+
+    def stream_listpack(self, n):
+        """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
+        if self.layout == L_REDIS6:
+            return n
+        return self.alloc(n)
+
+    def stream_group(self, pel):
+        """A consumer group with ``pel`` pending entries: struct, PEL tree, NACKs."""
+        group = 32 if self.layout == L_REDIS6 else 40
+        return group + self.rax_size(pel) + 24 * pel
+
+    def stream_consumer(self, name, pel):
+        """A consumer: struct, name, and its own PEL tree (NACKs are the group's)."""
+        if self.layout == L_REDIS6:
+            return 24 + name + self.rax_size(pel)
+        consumer = 24 if self.layout == L_REDIS70 else 32
+        return consumer + self.sds(name) + self.rax_size(pel)
+
+    def stream_size(self, klen, has_expire, nodes, listpack_bytes, groups):
+        """A stream: struct, listpack index, the listpacks, and the consumer groups."""
+        struct = 40 if self.layout == L_REDIS6 else 112 if self.layout == L_REDIS8 else 80
+        return (self.object_size(klen, has_expire) + struct + self.rax_size(nodes)
+                + listpack_bytes + groups)
+
+    # ---------------------------------------------------------------- keys
+
+    def key_entry(self, klen):
+        """The key's own cost in the main dict, outside the value object."""
+        if self.layout >= L_REDIS8:
+            return 0
+        return self.sds(klen) + DICT_ENTRY
+
+    def embedded_object(self, klen, has_expire, extra):
+        """Object header with the key (and expiry) embedded, plus ``extra`` bytes."""
+        size = ROBJ + 1 + sds_header(klen) + klen + 1 + extra
+        if has_expire:
+            size += 8
+        return self.alloc(size)
+
+    def string_size(self, klen, has_expire, enc, slen):
+        """MEMORY USAGE of a string key."""
+        if self.layout >= L_REDIS8:
+            if enc == E_EMBSTR:
+                return self.embedded_object(klen, has_expire, 3 + slen + 1)
+            obj = self.embedded_object(klen, has_expire, 0)
+            if enc == E_INT:
+                return obj
+            return obj + self.sds(slen)
+        entry = self.key_entry(klen)
+        if enc == E_INT:
+            return entry + ROBJ
+        if enc == E_EMBSTR:
+            if self.layout == L_REDIS6:
+                return entry + ROBJ + slen + 2
+            return entry + self.alloc(ROBJ + 3 + slen + 1)
+        return entry + ROBJ + self.alloc(max(sds_header(slen), 3) + slen + 1)
+
+    def object_size(self, klen, has_expire):
+        """The value object of a collection, with the key where the layout puts it."""
+        if self.layout >= L_REDIS8:
+            return self.embedded_object(klen, has_expire, 0)
+        return self.key_entry(klen) + ROBJ
+
+    # ---------------------------------------------------------------- values
+
+    def compact_size(self, klen, has_expire, blob_bytes):
+        """A listpack, ziplist or intset value: one allocation of the blob."""
+        if self.layout == L_REDIS6:
+            return self.object_size(klen, has_expire) + blob_bytes
+        return self.object_size(klen, has_expire) + self.alloc(blob_bytes)
+
+    def table_size(self, n):
+        """The set/hash/zset table for n entries, entries themselves excluded."""
+        if self.valkey:
+            buckets = 1
+            want = (n * 5 + 31) // 32  # 7 entries per 64-byte bucket, filled to 91% at most
+            while buckets < want:
+                buckets <<= 1
+            struct = 72 if self.layout == L_VALKEY8 else 80
+            overflow = expected_overflow_buckets(n, buckets)
+            return struct + 64 * buckets + cython.cast(cython.ulonglong, 64 * overflow)
+        struct = 96 if self.layout == L_REDIS6 else 56
+        return struct + 8 * next_power(n) + n * DICT_ENTRY
+
+    def hashtable_size(self, klen, has_expire, rtype, n, elements):
+        """A set, hash or sorted set in a hashtable; ``elements`` sums the element allocations."""
+        size = self.object_size(klen, has_expire) + self.table_size(n) + elements
+        if rtype == T_ZSET:
+            # The zset struct, the skiplist struct and its 32-level header node.
+            size += 16
+            if self.layout == L_REDIS8:
+                size += 32 + self.alloc(16 + 32 * 16)
+            elif self.valkey:
+                size += 32 + 16 * 31
+            else:
+                size += 32 + self.alloc(24 + 32 * 16)
+        return size
+
+    def quicklist_size(self, klen, has_expire, nodes, node_bytes):
+        """A quicklist: its struct, one node struct per node, and the nodes' listpacks."""
+        node = 32 if self.layout == L_REDIS6 else 40
+        return self.object_size(klen, has_expire) + 40 + nodes * node + node_bytes
+    def list_node_bytes(self, i, nodes, blob_bytes, lzf_bytes):
+        """The listpack of quicklist node i of ``nodes``; middle nodes may be LZF-compressed.
+
+        Nodes beyond ``list-compress-depth`` from either end are kept compressed
+        when that saves at least 8 bytes on a node of 48 bytes or more
+        (src/quicklist.c __quicklistCompressNode); the dump's own LZF form of
+        the node is the same compression of the same bytes.
+        """
+        depth = self.list_compress_depth
+        if (depth > 0 and i >= depth and i + depth < nodes and blob_bytes >= 48
+                and lzf_bytes > 0 and lzf_bytes + 8 < blob_bytes):
+            if self.layout == L_REDIS6:
+                return lzf_bytes  # ziplistBlobLen() of the LZF struct: its compressed size
+            return self.alloc(8 + lzf_bytes)  # struct quicklistLZF: size_t sz, then the data
+        if self.layout == L_REDIS6:
+            return blob_bytes
+        return self.alloc(blob_bytes)
+
+    def estimate(self, klen, has_expire, rtype, enc, rdbtype, n, blob_bytes, elements, nodes):
+        """MEMORY USAGE of one key; 0 when no model applies (module values).
+
+        ``elements`` sums what the element hooks returned (hashtable encodings)
+        or the node allocations (quicklists); ``blob_bytes`` is the size of a
+        compact encoding.
+        """
+        if rtype == T_STRING:
+            return self.string_size(klen, has_expire, enc, n)
+        if rtype == T_LIST and enc == E_QUICKLIST:
+            return self.quicklist_size(klen, has_expire, nodes, elements)
+        if rtype == T_STREAM:
+            return self.stream_size(klen, has_expire, nodes, blob_bytes, elements)
+        if enc == E_HASHTABLE or enc == E_SKIPLIST:
+            return self.hashtable_size(klen, has_expire, rtype, n, elements)
+        if rtype == T_LIST or rtype == T_SET or rtype == T_ZSET or rtype == T_HASH:
+            size = self.compact_size(klen, has_expire, blob_bytes)
+            if enc == E_LISTPACKEX:
+                size += self.alloc(24)  # struct listpackEx: expiry metadata, key, listpack
+            return size
+        return 0

