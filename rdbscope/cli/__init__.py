@@ -5,7 +5,7 @@ Exit codes: 0 ok, 1 findings at or above ``--fail-on``, 2 bad input or usage.
 
 import typer
 
-from . import info, patterns, scan
+from . import bigkeys, expiry, info, patterns, report, scan, ttl
 
 app = typer.Typer(
     name="rdbscope",
@@ -14,9 +14,13 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
+app.command("report")(report.report_command)
 app.command("scan")(scan.scan_command)
 app.command("info")(info.info_command)
 app.command("patterns")(patterns.patterns_command)
+app.command("bigkeys")(bigkeys.bigkeys_command)
+app.command("ttl")(ttl.ttl_command)
+app.command("expiry")(expiry.expiry_command)
 
 
 def main():

@@ -68,7 +68,8 @@ def print_renderable(renderable):
 def rich_table(frame, *, title=None, columns=None):
     """A rich Table of a DataFrame, cells formatted by column name."""
     columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
-    table = Table(title=title, title_justify="left", title_style="bold", header_style="bold")
+    table = Table(title=f"\n{title}" if title else None, title_justify="left", title_style="bold",
+                  header_style="bold")
     for name in columns:
         numeric = _numeric(frame[name])
         table.add_column(LABELS.get(name, name), justify="right" if numeric else "left",
