@@ -87,7 +87,7 @@ SUMMARY_SCHEMA = pa.schema([
     _field("magic", pa.string(), "REDIS or VALKEY"),
     _field("rdb_version", pa.int32(), "RDB format version"),
     _field("writer", pa.string(), "server that wrote the dump, e.g. redis 7.0.15"),
-    _field("ctime", pa.timestamp("s", tz="UTC"), "when the dump was written (AUX ctime)"),
+    _field("ctime", pa.timestamp("ms", tz="UTC"), "when the dump was written (AUX ctime)"),
     _field("n_keys", pa.int64(), "keys", False),
     _field("n_with_ttl", pa.int64(), "keys with a TTL"),
     _field("n_expired", pa.int64(), "keys already expired at ctime"),
@@ -102,7 +102,7 @@ SUMMARY_SCHEMA = pa.schema([
     _field("n_warnings", pa.int64(), "findings of severity warning"),
     _field("n_infos", pa.int64(), "findings of severity info"),
     _field("rdbscope_version", pa.string(), "rdbscope version that wrote the report"),
-    _field("generated_at", pa.timestamp("s", tz="UTC"), "when the report was written (wall clock)"),
+    _field("generated_at", pa.timestamp("ms", tz="UTC"), "when the report was written (wall clock)"),
 ])
 
 #: The findings, as :data:`rdbscope.findings.FINDINGS_SCHEMA`.
