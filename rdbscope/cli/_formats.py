@@ -1,50 +1,19 @@
-"""Data on stdout as a table, JSON or CSV; cells formatted by their column's unit.
-
-Columns carry units in their names (``*_bytes``, ``*share*``, ``*_s``), so one
-set of rules formats every command: human units in tables, raw numbers in
-JSON and CSV.
-"""
+"""Data on stdout as a table, JSON or CSV; cells formatted by their column's unit (report.cells)."""
 
 import csv
-import datetime
 import json
-import math
-import re
 import sys
 
-import numpy as np
-import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import format_bytes, format_share
+from ..report.cells import LABELS, cell_text, is_numeric_column, plain
 from ._console import out
 from ._options import Format
 
-
-#: Headers of the terminal tables; a column not listed shows its own name.
-LABELS = {
-    "n_keys": "keys", "share": "keys %", "memory_bytes_sum": "memory", "memory_share": "memory %",
-    "memory_bytes_p50": "p50", "memory_bytes_max": "max", "rdb_bytes_sum": "in dump", "n_with_ttl": "with TTL",
-    "ttl_share": "TTL %", "ttl_s_p50": "TTL p50", "ttl_s_p90": "TTL p90", "ttl_s_max": "TTL max",
-    "memory_bytes": "memory", "rdb_bytes": "in dump", "n_elements": "length", "expire_at": "expires",
-    "n_without_ttl": "no TTL", "share_without_ttl": "no TTL %", "memory_bytes_without_ttl": "memory no TTL",
-    "memory_share_without_ttl": "memory no TTL %", "n_expired": "expired", "volatile_name": "volatile name",
-    "n_persistent": "no TTL", "persistent_share": "no TTL %", "memory_bytes_persistent": "memory no TTL",
-    "persistent_memory_share": "memory no TTL %", "window_s": "window", "start": "starts",
-    "expected_keys": "expected", "ratio": "× expected", "share_of_ttl_keys": "of TTL keys",
-    "est_memory_bytes": "memory", "bucket_start": "from", "bucket_end": "to", "n_keys_cumulative": "expired so far",
-    "bucket_s": "bucket", "memory_bytes_old": "memory before", "memory_bytes_new": "memory after",
-    "memory_bytes_delta": "memory Δ", "n_keys_old": "keys before", "n_keys_new": "keys after",
-    "n_keys_delta": "keys Δ",
-}
-
 #: Widest table written to a file or pipe.
 MAX_FILE_WIDTH = 400
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
 
 def emit(frame, fmt, *, title=None, columns=None):
     """Write one table to stdout in ``fmt``; ``columns`` limits the terminal table's columns."""
@@ -71,7 +40,7 @@ def rich_table(frame, *, title=None, columns=None):
     table = Table(title=f"\n{title}" if title else None, title_justify="left", title_style="bold",
                   header_style="bold")
     for name in columns:
-        numeric = _numeric(frame[name])
+        numeric = is_numeric_column(frame[name])
         table.add_column(LABELS.get(name, name), justify="right" if numeric else "left",
                          overflow="fold", no_wrap=numeric)
     for row in frame[columns].itertuples(index=False):
@@ -79,58 +48,10 @@ def rich_table(frame, *, title=None, columns=None):
     return table
 
 
-def cell_text(column, value):
-    """One value as a terminal shows it: human units by the column's name, control characters escaped."""
-    if _missing(value):
-        return ""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return ", ".join(cell_text(column, v) for v in value)
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else ""
-    if isinstance(value, (datetime.datetime, pd.Timestamp)):
-        return _iso(value).replace("T", " ")
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return _number(column, value)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
-
-
-def human_seconds(seconds):
-    """``93784`` -> ``"1d 2h"``: the two largest units."""
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    parts = []
-    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
-        if seconds >= size or parts:
-            count, seconds = divmod(seconds, size)
-            if count or parts:
-                parts.append(f"{count}{unit}")
-        if len(parts) == 2:
-            break
-    return " ".join(p for p in parts if not p.startswith("0")) or "0s"
-
-
 def records(frame):
     """A DataFrame as a list of dicts of plain JSON values."""
     return [{name: plain(value) for name, value in zip(frame.columns, row)}
             for row in frame.itertuples(index=False)]
-
-
-def plain(value):
-    """A value as plain JSON: numpy scalars unwrapped, NaN/NA as null, times as ISO 8601 (Z)."""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if _missing(value):
-        return None
-    if isinstance(value, (datetime.datetime, pd.Timestamp)):
-        return _iso(value)
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def write_json(data):
@@ -153,38 +74,3 @@ def _csv_cell(value):
     if isinstance(value, (list, dict)):
         return json.dumps(value, ensure_ascii=False)
     return value
-
-
-def _number(column, value):
-    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
-        return str(value)
-    if "bytes" in column:
-        return format_bytes(value)
-    if "share" in column:
-        return format_share(float(value))
-    if column.startswith("ttl_s") or column.endswith("_s"):
-        return human_seconds(value)
-    if column == "ratio":
-        return f"{value:,.0f}×" if value >= 10 else f"{value:.1f}×"
-    if isinstance(value, (float, np.floating)):
-        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-    return f"{int(value):,}" if column != "db" else str(int(value))
-
-
-def _numeric(series):
-    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-
-
-def _missing(value):
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    return isinstance(value, (float, np.floating)) and math.isnan(value)
-
-
-def _iso(value):
-    if isinstance(value, pd.Timestamp):
-        value = value.to_pydatetime()
-    if value.tzinfo is not None:
-        value = value.astimezone(datetime.timezone.utc)
-        return value.replace(tzinfo=None).isoformat() + "Z"
-    return value.isoformat()
