@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..report.cells import LABELS, cell_text, is_numeric_column, plain
+from ..report.cells import cell_text, label, is_numeric_column, plain
 from ._console import out
 from ._options import Format
 
@@ -41,7 +41,7 @@ def rich_table(frame, *, title=None, columns=None):
                   header_style="bold")
     for name in columns:
         numeric = is_numeric_column(frame[name])
-        table.add_column(LABELS.get(name, name), justify="right" if numeric else "left",
+        table.add_column(label(name), justify="right" if numeric else "left",
                          overflow="fold", no_wrap=numeric)
     for row in frame[columns].itertuples(index=False):
         table.add_row(*(Text(cell_text(name, value)) for name, value in zip(columns, row)))

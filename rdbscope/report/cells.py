@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..findings import format_bytes, format_share
 
-__all__ = ["LABELS", "cell_text", "human_seconds", "plain", "is_numeric_column"]
+__all__ = ["LABELS", "label", "cell_text", "human_seconds", "plain", "is_numeric_column"]
 
 #: Column headers people see; a column not listed shows its own name.
 LABELS = {
@@ -30,8 +30,13 @@ LABELS = {
     "est_memory_bytes": "memory", "bucket_start": "from", "bucket_end": "to", "n_keys_cumulative": "expired so far",
     "bucket_s": "bucket", "memory_bytes_old": "memory before", "memory_bytes_new": "memory after",
     "memory_bytes_delta": "memory Δ", "n_keys_old": "keys before", "n_keys_new": "keys after",
-    "n_keys_delta": "keys Δ",
+    "n_keys_delta": "keys Δ", "memory_change_share": "memory Δ %", "change bytes": "change",
 }
+
+
+def label(column):
+    """The header people see for a column (a trailing `` bytes`` unit marker is dropped)."""
+    return LABELS.get(column) or column.removesuffix(" bytes")
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -87,6 +92,16 @@ def plain(value):
 def _number(column, value):
     if isinstance(value, (float, np.floating)) and not math.isfinite(value):
         return str(value)
+    if value > 0 and _is_change(column):
+        return "+" + _magnitude(column, value)
+    return _magnitude(column, value)
+
+
+def _is_change(column):
+    return column.endswith("_delta") or column.startswith("change") or column == "memory_change_share"
+
+
+def _magnitude(column, value):
     if "bytes" in column:
         return format_bytes(value)
     if "share" in column:

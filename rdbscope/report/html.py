@@ -11,7 +11,7 @@ import io
 import os
 
 from .atomic import atomic_path
-from .cells import LABELS, cell_text, is_numeric_column
+from .cells import cell_text, label, is_numeric_column
 from .plots import FIGURES, PlotAccessor
 from .views import (big_key_rows, expiry_burst_rows, finding_rows, overview, pattern_rows, ttl_overview_rows,
                     ttl_pattern_rows)
@@ -138,7 +138,7 @@ def _figure(plots, name):
 def _table(frame, columns):
     columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
     numeric = {c: is_numeric_column(frame[c]) for c in columns}
-    head = "".join(f"<th class=\"{'num' if numeric[c] else ''}\">{_e(LABELS.get(c, c))}</th>" for c in columns)
+    head = "".join(f"<th class=\"{'num' if numeric[c] else ''}\">{_e(label(c))}</th>" for c in columns)
     rows = []
     for row in frame[columns].itertuples(index=False):
         cells = []
