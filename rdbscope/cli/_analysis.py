@@ -25,11 +25,11 @@ def exit_for_findings(findings, fail_on, families=None):
     import typer
 
     from ..report.views import findings_at_or_above
-    from ._console import err
+    from ._console import message
 
     if fail_on is None or fail_on.value == "never":
         return
     failing = findings_at_or_above(findings, fail_on.value, families)
     if failing:
-        err.print(f"{len(failing)} finding(s) at or above {fail_on.value}", markup=False)
+        message(f"{len(failing)} finding(s) at or above {fail_on.value}")
         raise typer.Exit(1)

@@ -76,3 +76,8 @@ def scan_progress(quiet, description):
             progress.update(task, completed=done, total=total, keys=keys)
 
         yield on_progress
+
+
+def message(text):
+    """One line on stderr, as given (no markup, no wrapping)."""
+    err.print(text, markup=False, highlight=False, soft_wrap=True)

@@ -7,7 +7,7 @@ import typer
 
 from ..report.compare import diff_findings, diff_patterns, is_partition, snapshot_of_partition, snapshot_of_result
 from ._analysis import analyze_input
-from ._console import err, exits_on_bad_input
+from ._console import exits_on_bad_input, message
 from ._formats import emit, records, write_json
 from ._options import (AllocatorOption, ConfigOption, Db, FailOn, FailOnOption, Format, FormatOption, Match,
                        Quiet, Top, Type)
@@ -51,7 +51,7 @@ def diff_command(
         emit(patterns.head(top), fmt)
     else:
         for name, side in zip(("old", "new"), totals):
-            err.print(f"{name}: {side['source']}: {side['n_keys']:,} keys", markup=False, highlight=False)
+            message(f"{name}: {side['source']}: {side['n_keys']:,} keys")
         emit(patterns.head(top), fmt, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
         if len(findings):
             emit(findings, fmt, title="Findings new and resolved",
@@ -60,7 +60,7 @@ def diff_command(
         new_rows = findings[findings["change"] == "new"]
         failing = [s for s in new_rows["severity"] if findings_at_or_above_level(s, fail_on.value)]
         if failing:
-            err.print(f"{len(failing)} new finding(s) at or above {fail_on.value}", markup=False)
+            message(f"{len(failing)} new finding(s) at or above {fail_on.value}")
             raise typer.Exit(1)
 
 

@@ -12,7 +12,7 @@ from ..findings import format_bytes, format_share
 from ..report import views
 from ..report.inputs import source_name
 from ._analysis import analyze_input, exit_for_findings
-from ._console import err, exits_on_bad_input
+from ._console import exits_on_bad_input, message
 from ._formats import emit, print_renderable, records, write_json
 from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
                        FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
@@ -69,12 +69,12 @@ def report_command(
 
         written = write_report(res, out_dir, instance, date=date.date() if date else None, keys=keys,
                                source=source, version=__version__)
-        err.print(f"wrote {written}", markup=False, highlight=False)
+        message(f"wrote {written}")
     if html is not None:
         from ..report.html import write_html
 
         write_html(res, html, source=source)
-        err.print(f"wrote {html}", markup=False, highlight=False)
+        message(f"wrote {html}")
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:

@@ -8,7 +8,7 @@ import typer
 
 from ..report.compare import pivot_trend, trend_rows
 from ..report.dataset import read_table
-from ._console import err, exits_on_bad_input
+from ._console import exits_on_bad_input, message
 from ._formats import emit, records, write_json
 from ._options import Db, FailOn, FailOnOption, Format, FormatOption, Match, Top, Type
 
@@ -81,5 +81,5 @@ def _exit_for_latest_findings(directory, instance, fail_on):
     level = Severity.parse(fail_on.value)
     failing = [s for s in current["severity"] if Severity.parse(s) >= level]
     if failing:
-        err.print(f"{len(failing)} finding(s) at or above {fail_on.value} on the latest dates", markup=False)
+        message(f"{len(failing)} finding(s) at or above {fail_on.value} on the latest dates")
         raise typer.Exit(1)
