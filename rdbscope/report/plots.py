@@ -390,8 +390,38 @@ def _figure(ax, size):
         return ax.figure, ax
     from matplotlib.figure import Figure
 
+    _show_figures_in_ipython(Figure)
     fig = Figure(figsize=size, layout="constrained")
     return fig, fig.add_subplot()
+
+
+def _show_figures_in_ipython(figure_class):
+    """Inside IPython, let a returned Figure display as an image.
+
+    Figures are built without pyplot (so none is shown twice); IPython shows
+    Figures only once pyplot has set up its inline backend, so register the
+    PNG formatter it would have registered, unless one is there.
+    """
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    formatter = shell.display_formatter.formatters["image/png"]
+    if _has_type(formatter, figure_class):
+        return
+    from IPython.core.pylabtools import print_figure
+
+    formatter.for_type(figure_class, lambda fig: print_figure(fig, "png", bbox_inches="tight"))
+
+
+def _has_type(formatter, cls):
+    try:
+        formatter.lookup_by_type(cls)
+        return True
+    except KeyError:
+        return False
 
 
 def _empty(fig, ax, message):
