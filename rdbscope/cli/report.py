@@ -22,7 +22,7 @@ BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements"
 TTL_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
                "volatile_name"]
 BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share_of_ttl_keys"]
-FINDING_COLUMNS = ["severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"]
+FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
 
 @exits_on_bad_input
@@ -125,7 +125,7 @@ def _headline(o):
     if o.ctime:
         lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
     lines.append("\n")
-    memory = "memory (estimated)" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
+    memory = "of estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
     lines.append(f"{o.n_keys:,} keys", style="bold")
     lines.append(f" in {o.n_dbs} db{'s' if o.n_dbs != 1 else ''}, {o.n_patterns:,} patterns; ")
     lines.append(format_bytes(o.memory_bytes), style="bold")
