@@ -148,6 +148,11 @@ def plot_key_sizes(res, ax=None):
     ax.xaxis.set_minor_formatter(lambda *_: "")
     ax.set_xlabel(f"{_memory_axis(res)} per key (log scale)")
     ax.set_ylabel("keys")
+    filled = bottom[bottom > 0]
+    if filled.max() / filled.min() > 50:  # a long tail of a few big keys would not show
+        ax.set_yscale("log", nonpositive="clip")
+        ax.set_ylim(0.7, filled.max() * 1.3)
+        ax.set_ylabel("keys (log scale)")
     _mark_percentiles(ax, memory, (50, 99), bytes_label)
     ax.set_title(f"Key size distribution ({len(memory):,} keys)", loc="left")
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -363,14 +368,16 @@ def _keys(n):
 
 def _mark_percentiles(ax, values, percentiles, label):
     """Dashed lines at percentiles, labelled above the plot area."""
-    top = ax.get_ylim()[1]
-    ax.set_ylim(0, top * 1.12)
+    low, top = ax.get_ylim()
+    log = ax.get_yscale() == "log"
+    ax.set_ylim(low, top * (3 if log else 1.12))
+    label_y = top * (2.8 if log else 1.1)
     for q in percentiles:
         value = float(np.percentile(values, q))
         ax.axvline(value, color="#333333", linestyle="--", linewidth=0.8)
         x_fraction = ax.transAxes.inverted().transform(ax.transData.transform((value, 0)))[0]
         near_right = x_fraction > 0.85
-        ax.text(value, top * 1.1, f" p{q} {label(value)} " if near_right else f" p{q} {label(value)}",
+        ax.text(value, label_y, f" p{q} {label(value)} " if near_right else f" p{q} {label(value)}",
                 fontsize=8, va="top", ha="right" if near_right else "left")
 
 
