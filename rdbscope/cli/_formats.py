@@ -14,6 +14,8 @@ from ._options import Format
 
 #: Widest table written to a file or pipe.
 MAX_FILE_WIDTH = 400
+#: Narrowest a text column gets on a narrow terminal.
+TEXT_MIN_WIDTH = {"pattern": 24, "key": 24, "message": 30, "examples": 24}
 
 def emit(frame, fmt, *, title=None, columns=None):
     """Write one table to stdout in ``fmt``; ``columns`` limits the terminal table's columns."""
@@ -22,7 +24,29 @@ def emit(frame, fmt, *, title=None, columns=None):
     elif fmt == Format.csv:
         write_csv(frame)
     else:
+        columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
+        if out.is_terminal:
+            shown = _fitting(frame, columns, out.width)
+            if len(shown) < len(columns):
+                from ._console import message
+
+                message(f"({len(columns) - len(shown)} columns of '{title.strip() if title else 'the table'}' "
+                        "do not fit the terminal; --format csv or json gives them all)")
+            columns = shown
         print_renderable(rich_table(frame, title=title, columns=columns))
+
+
+def _fitting(frame, columns, width):
+    """The leading columns (most important first) whose minimal widths fit ``width``."""
+    def needed(name):
+        if is_numeric_column(frame[name]):
+            return _longest(frame[name], name)
+        return min(TEXT_MIN_WIDTH.get(name, 6), _longest(frame[name], name))
+
+    shown = list(columns)
+    while len(shown) > 2 and sum(needed(c) + 3 for c in shown) + 1 > width:
+        shown.pop()
+    return shown
 
 
 def print_renderable(renderable):
@@ -41,11 +65,17 @@ def rich_table(frame, *, title=None, columns=None):
                   header_style="bold")
     for name in columns:
         numeric = is_numeric_column(frame[name])
-        table.add_column(label(name), justify="right" if numeric else "left",
-                         overflow="fold", no_wrap=numeric)
+        # On a narrow terminal rich squeezes the wrappable columns first: keep names readable.
+        min_width = None if numeric else min(TEXT_MIN_WIDTH.get(name, 6), _longest(frame[name], name))
+        table.add_column(label(name), justify="right" if numeric else "left", overflow="fold", no_wrap=numeric,
+                         min_width=min_width)
     for row in frame[columns].itertuples(index=False):
         table.add_row(*(Text(cell_text(name, value)) for name, value in zip(columns, row)))
     return table
+
+
+def _longest(series, name):
+    return max([len(label(name))] + [len(cell_text(name, v)) for v in series.head(200)])
 
 
 def records(frame):

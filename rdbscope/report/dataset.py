@@ -21,7 +21,6 @@ with ``.``; the globs below never match it).
 
 import contextlib
 import datetime
-import json
 import os
 import pathlib
 import re
@@ -275,16 +274,3 @@ def _lock(path):
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def describe_dataset():
-    """``{table: [(column, type, doc)]}`` of the dataset's schemas, for documentation."""
-    schemas = {"summary": SUMMARY_SCHEMA, "patterns": PATTERNS_SCHEMA, "findings": REPORT_FINDINGS_SCHEMA}
-    return {name: [(f.name, str(f.type), (f.metadata or {}).get(b"doc", b"").decode()) for f in schema]
-            for name, schema in schemas.items()}
-
-
-def dump_metadata_of(path):
-    """The dump metadata stored in a report's ``summary.parquet`` or ``keys.parquet``."""
-    metadata = pq.ParquetFile(path).metadata.metadata or {}
-    return json.loads(metadata[METADATA_KEY]) if METADATA_KEY in metadata else None
