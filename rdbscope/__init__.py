@@ -13,6 +13,7 @@ from .rdb import DumpInfo, KEYS_SCHEMA, scan
 from .api import analyze
 from .findings import Finding, Severity
 from .result import Result
+from . import report  # noqa: F401  (gives Result its .plot accessor)
 
 __all__ = [
     "scan", "load", "analyze", "KeyTable", "DumpInfo", "KEYS_SCHEMA", "Result", "Finding", "Severity",

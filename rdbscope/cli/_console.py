@@ -5,7 +5,9 @@ import functools
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, DownloadColumn, Progress, ProgressColumn, TextColumn,
+                           TimeRemainingColumn)
+from rich.text import Text
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -42,3 +44,40 @@ def exits_on_bad_input(command):
             raise typer.Exit(2)
 
     return wrapper
+
+
+class _KeysPerSecond(ProgressColumn):
+    """Keys read so far and the rate: ``12,345 keys 80,000/s``."""
+
+    def render(self, task):
+        keys = task.fields.get("keys", 0)
+        elapsed = task.elapsed or 0
+        rate = f" {keys / elapsed:,.0f}/s" if elapsed > 0.2 else ""
+        return Text(f"{keys:,} keys{rate}", style="progress.data.speed")
+
+
+@contextlib.contextmanager
+def scan_progress(quiet, description):
+    """Yield an ``on_progress(bytes_done, bytes_total, keys_done)`` callback drawing on stderr.
+
+    Shows bytes read, keys per second and the time left; yields None (no bar)
+    when ``quiet`` or when stderr is not a terminal.
+    """
+    if quiet or not err.is_terminal:
+        yield None
+        return
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), _KeysPerSecond(),
+        TimeRemainingColumn(), console=err, transient=True,
+    ) as progress:
+        task = progress.add_task(description, total=None, keys=0)
+
+        def on_progress(done, total, keys):
+            progress.update(task, completed=done, total=total, keys=keys)
+
+        yield on_progress
+
+
+def message(text):
+    """One line on stderr, as given (no markup, no wrapping)."""
+    err.print(text, markup=False, highlight=False, soft_wrap=True)

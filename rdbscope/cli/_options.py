@@ -42,3 +42,32 @@ def scan_options(db, types, match, no_crc, relaxed, allocator=Allocator.jemalloc
         "allocator": Allocator(allocator).value,
         "list_compress_depth": list_compress_depth,
     }
+
+
+Input = Annotated[Path, typer.Argument(
+    help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one), or a keys Parquet file "
+         "written by 'rdbscope scan'.",
+    exists=True, dir_okay=False, readable=True, show_default=False)]
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class FailOn(str, Enum):
+    info = "info"
+    warning = "warning"
+    error = "error"
+    never = "never"
+
+
+FormatOption = Annotated[Format, typer.Option(
+    "--format", "-f", help="table for people; json or csv for programs (raw numbers, bytes as integers).")]
+Top = Annotated[int, typer.Option("--top", "-n", min=1, help="Show at most this many rows per table.")]
+FailOnOption = Annotated[FailOn, typer.Option(
+    "--fail-on", help="Exit with code 1 when a finding of this severity or above is reported.")]
+ConfigOption = Annotated[Optional[Path], typer.Option(
+    "--config", help="Thresholds from this rdbscope.toml or pyproject.toml ([tool.rdbscope]).",
+    exists=True, dir_okay=False, show_default=False)]

@@ -1,5 +1,6 @@
 """The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
 
+import dataclasses
 import json
 from concurrent.futures import ThreadPoolExecutor
 
@@ -24,6 +25,7 @@ def dump_metadata(info):
         "module_aux": info.module_aux,
         "checksum_verified": info.checksum_verified,
         "truncated_at": info.truncated_at,
+        "memory_model": dataclasses.asdict(info.memory_model) if info.memory_model else None,
     })
 
 

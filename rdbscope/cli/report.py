@@ -1,0 +1,149 @@
+"""rdbscope report: the whole analysis of one dump, on the terminal, as HTML, as a Parquet dataset."""
+
+import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.text import Text
+
+from .. import __version__
+from ..findings import format_bytes, format_share
+from ..report import views
+from ..report.inputs import source_name
+from ._analysis import analyze_input, exit_for_findings
+from ._console import exits_on_bad_input, message
+from ._formats import emit, print_renderable, records, write_json
+from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
+                       FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
+
+PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
+BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements", "codes"]
+TTL_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
+               "volatile_name"]
+BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share_of_ttl_keys"]
+FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
+
+
+@exits_on_bad_input
+def report_command(
+    dump: Input,
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", help="Also write a self-contained HTML report (plots embedded, no network) to this file.",
+        dir_okay=False, show_default=False)] = None,
+    out_dir: Annotated[Optional[Path], typer.Option(
+        "--out", help="Also write the Parquet report into this dataset directory "
+                      "(DIR/instance=NAME/date=YYYY-MM-DD/).", file_okay=False, show_default=False)] = None,
+    instance: Annotated[str, typer.Option(
+        "--instance", help="Instance name of the --out partition (letters, digits, '.', '_', '-').")] = "default",
+    date: Annotated[Optional[datetime.datetime], typer.Option(
+        "--date", formats=["%Y-%m-%d"], show_default=False,
+        help="Date of the --out partition; default: the day (UTC) of the dump's ctime AUX field.")] = None,
+    keys: Annotated[bool, typer.Option(
+        "--keys", help="With --out, also write keys.parquet: every key with its pattern.")] = False,
+    top: Top = 10,
+    fmt: FormatOption = Format.table,
+    db: Db = None,
+    type_: Type = None,
+    match: Match = None,
+    fail_on: FailOnOption = FailOn.never,
+    config: ConfigOption = None,
+    no_crc: NoCrc = False,
+    relaxed_version: Relaxed = False,
+    allocator: AllocatorOption = "jemalloc",
+    list_compress_depth: CompressDepth = 0,
+    quiet: Quiet = False,
+):
+    """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
+
+    The summary goes to stdout (--format json: the whole report as one document;
+    csv: the findings). --html and --out write files as well; their paths go to
+    stderr. The big-keys section prints key names. --fail-on looks at every finding.
+    """
+    res = analyze_input(dump, config=config, db=db, types=type_, match=match, quiet=quiet, no_crc=no_crc,
+                        relaxed_version=relaxed_version, allocator=allocator,
+                        list_compress_depth=list_compress_depth)
+    source = source_name(dump)
+    if out_dir is not None:
+        from ..report.dataset import write_report
+
+        written = write_report(res, out_dir, instance, date=date.date() if date else None, keys=keys,
+                               source=source, version=__version__)
+        message(f"wrote {written}")
+    if html is not None:
+        from ..report.html import write_html
+
+        write_html(res, html, source=source)
+        message(f"wrote {html}")
+    sections = _sections(res, top)
+    overview = views.overview(res, source)
+    if fmt == Format.json:
+        write_json({"overview": overview.as_dict(), **{name: _plain(section) for name, section in sections.items()},
+                    "findings": records(views.finding_rows(res))})
+    elif fmt == Format.csv:
+        emit(views.finding_rows(res), fmt)
+    else:
+        print_renderable(_headline(overview))
+        titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
+                  "big_keys": ("Biggest keys", BIG_KEY_COLUMNS),
+                  "ttl": ("Patterns with the most memory without TTL", TTL_COLUMNS),
+                  "expiry": ("Expiry cliffs", BURST_COLUMNS)}
+        for name, (title, columns) in titles.items():
+            frame = sections[name]["patterns"] if name == "ttl" else sections[name]
+            frame = frame["bursts"] if name == "expiry" else frame
+            if len(frame):
+                emit(frame, fmt, title=title, columns=columns)
+        findings = views.finding_rows(res, top)
+        if len(findings):
+            emit(findings, fmt, title=f"Top findings ({len(findings)} of {len(res.finding_list)})",
+                 columns=FINDING_COLUMNS)
+    exit_for_findings(res.finding_list, fail_on)
+
+
+def _sections(res, top):
+    return {
+        "patterns": views.pattern_rows(res, top),
+        "big_keys": views.big_key_rows(res, min(top, 10)),
+        "ttl": {"overview": views.ttl_overview_rows(res), "patterns": views.ttl_pattern_rows(res, top)},
+        "expiry": {"bursts": views.expiry_burst_rows(res, top)},
+    }
+
+
+def _plain(section):
+    if isinstance(section, dict):
+        return {name: records(frame) for name, frame in section.items()}
+    return records(section)
+
+
+def _headline(o):
+    """The totals as a few lines of text."""
+    lines = Text()
+    lines.append(f"{o.source}", style="bold")
+    lines.append(f": {o.magic} RDB {o.rdb_version}")
+    if o.writer:
+        lines.append(f", written by {o.writer}")
+    if o.ctime:
+        lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
+    lines.append("\n")
+    memory = "of estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
+    lines.append(f"{o.n_keys:,} keys", style="bold")
+    lines.append(f" in {o.n_dbs} db{'s' if o.n_dbs != 1 else ''}, {o.n_patterns:,} patterns; ")
+    lines.append(format_bytes(o.memory_bytes), style="bold")
+    lines.append(f" {memory}")
+    extras = []
+    if o.est_total_memory_bytes is not None:
+        extras.append(f"{format_bytes(o.est_total_memory_bytes)} with key tables")
+    if o.used_mem_bytes is not None:
+        extras.append(f"used-mem {format_bytes(o.used_mem_bytes)}")
+    extras.append(f"{format_bytes(o.rdb_bytes)} in the dump")
+    lines.append(f" ({'; '.join(extras)})\n")
+    if o.n_keys:
+        ttl_share = format_share(o.n_with_ttl / o.n_keys)
+        lines.append(f"TTL: {o.n_with_ttl:,} keys ({ttl_share}) have one")
+        if o.n_expired:
+            lines.append(f", {o.n_expired:,} had already expired when the dump was written")
+        lines.append("\n")
+    counts = ", ".join(f"{n} {name}{'s' if n != 1 and name != 'info' else ''}"
+                       for name, n in o.n_findings.items() if n) or "none"
+    lines.append(f"Findings: {counts}")
+    return lines

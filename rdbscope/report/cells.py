@@ -1,0 +1,135 @@
+"""Values as people read them: human units chosen by the column's name, control characters escaped.
+
+Columns carry units in their names (``*_bytes``, ``*share*``, ``*_s``), so one
+set of rules formats every table, in the terminal and in the HTML report.
+``plain`` gives the raw value for JSON and CSV.
+"""
+
+import datetime
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..findings import format_bytes, format_share
+
+__all__ = ["LABELS", "label", "cell_text", "human_seconds", "plain", "is_numeric_column"]
+
+#: Column headers people see; a column not listed shows its own name.
+LABELS = {
+    "n_keys": "keys", "share": "keys %", "memory_bytes_sum": "memory", "memory_share": "memory %",
+    "memory_bytes_p50": "p50", "memory_bytes_max": "max", "rdb_bytes_sum": "in dump", "n_with_ttl": "with TTL",
+    "ttl_share": "TTL %", "ttl_s_p50": "TTL p50", "ttl_s_p90": "TTL p90", "ttl_s_max": "TTL max",
+    "memory_bytes": "memory", "rdb_bytes": "in dump", "n_elements": "length", "expire_at": "expires",
+    "n_without_ttl": "no TTL", "share_without_ttl": "no TTL %", "memory_bytes_without_ttl": "memory no TTL",
+    "memory_share_without_ttl": "memory no TTL %", "n_expired": "expired", "volatile_name": "volatile name",
+    "n_persistent": "no TTL", "persistent_share": "no TTL %", "memory_bytes_persistent": "memory no TTL",
+    "persistent_memory_share": "memory no TTL %", "window_s": "window", "start": "starts",
+    "expected_keys": "expected", "ratio": "× expected", "share_of_ttl_keys": "of TTL keys",
+    "est_memory_bytes": "memory", "bucket_start": "from", "bucket_end": "to", "n_keys_cumulative": "expired so far",
+    "bucket_s": "bucket", "memory_bytes_old": "memory before", "memory_bytes_new": "memory after",
+    "memory_bytes_delta": "memory Δ", "n_keys_old": "keys before", "n_keys_new": "keys after",
+    "n_keys_delta": "keys Δ", "memory_change_share": "memory Δ %", "change bytes": "change",
+}
+
+
+def label(column):
+    """The header people see for a column (a trailing `` bytes`` unit marker is dropped)."""
+    return LABELS.get(column) or column.removesuffix(" bytes")
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def cell_text(column, value):
+    """One value as a terminal shows it: human units by the column's name, control characters escaped."""
+    if _missing(value):
+        return ""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ", ".join(cell_text(column, v) for v in value)
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else ""
+    if isinstance(value, (datetime.datetime, pd.Timestamp)):
+        return _iso(value).replace("T", " ")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number(column, value)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+
+
+def human_seconds(seconds):
+    """``93784`` -> ``"1d 2h"``: the two largest units."""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    parts = []
+    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size or parts:
+            count, seconds = divmod(seconds, size)
+            if count or parts:
+                parts.append(f"{count}{unit}")
+        if len(parts) == 2:
+            break
+    return " ".join(p for p in parts if not p.startswith("0")) or "0s"
+
+
+def plain(value):
+    """A value as plain JSON: numpy scalars unwrapped, NaN/NA as null, times as ISO 8601 (Z)."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if _missing(value):
+        return None
+    if isinstance(value, (datetime.datetime, pd.Timestamp)):
+        return _iso(value)
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _number(column, value):
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return str(value)
+    if value > 0 and _is_change(column):
+        return "+" + _magnitude(column, value)
+    return _magnitude(column, value)
+
+
+def _is_change(column):
+    return column.endswith("_delta") or column.startswith("change") or column == "memory_change_share"
+
+
+def _magnitude(column, value):
+    if "bytes" in column:
+        return format_bytes(value)
+    if "share" in column:
+        return format_share(float(value))
+    if column.startswith("ttl_s") or column.endswith("_s"):
+        return human_seconds(value)
+    if column == "ratio":
+        return f"{value:,.0f}×" if value >= 10 else f"{value:.1f}×"
+    if isinstance(value, (float, np.floating)):
+        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return f"{int(value):,}" if column != "db" else str(int(value))
+
+
+def is_numeric_column(series):
+    """True for numeric columns (right-aligned); booleans are not."""
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def _missing(value):
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def _iso(value):
+    if isinstance(value, pd.Timestamp):
+        value = value.to_pydatetime()
+    if value.tzinfo is not None:
+        value = value.astimezone(datetime.timezone.utc)
+        return value.replace(tzinfo=None).isoformat() + "Z"
+    return value.isoformat()

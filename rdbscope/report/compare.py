@@ -1,0 +1,178 @@
+"""Compare reports: two snapshots (``diff``) or every partition of a dataset (``trend``).
+
+A :class:`Snapshot` is what a comparison needs of one report, taken from a
+fresh :class:`~rdbscope.Result` or read back from a dataset partition, so a
+dump can be compared with last week's Parquet report.
+"""
+
+import fnmatch
+import pathlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from .dataset import read_table
+from .inputs import InputError
+from .views import overview
+
+__all__ = ["Snapshot", "snapshot_of_result", "snapshot_of_partition", "is_partition", "diff_patterns",
+           "diff_findings", "trend_rows", "pivot_trend"]
+
+PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "types"]
+FINDING_COLUMNS = ["code", "name", "severity", "db", "pattern", "n_keys", "est_memory_bytes", "message"]
+#: Relative change below which a pattern counts as unchanged.
+STEADY = 0.01
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The parts of one report that comparisons read.
+
+    Attributes:
+        label: where it came from (a file name or a partition path).
+        patterns: DataFrame of ``db, pattern, n_keys, memory_bytes_sum, types``.
+        findings: DataFrame of ``code, name, severity, db, pattern, n_keys, est_memory_bytes, message``.
+        n_keys, memory_bytes: the totals.
+        memory_basis: what ``memory_bytes`` measures.
+    """
+
+    label: str
+    patterns: pd.DataFrame
+    findings: pd.DataFrame
+    n_keys: int
+    memory_bytes: int
+    memory_basis: str
+
+
+def snapshot_of_result(res, label):
+    """A :class:`Snapshot` of a fresh analysis."""
+    o = overview(res, label)
+    return Snapshot(label, res.tables["patterns"].to_pandas()[PATTERN_COLUMNS], res.findings[FINDING_COLUMNS],
+                    o.n_keys, o.memory_bytes, o.memory_basis)
+
+
+def is_partition(path):
+    """True for a directory holding a report partition (``patterns.parquet`` and ``findings.parquet``)."""
+    path = pathlib.Path(path)
+    return path.is_dir() and (path / "patterns.parquet").exists() and (path / "findings.parquet").exists()
+
+
+def snapshot_of_partition(path, *, db=None, types=None, match=None):
+    """A :class:`Snapshot` read from one partition directory of a report dataset, filtered like a scan.
+
+    Raises:
+        InputError: the directory is not a report partition.
+    """
+    path = pathlib.Path(path)
+    if not is_partition(path):
+        raise InputError(f"{path}: not a report partition (no patterns.parquet and findings.parquet)")
+    patterns = filter_patterns(pq.read_table(path / "patterns.parquet").to_pandas(), db, types, match)
+    findings = pq.read_table(path / "findings.parquet").to_pandas()
+    findings = findings[findings["pattern"].isna() | findings.set_index(["db", "pattern"]).index.isin(
+        patterns.set_index(["db", "pattern"]).index)] if (db or types or match) else findings
+    summary = pq.read_table(path / "summary.parquet").to_pylist()[0] if (path / "summary.parquet").exists() else {}
+    filtered = bool(db or types or match)
+    return Snapshot(
+        str(path), patterns[PATTERN_COLUMNS].reset_index(drop=True), findings[FINDING_COLUMNS].reset_index(drop=True),
+        int(patterns["n_keys"].sum()) if filtered or not summary else summary["n_keys"],
+        int(patterns["memory_bytes_sum"].sum()) if filtered or not summary else summary["memory_bytes"],
+        summary.get("memory_basis") or (patterns["memory_basis"].iloc[0] if len(patterns) else "est_memory_bytes"),
+    )
+
+
+def filter_patterns(frame, db=None, types=None, match=None):
+    """Pattern rows of these dbs, holding one of these types, whose pattern matches the glob."""
+    mask = np.ones(len(frame), dtype=bool)
+    if db:
+        mask &= frame["db"].isin(list(db)).to_numpy()
+    if types:
+        wanted = set(types)
+        mask &= np.array([bool(wanted.intersection(list(t))) for t in frame["types"]], dtype=bool)
+    if match:
+        mask &= np.array([fnmatch.fnmatchcase(p, match) for p in frame["pattern"]], dtype=bool)
+    return frame[mask]
+
+
+def diff_patterns(old, new, include_unchanged=False):
+    """Patterns that appeared, vanished, grew or shrank between two snapshots, largest memory change first.
+
+    Columns: change, db, pattern, n_keys_old, n_keys_new, n_keys_delta,
+    memory_bytes_old, memory_bytes_new, memory_bytes_delta, memory_change_share
+    (delta over the old memory; null for appeared patterns). A pattern whose
+    memory and key count moved less than 1% is ``unchanged``.
+    """
+    left = old.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
+    right = new.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
+    merged = left.merge(right, on=["db", "pattern"], how="outer", suffixes=("_old", "_new"), indicator=True)
+    for side in ("old", "new"):
+        merged[f"n_keys_{side}"] = merged[f"n_keys_{side}"].fillna(0).astype("int64")
+        merged[f"memory_bytes_{side}"] = merged[f"memory_bytes_sum_{side}"].fillna(0).astype("int64")
+    merged["n_keys_delta"] = merged["n_keys_new"] - merged["n_keys_old"]
+    merged["memory_bytes_delta"] = merged["memory_bytes_new"] - merged["memory_bytes_old"]
+    old_memory = merged["memory_bytes_old"].astype("float64")
+    merged["memory_change_share"] = np.where(old_memory > 0, merged["memory_bytes_delta"] / old_memory.clip(lower=1),
+                                             np.nan)
+    steady = ((merged["memory_bytes_delta"].abs() <= STEADY * old_memory)
+              & (merged["n_keys_delta"].abs() <= STEADY * merged["n_keys_old"]))
+    merged["change"] = np.select(
+        [merged["_merge"] == "right_only", merged["_merge"] == "left_only", steady, merged["memory_bytes_delta"] > 0],
+        ["appeared", "vanished", "unchanged", "grew"], default="shrank")
+    if not include_unchanged:
+        merged = merged[merged["change"] != "unchanged"]
+    merged = merged.assign(_size=merged["memory_bytes_delta"].abs()).sort_values(
+        ["_size", "db", "pattern"], ascending=[False, True, True], kind="stable")
+    return merged[["change", "db", "pattern", "n_keys_old", "n_keys_new", "n_keys_delta", "memory_bytes_old",
+                   "memory_bytes_new", "memory_bytes_delta", "memory_change_share"]].reset_index(drop=True)
+
+
+def diff_findings(old, new):
+    """Findings that are new in ``new`` or resolved since ``old``, matched on (code, db, pattern).
+
+    Columns: change (new / resolved), severity, code, name, db, pattern, n_keys,
+    est_memory_bytes, message (of the newer side for new, the older for resolved).
+    """
+    def identity(frame):
+        return list(zip(frame["code"], frame["db"].astype("Int64").fillna(-1), frame["pattern"].fillna("")))
+
+    old_ids, new_ids = set(identity(old.findings)), set(identity(new.findings))
+    appeared = new.findings[[i not in old_ids for i in identity(new.findings)]].assign(change="new")
+    resolved = old.findings[[i not in new_ids for i in identity(old.findings)]].assign(change="resolved")
+    frame = pd.concat([appeared, resolved], ignore_index=True)
+    frame["db"] = frame["db"].astype("Int64")
+    return frame[["change", "severity", "code", "name", "db", "pattern", "n_keys", "est_memory_bytes", "message"]]
+
+
+def trend_rows(directory, instance=None, db=None, types=None, match=None):
+    """Every (instance, date, db, pattern) of a dataset: ``n_keys`` and ``memory_bytes_sum``, oldest first."""
+    table = read_table(directory, "patterns", instance)
+    frame = table.select(["instance", "date", "db", "pattern", "n_keys", "memory_bytes_sum", "types"]).to_pandas()
+    frame["instance"] = frame["instance"].astype(str)
+    frame["date"] = frame["date"].astype(str)
+    frame = filter_patterns(frame, db, types, match)
+    return frame.drop(columns=["types"]).sort_values(["instance", "date", "db", "pattern"]).reset_index(drop=True)
+
+
+def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7):
+    """One row per (instance, db, pattern), one column per date (the ``last`` dates), plus the change.
+
+    Patterns are the ``top`` largest on their instance's latest date; a pattern
+    absent on a date shows 0. Columns: instance, db, pattern, the dates, and
+    ``change`` (latest minus earliest shown).
+    """
+    if rows.empty:
+        return pd.DataFrame(columns=["instance", "db", "pattern", "change"])
+    dates = sorted(rows["date"].unique())[-last:]
+    rows = rows[rows["date"].isin(dates)]
+    table = rows.pivot_table(index=["instance", "db", "pattern"], columns="date", values=metric, aggfunc="sum",
+                             fill_value=0)
+    table = table.reindex(columns=dates, fill_value=0)
+    latest = rows.groupby("instance")["date"].max()
+    latest_values = [table.loc[idx, latest[idx[0]]] for idx in table.index]
+    table["change"] = table[dates[-1]] - table[dates[0]]
+    table["_latest"] = latest_values
+    table = table.sort_values("_latest", ascending=False, kind="stable").drop(columns="_latest")
+    table = table.groupby(level="instance", group_keys=False, sort=True).head(top)
+    table.columns = [str(c) for c in table.columns]
+    return table.reset_index()

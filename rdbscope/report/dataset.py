@@ -1,0 +1,276 @@
+"""Scheduled reports: a Hive-partitioned Parquet dataset, one partition per instance and day.
+
+Layout::
+
+    DIR/instance=NAME/date=YYYY-MM-DD/patterns.parquet
+                                      findings.parquet
+                                      summary.parquet
+                                      keys.parquet      (only when asked for)
+
+Every file carries ``rdbscope.report_schema`` (:data:`SCHEMA_VERSION`) and
+``rdbscope.table`` in its key-value metadata; ``summary`` and ``keys`` also carry
+the dump's metadata (``rdbscope.dump``), so ``keys.parquet`` is itself an input
+every command reads. ``instance`` and ``date`` live in the path only.
+
+A partition is written whole in a scratch directory under ``DIR/.rdbscope-tmp``
+and swapped in under a lock: a re-run replaces only its own partition, two
+runs at once leave one complete partition, and a failed run leaves the old one.
+Readers skip the scratch directory (pyarrow and pandas ignore names starting
+with ``.``; the globs below never match it).
+"""
+
+import contextlib
+import datetime
+import os
+import pathlib
+import re
+import shutil
+import tempfile
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..findings import FINDINGS_SCHEMA
+from ..rdb import KEYS_SCHEMA
+from .inputs import InputError
+from .parquet import METADATA_KEY, dump_metadata
+from .views import dump_ctime, overview
+
+__all__ = [
+    "SCHEMA_VERSION", "TABLES", "PATTERNS_SCHEMA", "SUMMARY_SCHEMA", "REPORT_FINDINGS_SCHEMA",
+    "report_date", "partition_path", "write_report", "read_table", "table_files",
+]
+
+#: Version of the dataset's schemas; bumped when a column changes meaning or type.
+SCHEMA_VERSION = "1"
+SCHEMA_VERSION_KEY = b"rdbscope.report_schema"
+TABLE_KEY = b"rdbscope.table"
+SCRATCH = ".rdbscope-tmp"
+
+#: The tables of a partition, in the order they are written.
+TABLES = ("summary", "patterns", "findings", "keys")
+
+_INSTANCE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _field(name, typ, doc, nullable=True):
+    return pa.field(name, typ, nullable=nullable, metadata={"doc": doc})
+
+
+#: One row per (db, pattern): the pattern table of the analysis plus TTL coverage.
+PATTERNS_SCHEMA = pa.schema([
+    _field("db", pa.int32(), "database number", False),
+    _field("pattern", pa.string(), "the inferred pattern, e.g. user:{id}:profile", False),
+    _field("n_keys", pa.int64(), "keys of the pattern", False),
+    _field("share", pa.float64(), "share of the dump's keys"),
+    _field("memory_bytes_sum", pa.uint64(), "memory of the keys (est_memory_bytes, or rdb_bytes: memory_basis)"),
+    _field("memory_share", pa.float64(), "share of the dump's memory"),
+    _field("memory_basis", pa.string(), "est_memory_bytes or rdb_bytes: what the memory columns measure"),
+    *[_field(f"memory_bytes_{p}", pa.uint64(), f"{p} of the keys' memory") for p in ("p50", "p90", "p99", "max")],
+    _field("rdb_bytes_sum", pa.uint64(), "bytes the keys occupy in the dump"),
+    *[_field(f"rdb_bytes_{p}", pa.uint64(), f"{p} of the keys' rdb_bytes") for p in ("p50", "p90", "p99", "max")],
+    _field("types", pa.list_(pa.string()), "types present, most frequent first"),
+    _field("encodings", pa.list_(pa.string()), "encodings present, most frequent first"),
+    _field("n_with_ttl", pa.int64(), "keys with a TTL"),
+    _field("n_without_ttl", pa.int64(), "keys without a TTL"),
+    _field("memory_bytes_without_ttl", pa.uint64(), "memory of the keys without a TTL"),
+    _field("n_expired", pa.int64(), "keys already expired at the dump's ctime"),
+    *[_field(f"ttl_s_{p}", pa.int64(), f"{p} of the remaining TTL in seconds at the dump's ctime")
+      for p in ("p50", "p90", "p99", "max")],
+    _field("examples", pa.list_(pa.string()), "a few keys of the pattern, as text"),
+])
+
+#: One row: the dump's headline figures.
+SUMMARY_SCHEMA = pa.schema([
+    _field("source", pa.string(), "file name of the dump (or keys Parquet) analysed"),
+    _field("magic", pa.string(), "REDIS or VALKEY"),
+    _field("rdb_version", pa.int32(), "RDB format version"),
+    _field("writer", pa.string(), "server that wrote the dump, e.g. redis 7.0.15"),
+    _field("ctime", pa.timestamp("ms", tz="UTC"), "when the dump was written (AUX ctime)"),
+    _field("n_keys", pa.int64(), "keys", False),
+    _field("n_with_ttl", pa.int64(), "keys with a TTL"),
+    _field("n_expired", pa.int64(), "keys already expired at ctime"),
+    _field("n_dbs", pa.int32(), "databases with keys"),
+    _field("n_patterns", pa.int64(), "inferred patterns"),
+    _field("rdb_bytes", pa.uint64(), "bytes of the key entries in the dump"),
+    _field("memory_bytes", pa.uint64(), "memory of the keys (memory_basis says what it measures)"),
+    _field("memory_basis", pa.string(), "est_memory_bytes or rdb_bytes"),
+    _field("est_total_memory_bytes", pa.uint64(), "estimated memory of keys and key tables; null without a model"),
+    _field("used_mem_bytes", pa.uint64(), "the writer's used-mem AUX field"),
+    _field("n_errors", pa.int64(), "findings of severity error"),
+    _field("n_warnings", pa.int64(), "findings of severity warning"),
+    _field("n_infos", pa.int64(), "findings of severity info"),
+    _field("rdbscope_version", pa.string(), "rdbscope version that wrote the report"),
+    _field("generated_at", pa.timestamp("ms", tz="UTC"), "when the report was written (wall clock)"),
+])
+
+#: The findings, as :data:`rdbscope.findings.FINDINGS_SCHEMA`.
+REPORT_FINDINGS_SCHEMA = FINDINGS_SCHEMA
+
+
+def report_date(info, override=None):
+    """The partition date: ``override`` (a date or ``YYYY-MM-DD``), else the UTC day of the dump's ctime.
+
+    Raises:
+        InputError: no override and the dump has no ``ctime`` AUX field.
+    """
+    if override is not None:
+        if isinstance(override, datetime.date):
+            return override
+        try:
+            return datetime.date.fromisoformat(str(override))
+        except ValueError:
+            raise InputError(f"--date {override!r} is not a date (YYYY-MM-DD)") from None
+    ctime = dump_ctime(info)
+    if ctime is None:
+        raise InputError("the dump has no ctime AUX field to date the report: pass --date YYYY-MM-DD")
+    return ctime.date()
+
+
+def partition_path(directory, instance, date):
+    """``directory/instance=NAME/date=YYYY-MM-DD``.
+
+    Raises:
+        InputError: an instance name that is not ``[A-Za-z0-9][A-Za-z0-9._-]*``.
+    """
+    if not _INSTANCE.match(instance or ""):
+        raise InputError(f"instance name {instance!r}: use letters, digits, '.', '_' and '-'")
+    return pathlib.Path(directory) / f"instance={instance}" / f"date={date.isoformat()}"
+
+
+def write_report(res, directory, instance, *, date=None, keys=False, source=None, version=None):
+    """Write one partition of the report dataset and return its path.
+
+    Args:
+        res: a :class:`~rdbscope.Result`.
+        directory: the dataset's root directory (created if missing).
+        instance: the instance name (a path segment).
+        date: the partition date, or None for the day of the dump's ctime.
+        keys: also write ``keys.parquet`` (every key with its pattern).
+        source: the file name recorded in the summary.
+        version: the rdbscope version recorded in the summary.
+
+    Raises:
+        InputError: a bad instance name, or no date to be had.
+    """
+    day = report_date(res.info, date)
+    final = partition_path(directory, instance, day)
+    scratch_root = pathlib.Path(directory) / SCRATCH
+    scratch_root.mkdir(parents=True, exist_ok=True)
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="run-", dir=scratch_root))
+    try:
+        staged = scratch / "partition"
+        staged.mkdir()
+        tables = {"summary": summary_table(res, source, version), "patterns": patterns_table(res),
+                  "findings": res.findings_table()}
+        if keys:
+            tables["keys"] = res.keys.to_arrow()
+        for name, table in tables.items():
+            _write(table, staged / f"{name}.parquet", name, res.info if name in ("summary", "keys") else None)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with _lock(scratch_root / "lock"):
+            replaced = scratch / "replaced"
+            if final.exists():
+                os.rename(final, replaced)
+            try:
+                os.rename(staged, final)
+            except BaseException:
+                if replaced.exists():
+                    os.rename(replaced, final)
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return final
+
+
+def patterns_table(res):
+    """The pattern table of :data:`PATTERNS_SCHEMA`: the analysis's patterns with TTL coverage."""
+    patterns = res.tables["patterns"]
+    coverage = {(r["db"], r["pattern"]): r for r in
+                res.tables["ttl_coverage"].select(["db", "pattern", "n_without_ttl", "memory_bytes_without_ttl"])
+                .to_pylist()} if "ttl_coverage" in res.tables else {}
+    columns = {}
+    for field in PATTERNS_SCHEMA:
+        if field.name in ("n_without_ttl", "memory_bytes_without_ttl"):
+            values = [coverage.get((db, p), {}).get(field.name)
+                      for db, p in zip(patterns["db"].to_pylist(), patterns["pattern"].to_pylist())]
+            columns[field.name] = pa.array(values, field.type)
+        elif field.name == "memory_basis":
+            columns[field.name] = patterns[field.name].cast(pa.string())
+        else:
+            columns[field.name] = patterns[field.name].cast(field.type)
+    return pa.table(columns, schema=PATTERNS_SCHEMA)
+
+
+def summary_table(res, source=None, version=None):
+    """The one-row summary of :data:`SUMMARY_SCHEMA`."""
+    o = overview(res, source)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    row = {
+        "source": o.source, "magic": o.magic, "rdb_version": o.rdb_version, "writer": o.writer,
+        "ctime": o.ctime, "n_keys": o.n_keys, "n_with_ttl": o.n_with_ttl, "n_expired": o.n_expired,
+        "n_dbs": o.n_dbs, "n_patterns": o.n_patterns, "rdb_bytes": o.rdb_bytes, "memory_bytes": o.memory_bytes,
+        "memory_basis": o.memory_basis, "est_total_memory_bytes": o.est_total_memory_bytes,
+        "used_mem_bytes": o.used_mem_bytes, "n_errors": o.n_findings["error"],
+        "n_warnings": o.n_findings["warning"], "n_infos": o.n_findings["info"],
+        "rdbscope_version": version, "generated_at": now,
+    }
+    return pa.Table.from_pylist([row], schema=SUMMARY_SCHEMA)
+
+
+def table_files(directory, table, instance=None):
+    """The files of one table in a dataset, sorted by instance then date."""
+    if table not in TABLES:
+        raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
+    pattern = f"instance={instance or '*'}/date=*/{table}.parquet"
+    return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
+
+
+def read_table(directory, table="patterns", instance=None):
+    """One table across every partition, with ``instance`` and ``date`` columns, as a ``pyarrow.Table``.
+
+    Raises:
+        InputError: the directory holds no such table.
+    """
+    import pyarrow.dataset as ds
+
+    files = table_files(directory, table, instance)
+    if not files:
+        raise InputError(f"{directory}: no {table}.parquet under instance=*/date=* (not a report dataset?)")
+    partitioning = ds.partitioning(pa.schema([("instance", pa.string()), ("date", pa.string())]), flavor="hive")
+    dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(directory))
+    return dataset.to_table()
+
+
+def schema_version(path):
+    """The ``rdbscope.report_schema`` of one file of a report (None when absent)."""
+    metadata = pq.ParquetFile(path).metadata.metadata or {}
+    value = metadata.get(SCHEMA_VERSION_KEY)
+    return value.decode() if value is not None else None
+
+
+def _write(table, path, name, info):
+    metadata = dict(table.schema.metadata or {})
+    metadata[SCHEMA_VERSION_KEY] = SCHEMA_VERSION.encode()
+    metadata[TABLE_KEY] = name.encode()
+    if info is not None:
+        metadata[METADATA_KEY] = dump_metadata(info).encode()
+    if name == "keys":
+        table = table.cast(pa.schema([*KEYS_SCHEMA, *(f for f in table.schema if f.name not in KEYS_SCHEMA.names)]))
+    pq.write_table(table.replace_schema_metadata(metadata), path, compression="zstd")
+
+
+@contextlib.contextmanager
+def _lock(path):
+    """An exclusive lock on ``path`` (POSIX flock; elsewhere the rename itself is the only guard)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

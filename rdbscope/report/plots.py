@@ -1,0 +1,503 @@
+"""Figures of a :class:`~rdbscope.Result`, for notebooks and the HTML report.
+
+Every ``plot_*`` function takes a result and returns a ``matplotlib.figure.Figure``
+(drawn on ``ax`` when one is given). Nothing here calls ``plt.show()`` or saves a
+file; figures are built without pyplot, so a notebook shows each one once.
+``res.plot`` (:class:`PlotAccessor`) offers the same functions as methods.
+"""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .cells import human_seconds
+from .treemap import squarify
+from .views import dump_ctime, key_memory
+
+__all__ = [
+    "PlotAccessor", "plot_memory_by_pattern", "plot_pattern_treemap", "plot_key_sizes",
+    "plot_ttl_distribution", "plot_expiry_timeline", "plot_types_and_encodings",
+]
+
+#: One colour per key type, shared by every figure.
+TYPE_COLORS = {
+    "string": "#4C78A8", "hash": "#F58518", "list": "#54A24B", "set": "#B279A2", "zset": "#E45756",
+    "stream": "#72B7B2", "module": "#9D755D", "array": "#EECA3B", "gcra": "#BAB0AC",
+}
+OTHER_COLOR = "#BAB0AC"
+ACCENT = "#D62728"
+_UNITS = ("B", "KB", "MB", "GB", "TB")
+_DURATION_TICKS = ((1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (3600, "1 h"), (6 * 3600, "6 h"),
+                   (86400, "1 d"), (7 * 86400, "1 w"), (30 * 86400, "30 d"), (91 * 86400, "90 d"),
+                   (365 * 86400, "1 y"), (2 * 365 * 86400, "2 y"), (5 * 365 * 86400, "5 y"),
+                   (10 * 365 * 86400, "10 y"))
+_DURATION_UNITS = ((365 * 86400, "y"), (86400, "d"), (3600, "h"), (60, "min"), (1, "s"))
+
+
+def bytes_label(value, _position=None):
+    """``1536`` -> ``"1.5 KB"``, ``4096`` -> ``"4 KB"`` (binary multiples, no trailing ``.0``)."""
+    value = float(value)
+    for unit in _UNITS:
+        if abs(value) < 1024 or unit == _UNITS[-1]:
+            text = f"{value:.1f}".rstrip("0").rstrip(".") if unit != "B" else f"{value:.0f}"
+            return f"{text} {unit}"
+        value /= 1024
+    return f"{value:.0f} TB"  # pragma: no cover
+
+
+def set_bytes_axis(axis, limit, n=6):
+    """Ticks at round multiples of a binary unit (0, 50 KB, 100 KB...) up to ``limit``, labelled in bytes."""
+    from matplotlib.ticker import FixedLocator
+
+    unit = 1
+    while limit / unit >= 1024 and unit < 1024 ** 4:
+        unit *= 1024
+    span = max(limit / unit, 1e-9)
+    step = next((m * 10 ** e for e in range(-2, 5) for m in (1, 2, 2.5, 5) if span / (m * 10 ** e) <= n), 1000)
+    axis.set_major_locator(FixedLocator([i * step * unit for i in range(int(span / step) + 1)]))
+    axis.set_major_formatter(bytes_label)
+
+
+def plot_memory_by_pattern(res, top=15, ax=None):
+    """Horizontal bars: memory of the ``top`` largest patterns, the rest as one bar.
+
+    Each bar is coloured by the pattern's main type and labelled with its memory,
+    share and key count.
+    """
+    fig, ax = _figure(ax, (9, 0.42 * (min(top, _n_patterns(res)) + 2) + 1.2))
+    frame = _patterns(res)
+    shown, rest = frame.head(top), frame.iloc[top:]
+    labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"])]
+    values = list(shown["memory_bytes_sum"].astype(float))
+    colors = [TYPE_COLORS.get(_main_type(t), OTHER_COLOR) for t in shown["types"]]
+    notes = [f"{bytes_label(m)}  {s:.0%}  ·  {_keys(n)}"
+             for m, s, n in zip(values, shown["memory_share"], shown["n_keys"])]
+    if len(rest):
+        labels.append(f"{len(rest):,} other patterns")
+        values.append(float(rest["memory_bytes_sum"].sum()))
+        colors.append(OTHER_COLOR)
+        notes.append(f"{bytes_label(values[-1])}  {rest['memory_share'].sum():.0%}  ·  {_keys(rest['n_keys'].sum())}")
+    if not values:
+        return _empty(fig, ax, "no keys")
+    y = np.arange(len(values))[::-1]
+    ax.barh(y, values, color=colors, height=0.7)
+    ax.set_yticks(y, labels, fontsize=9)
+    ax.set_xlim(0, max(values) * 1.45)
+    set_bytes_axis(ax.xaxis, max(values) * 1.45)
+    for yi, value, note in zip(y, values, notes):
+        ax.text(value, yi, "  " + note, va="center", fontsize=8, color="#333333")
+    ax.set_xlabel(_memory_axis(res))
+    ax.set_title(f"Memory by pattern (top {min(top, len(frame))} of {len(frame):,})", loc="left")
+    _legend_types(ax, {_main_type(t) for t in shown["types"]})
+    _tidy(ax, grid="x")
+    return fig
+
+
+def plot_pattern_treemap(res, top=30, ax=None):
+    """A treemap of memory by pattern: area is memory, colour the pattern's main type."""
+    fig, ax = _figure(ax, (10, 6))
+    frame = _patterns(res)
+    frame = frame[frame["memory_bytes_sum"] > 0]
+    shown, rest = frame.head(top), frame.iloc[top:]
+    items = [(_pattern_label(db, p, res), float(m), TYPE_COLORS.get(_main_type(t), OTHER_COLOR), s)
+             for db, p, m, t, s in zip(shown["db"], shown["pattern"], shown["memory_bytes_sum"], shown["types"],
+                                      shown["memory_share"])]
+    if len(rest):
+        items.append((f"{len(rest):,} others", float(rest["memory_bytes_sum"].sum()), OTHER_COLOR,
+                      float(rest["memory_share"].sum())))
+    if not items:
+        return _empty(fig, ax, "no keys")
+    items.sort(key=lambda item: -item[1])
+    rects = squarify([value for _l, value, _c, _s in items], 0, 0, 100, 60)
+    for (label, value, color, share), (x, y, w, h) in zip(items, rects):
+        ax.add_patch(_rectangle(x, y, w, h, color))
+        if w > 9 and h > 4:
+            size = 8 if w > 16 and h > 6 else 6.5
+            text = _fit(label, w, size)
+            ax.text(x + 0.8, y + 0.8, f"{text}\n{bytes_label(value)} · {share:.0%}", va="top", ha="left",
+                    fontsize=size, color="white", clip_on=True)
+    ax.set_xlim(0, 100)
+    ax.set_ylim(60, 0)  # the largest pattern at the top left
+    ax.set_axis_off()
+    ax.set_title(f"Memory by pattern: area is {_memory_axis(res).lower()} (top {len(shown)})", loc="left")
+    _legend_types(ax, {_main_type(t) for t in shown["types"]}, outside=True)
+    return fig
+
+
+def plot_key_sizes(res, ax=None):
+    """Histogram of each key's memory on a log scale, stacked by type."""
+    fig, ax = _figure(ax, (9, 4.5))
+    table = res.keys.to_arrow()
+    memory = np.asarray(key_memory(res).to_numpy(zero_copy_only=False), dtype=np.float64)
+    if len(memory) == 0:
+        return _empty(fig, ax, "no keys")
+    types = np.asarray(table["type"].cast(pa.string()).to_pylist(), dtype=object)
+    memory = np.maximum(memory, 1)
+    edges = 2.0 ** np.arange(0, np.ceil(np.log2(memory.max())) + 1.5, 0.5)
+    bottom = np.zeros(len(edges) - 1)
+    order = [t for t in TYPE_COLORS if t in set(types)] + sorted(set(types) - set(TYPE_COLORS))
+    for type_name in order:
+        counts, _ = np.histogram(memory[types == type_name], bins=edges)
+        ax.bar(edges[:-1], counts, width=np.diff(edges), bottom=bottom, align="edge",
+               color=TYPE_COLORS.get(type_name, OTHER_COLOR), label=type_name, edgecolor="white", linewidth=0.4)
+        bottom += counts
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(edges[max(0, np.argmax(bottom > 0) - 1)], edges[-1])
+    ax.xaxis.set_major_locator(_power_of_two_locator())
+    ax.xaxis.set_major_formatter(bytes_label)
+    ax.xaxis.set_minor_formatter(lambda *_: "")
+    ax.set_xlabel(f"{_memory_axis(res)} per key (log scale)")
+    ax.set_ylabel("keys")
+    filled = bottom[bottom > 0]
+    if filled.max() / filled.min() > 50:  # a long tail of a few big keys would not show
+        ax.set_yscale("log", nonpositive="clip")
+        ax.set_ylim(0.7, filled.max() * 1.3)
+        ax.set_ylabel("keys (log scale)")
+    _mark_percentiles(ax, memory, (50, 99), bytes_label)
+    ax.set_title(f"Key size distribution ({len(memory):,} keys)", loc="left")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _tidy(ax, grid="y")
+    return fig
+
+
+def plot_ttl_distribution(res, ax=None):
+    """Histogram of the remaining TTL at the dump's ctime (log scale), with the share of keys without one."""
+    fig, ax = _figure(ax, (9, 4.5))
+    table = res.keys.to_arrow()
+    n = table.num_rows
+    ctime = dump_ctime(res.info)
+    expire = table["expire_at"]
+    with_ttl = pc.drop_null(expire)
+    n_ttl = len(with_ttl)
+    title = (f"TTL distribution: {n_ttl:,} of {n:,} keys have a TTL ({n_ttl / n:.0%}); "
+             f"{n - n_ttl:,} never expire" if n else "TTL distribution")
+    ax.set_title(title, loc="left")
+    if n_ttl == 0 or ctime is None:
+        return _empty(fig, ax, "no keys with a TTL" if n_ttl == 0 else "the dump has no ctime to measure TTLs from")
+    expire_ms = np.asarray(with_ttl.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    remaining = (expire_ms - int(ctime.timestamp() * 1000)) / 1000.0
+    expired = int((remaining <= 0).sum())
+    remaining = remaining[remaining > 0]
+    if len(remaining):
+        low = max(1.0, remaining.min())
+        edges = np.logspace(np.log10(low) - 0.05, np.log10(remaining.max()) + 0.05, 40)
+        if remaining.max() / low >= 20:
+            ax.hist(remaining, bins=edges, color=TYPE_COLORS["string"])
+            ax.set_xscale("log")
+            ticks = [(v, label) for v, label in _DURATION_TICKS if edges[0] <= v <= edges[-1]]
+            ax.set_xticks([v for v, _l in ticks], [label for _v, label in ticks])
+            ax.xaxis.set_minor_formatter(lambda *_: "")
+            scale = "log scale"
+        else:
+            ax.hist(remaining, bins=40, color=TYPE_COLORS["string"])
+            _set_duration_axis(ax.xaxis, remaining.min(), remaining.max())
+            scale = "linear scale"
+        _mark_percentiles(ax, remaining, (50, 90), human_seconds)
+    if expired:
+        ax.text(0.99, 0.97, f"{expired:,} already expired at save time", transform=ax.transAxes, ha="right",
+                va="top", fontsize=8, color=ACCENT)
+    ax.set_xlabel(f"time left before expiry, from the dump's ctime ({scale if len(remaining) else 'none left'})")
+    ax.set_ylabel("keys")
+    _tidy(ax, grid="y")
+    return fig
+
+
+def plot_expiry_timeline(res, ax=None):
+    """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; cliffs marked.
+
+    When nothing expires for most of the span, the empty start is cut and the
+    title says how long after ctime the first key expires.
+    """
+    fig, ax = _figure(ax, (10, 4.5))
+    timeline = res.tables.get("expiry_timeline")
+    if timeline is None or timeline.num_rows == 0 or not pc.sum(timeline["n_keys"]).as_py():
+        return _empty(fig, ax, "no keys expire after the dump was written")
+    start = timeline["bucket_start"].to_pylist()
+    end = timeline["bucket_end"].to_pylist()
+    counts = np.asarray(timeline["n_keys"].to_numpy(), dtype=np.float64)
+    first = int(np.argmax(counts > 0))
+    note = ""
+    if first > len(counts) / 2:
+        note = f"; nothing expires in the first {human_seconds((start[first] - start[0]).total_seconds())}"
+        first = max(0, first - 2)
+        start, end, counts = start[first:], end[first:], counts[first:]
+    cumulative = np.cumsum(counts) / counts.sum()
+    ax.bar(start, counts, width=[e - s for s, e in zip(start, end)], align="edge", color=TYPE_COLORS["string"])
+    ax.set_ylabel("keys expiring per bucket")
+    ax.set_ylim(0, counts.max() * 1.25)
+    twin = ax.twinx()
+    twin.plot(end, cumulative, color="#333333", linewidth=1.2)
+    twin.set_ylim(0, 1.05 * 1.25)
+    twin.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+    twin.yaxis.set_major_formatter(lambda v, _p: f"{v:.0%}")
+    twin.set_ylabel("share of TTL keys expired (line)")
+    twin.spines[["top"]].set_visible(False)
+    marked = _mark_cliffs(ax, res.tables.get("expiry_bursts"), start[0], end[-1])
+    bucket = human_seconds(timeline["bucket_s"][0].as_py())
+    ax.set_title(f"Expiry timeline from the dump's ctime: buckets of {bucket}, "
+                 f"{marked} cliff{'s' if marked != 1 else ''} marked{note}", loc="left")
+    fig.autofmt_xdate()
+    _tidy(ax, grid="y")
+    return fig
+
+
+def _mark_cliffs(ax, bursts, left, right, most=4):
+    """Dashed red lines at the largest bursts (one per instant), labelled on the side with room."""
+    if bursts is None or bursts.num_rows == 0:
+        return 0
+    rows = sorted(bursts.to_pylist(), key=lambda r: (-r["n_keys"], r["window_s"]))
+    seen, marked = set(), 0
+    middle = left + (right - left) / 2
+    for row in rows:
+        if row["start"] in seen or marked >= most:
+            continue
+        seen.add(row["start"])
+        ax.axvline(row["start"], color=ACCENT, linewidth=1.2, linestyle="--")
+        label = row["pattern"] if row["pattern"] else "whole dump"
+        on_right = row["start"] < middle
+        ax.annotate(f"{row['n_keys']:,} keys in {human_seconds(row['window_s'])}\n{_printable(label)}",
+                    xy=(row["start"], ax.get_ylim()[1]), xytext=(5 if on_right else -5, -4 - 28 * marked),
+                    textcoords="offset points", va="top", ha="left" if on_right else "right", fontsize=8,
+                    color=ACCENT)
+        marked += 1
+    return marked
+
+
+def plot_types_and_encodings(res, ax=None):
+    """Memory by type, split by encoding, with each encoding's key count."""
+    fig, ax = _figure(ax, (9, 4.5))
+    table = res.keys.to_arrow()
+    if table.num_rows == 0:
+        return _empty(fig, ax, "no keys")
+    grouped = pa.table({
+        "type": table["type"].cast(pa.string()), "encoding": table["encoding"].cast(pa.string()),
+        "memory": key_memory(res).cast(pa.float64()),
+    }).group_by(["type", "encoding"]).aggregate([("memory", "sum"), ("memory", "count")]).to_pylist()
+    by_type = {}
+    for row in grouped:
+        by_type.setdefault(row["type"], []).append(row)
+    types = sorted(by_type, key=lambda t: -sum(r["memory_sum"] for r in by_type[t]))
+    y = np.arange(len(types))[::-1]
+    widest = max(sum(r["memory_sum"] for r in rows) for rows in by_type.values())
+    for yi, type_name in zip(y, types):
+        left = 0.0
+        color = TYPE_COLORS.get(type_name, OTHER_COLOR)
+        for i, row in enumerate(sorted(by_type[type_name], key=lambda r: -r["memory_sum"])):
+            ax.barh(yi, row["memory_sum"], left=left, color=color, alpha=1.0 - 0.28 * (i % 3),
+                    edgecolor="white", height=0.65)
+            if row["memory_sum"] > widest * 0.09:
+                ax.text(left + row["memory_sum"] / 2, yi, f"{row['encoding']}\n{row['memory_count']:,} keys",
+                        ha="center", va="center", fontsize=7.5, color="white")
+            left += row["memory_sum"]
+        small = [r for r in by_type[type_name] if r["memory_sum"] <= widest * 0.09]
+        note = f"  {bytes_label(left)}"
+        if small:
+            note += "  (" + ", ".join(f"{r['encoding']} {r['memory_count']:,}" for r in small) + ")"
+        ax.text(left, yi, note, va="center", fontsize=8, color="#333333")
+    ax.set_yticks(y, types)
+    ax.set_xlim(0, widest * 1.5)
+    set_bytes_axis(ax.xaxis, widest * 1.5)
+    ax.set_xlabel(_memory_axis(res))
+    ax.set_title("Types and encodings: memory, with key counts", loc="left")
+    _tidy(ax, grid="x")
+    return fig
+
+
+class PlotAccessor:
+    """``res.plot``: the figures of one result, as methods returning matplotlib Figures.
+
+    Example::
+
+        res = rdbscope.analyze(rdbscope.load("dump.rdb"))
+        res.plot.memory_by_pattern(top=20)
+        res.plot.treemap()
+    """
+
+    def __init__(self, result):
+        self._result = result
+
+    def memory_by_pattern(self, top=15, ax=None):
+        """Bars of memory by pattern; see :func:`plot_memory_by_pattern`."""
+        return plot_memory_by_pattern(self._result, top=top, ax=ax)
+
+    def treemap(self, top=30, ax=None):
+        """Treemap of memory by pattern; see :func:`plot_pattern_treemap`."""
+        return plot_pattern_treemap(self._result, top=top, ax=ax)
+
+    def key_sizes(self, ax=None):
+        """Key memory distribution (log); see :func:`plot_key_sizes`."""
+        return plot_key_sizes(self._result, ax=ax)
+
+    def ttl(self, ax=None):
+        """Remaining-TTL distribution; see :func:`plot_ttl_distribution`."""
+        return plot_ttl_distribution(self._result, ax=ax)
+
+    def expiry(self, ax=None):
+        """Expiry timeline with cliffs; see :func:`plot_expiry_timeline`."""
+        return plot_expiry_timeline(self._result, ax=ax)
+
+    def types(self, ax=None):
+        """Memory by type and encoding; see :func:`plot_types_and_encodings`."""
+        return plot_types_and_encodings(self._result, ax=ax)
+
+    def all(self):
+        """``{name: Figure}`` of every figure, in the HTML report's order."""
+        return {name: getattr(self, name)() for name in FIGURES}
+
+    def __repr__(self):
+        return f"<PlotAccessor: {', '.join(f'{name}()' for name in FIGURES)}>"
+
+
+#: The accessor's figures, in the order the HTML report shows them.
+FIGURES = ("memory_by_pattern", "treemap", "key_sizes", "types", "ttl", "expiry")
+
+
+class PlotProperty:
+    """The ``Result.plot`` descriptor: a :class:`PlotAccessor` bound to the result it is read from."""
+
+    def __get__(self, result, owner=None):
+        if result is None:
+            return PlotAccessor
+        return PlotAccessor(result)
+
+
+def _keys(n):
+    n = int(n)
+    return f"{n:,} key{'s' if n != 1 else ''}"
+
+
+def _mark_percentiles(ax, values, percentiles, label):
+    """Dashed lines at percentiles, labelled above the plot area."""
+    low, top = ax.get_ylim()
+    log = ax.get_yscale() == "log"
+    ax.set_ylim(low, top * (3 if log else 1.12))
+    label_y = top * (2.8 if log else 1.1)
+    for q in percentiles:
+        value = float(np.percentile(values, q))
+        ax.axvline(value, color="#333333", linestyle="--", linewidth=0.8)
+        x_fraction = ax.transAxes.inverted().transform(ax.transData.transform((value, 0)))[0]
+        near_right = x_fraction > 0.85
+        ax.text(value, label_y, f" p{q} {label(value)} " if near_right else f" p{q} {label(value)}",
+                fontsize=8, va="top", ha="right" if near_right else "left")
+
+
+def _set_duration_axis(axis, low, high):
+    """Linear duration ticks in one unit (years, days, hours...) chosen by the span."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    size, unit = next(((size, unit) for size, unit in _DURATION_UNITS if high / size >= 2), (1, "s"))
+    locator = MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10])
+    ticks = [t * size for t in locator.tick_values(low / size, high / size) if low <= t * size <= high]
+    axis.set_ticks(ticks)
+    axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v / size:g} {unit}"))
+
+
+def _figure(ax, size):
+    if ax is not None:
+        return ax.figure, ax
+    from matplotlib.figure import Figure
+
+    _show_figures_in_ipython(Figure)
+    fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _show_figures_in_ipython(figure_class):
+    """Inside IPython, let a returned Figure display as an image.
+
+    Figures are built without pyplot (so none is shown twice); IPython shows
+    Figures only once pyplot has set up its inline backend, so register the
+    PNG formatter it would have registered, unless one is there.
+    """
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    formatter = shell.display_formatter.formatters["image/png"]
+    if _has_type(formatter, figure_class):
+        return
+    from IPython.core.pylabtools import print_figure
+
+    formatter.for_type(figure_class, lambda fig: print_figure(fig, "png", bbox_inches="tight"))
+
+
+def _has_type(formatter, cls):
+    try:
+        formatter.lookup_by_type(cls)
+        return True
+    except KeyError:
+        return False
+
+
+def _empty(fig, ax, message):
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#666666")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return fig
+
+
+def _patterns(res):
+    frame = res.tables["patterns"].to_pandas()
+    return frame.sort_values(["memory_bytes_sum", "n_keys"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _n_patterns(res):
+    return res.tables["patterns"].num_rows if "patterns" in res.tables else 0
+
+
+def _pattern_label(db, pattern, res):
+    several_dbs = len(set(res.tables["patterns"]["db"].to_pylist())) > 1
+    text = _printable(pattern)
+    text = text if len(text) <= 48 else text[:46] + "…"
+    return f"db{db} {text}" if several_dbs else text
+
+
+def _printable(text):
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in str(text)).replace("$", r"\$")
+
+
+def _fit(label, width, size):
+    chars = max(4, int(width * 1.45 * 8 / size))
+    return label if len(label) <= chars else label[:chars - 1] + "…"
+
+
+def _main_type(types):
+    types = list(types) if types is not None else []
+    return types[0] if types else "other"
+
+
+def _memory_axis(res):
+    return "Estimated memory" if res.memory_basis == "est_memory_bytes" else "Bytes in the dump"
+
+
+def _legend_types(ax, present, outside=False):
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=color, label=name) for name, color in TYPE_COLORS.items() if name in present]
+    if not handles:
+        return
+    if outside:
+        ax.legend(handles=handles, frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    else:
+        ax.legend(handles=handles, frameon=False, fontsize=8, loc="lower right")
+
+
+def _rectangle(x, y, w, h, color):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x, y), w, h, facecolor=color, edgecolor="white", linewidth=1.5)
+
+
+def _power_of_two_locator():
+    from matplotlib.ticker import FixedLocator
+
+    return FixedLocator([2.0 ** k for k in range(0, 64, 2)])
+
+
+def _tidy(ax, grid):
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(axis=grid, color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+

@@ -1,0 +1,242 @@
+"""What each front end shows of a :class:`~rdbscope.Result`: ready-made tables, no rendering.
+
+The terminal, JSON, CSV and HTML renderers all read these, so every output
+agrees. Column names carry their units (``*_bytes``, ``*_share``, ``ttl_s_*``)
+and renderers format by them.
+"""
+
+import datetime
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..findings import Severity
+from ..summary import estimate_memory
+
+__all__ = [
+    "Overview", "overview", "pattern_rows", "big_key_rows", "ttl_overview_rows", "ttl_pattern_rows",
+    "expiry_burst_rows", "expiry_timeline_rows", "finding_rows", "findings_at_or_above",
+]
+
+PATTERN_SORTS = {"memory": "memory_bytes_sum", "keys": "n_keys", "rdb": "rdb_bytes_sum"}
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Headline figures of one analysed dump.
+
+    Attributes:
+        source: the file name of the dump (or keys Parquet) read.
+        magic, rdb_version, writer: the dump's format and the server that wrote it.
+        ctime: when the dump was written (AUX ``ctime``), UTC, or None.
+        n_keys, n_with_ttl, n_expired: keys; keys with a TTL; keys already
+            expired at ``ctime``.
+        n_dbs, n_patterns: databases and inferred patterns.
+        rdb_bytes: bytes of the key entries in the dump.
+        memory_bytes: memory of the keys (``memory_basis`` says what it measures).
+        memory_basis: ``est_memory_bytes`` or ``rdb_bytes``.
+        est_total_memory_bytes: estimated memory of keys plus the key tables'
+            own overhead; None without a memory model.
+        used_mem_bytes: the writer's ``used-mem`` AUX field, or None.
+        n_findings: findings by severity name (``error``, ``warning``, ``info``).
+    """
+
+    source: str
+    magic: str
+    rdb_version: int
+    writer: str
+    ctime: datetime.datetime
+    n_keys: int
+    n_with_ttl: int
+    n_expired: int
+    n_dbs: int
+    n_patterns: int
+    rdb_bytes: int
+    memory_bytes: int
+    memory_basis: str
+    est_total_memory_bytes: int
+    used_mem_bytes: int
+    n_findings: dict
+
+    def as_dict(self):
+        """Plain values (``ctime`` as ISO text), for JSON."""
+        data = dict(self.__dict__)
+        data["ctime"] = _iso(self.ctime)
+        data["n_findings"] = dict(self.n_findings)
+        return data
+
+
+def overview(res, source=None):
+    """The :class:`Overview` of a result."""
+    table = res.keys.to_arrow()
+    info = res.info
+    ttl = _whole_dump_ttl(res)
+    memory = estimate_memory(res.keys)
+    ctime = dump_ctime(info)
+    return Overview(
+        source=source if source is not None else (_file_name(info.path) if info.path else None),
+        magic=info.magic,
+        rdb_version=info.rdb_version,
+        writer=info.writer,
+        ctime=ctime,
+        n_keys=table.num_rows,
+        n_with_ttl=ttl["n_with_ttl"],
+        n_expired=ttl["n_expired"],
+        n_dbs=len(pc.unique(table["db"])) if table.num_rows else 0,
+        n_patterns=res.tables["patterns"].num_rows if "patterns" in res.tables else 0,
+        rdb_bytes=int(pc.sum(table["rdb_bytes"]).as_py() or 0),
+        memory_bytes=int(pc.sum(key_memory(res)).as_py() or 0),
+        memory_basis=res.memory_basis,
+        est_total_memory_bytes=memory.total_bytes if memory.model else None,
+        used_mem_bytes=memory.used_mem_bytes,
+        n_findings={str(s): sum(1 for f in res.finding_list if f.severity == s) for s in reversed(Severity)},
+    )
+
+
+def dump_ctime(info):
+    """When the dump was written (AUX ``ctime``) as an aware UTC datetime, or None."""
+    try:
+        return datetime.datetime.fromtimestamp(int(info.aux["ctime"]), tz=datetime.timezone.utc)
+    except (KeyError, TypeError, ValueError, OverflowError, OSError):
+        return None
+
+
+def key_memory(res):
+    """Each key's memory in the result's basis (estimate, or size in the dump)."""
+    table = res.keys.to_arrow()
+    if res.memory_basis == "rdb_bytes":
+        return table["rdb_bytes"]
+    return pc.coalesce(table["est_memory_bytes"], table["rdb_bytes"])
+
+
+def pattern_rows(res, top=None, sort="memory"):
+    """The pattern table: largest first by ``sort`` (memory, keys or rdb), at most ``top`` rows.
+
+    Columns: db, pattern, n_keys, share, memory_bytes_sum, memory_share,
+    memory_bytes_p50, memory_bytes_max, rdb_bytes_sum, n_with_ttl, ttl_share,
+    ttl_s_p50, ttl_s_max, types, encodings, examples.
+    """
+    frame = res.tables["patterns"].to_pandas()
+    frame["ttl_share"] = np.where(frame["n_keys"] > 0, frame["n_with_ttl"] / frame["n_keys"].clip(lower=1), 0.0)
+    frame = frame.sort_values([PATTERN_SORTS[sort], "n_keys", "db", "pattern"],
+                              ascending=[False, False, True, True], kind="stable")
+    columns = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
+               "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50", "ttl_s_max",
+               "types", "encodings", "examples"]
+    return _top(frame[columns], top)
+
+
+def big_key_rows(res, top=10, by="memory"):
+    """The largest keys by ``memory`` or by ``length`` (string bytes or element count).
+
+    Columns: db, key, pattern, type, encoding, memory_bytes, rdb_bytes,
+    n_elements, expire_at, codes (the BIG codes whose threshold the key is over).
+    """
+    table = res.keys.to_arrow()
+    memory = key_memory(res)
+    if table.num_rows == 0:
+        return _empty(["db", "key", "pattern", "type", "encoding", "memory_bytes", "rdb_bytes",
+                       "n_elements", "expire_at", "codes"])
+    measure = memory if by == "memory" else pc.fill_null(table["n_elements"], 0)
+    order = np.lexsort((np.arange(table.num_rows), -np.asarray(measure.to_numpy(), dtype=np.float64)))
+    chosen = pa.array(order[:top] if top else order)
+    taken = table.take(chosen)
+    frame = pd.DataFrame({
+        "db": taken["db"].to_numpy(),
+        "key": [k.decode("utf-8", "backslashreplace") for k in taken["key"].to_pylist()],
+        "pattern": taken["pattern"].to_pylist() if "pattern" in taken.column_names else None,
+        "type": taken["type"].cast(pa.string()).to_pylist(),
+        "encoding": taken["encoding"].cast(pa.string()).to_pylist(),
+        "memory_bytes": memory.take(chosen).to_numpy(),
+        "rdb_bytes": taken["rdb_bytes"].to_numpy(),
+        "n_elements": taken["n_elements"].to_pylist(),
+        "expire_at": taken["expire_at"].to_pylist(),
+    })
+    codes = {}
+    if "big_keys" in res.tables:
+        for row in res.tables["big_keys"].select(["db", "key", "codes"]).to_pylist():
+            codes[(row["db"], row["key"])] = row["codes"]
+    frame["codes"] = [codes.get((db, key), []) for db, key in zip(frame["db"], frame["key"])]
+    return frame
+
+
+def ttl_overview_rows(res):
+    """TTL coverage per db and for the whole dump (``db`` empty), as the ttl pass measured it."""
+    frame = res.tables["ttl_overview"].to_pandas()
+    frame["db"] = frame["db"].astype("Int64")
+    return frame[["db", "n_keys", "n_with_ttl", "n_persistent", "persistent_share", "memory_bytes",
+                  "memory_bytes_persistent", "persistent_memory_share", "n_expired"]]
+
+
+def ttl_pattern_rows(res, top=None):
+    """Per pattern: keys without TTL and the memory they hold, worst first; TTL percentiles beside."""
+    coverage = res.tables["ttl_coverage"].to_pandas()
+    patterns = res.tables["patterns"].to_pandas()[["db", "pattern", "ttl_s_p50", "ttl_s_p90", "ttl_s_max"]]
+    frame = coverage.merge(patterns, on=["db", "pattern"], how="left")
+    frame = frame.sort_values(["memory_bytes_without_ttl", "n_without_ttl", "db", "pattern"],
+                              ascending=[False, False, True, True], kind="stable")
+    columns = ["db", "pattern", "n_keys", "n_with_ttl", "n_without_ttl", "share_without_ttl",
+               "memory_bytes_without_ttl", "memory_share_without_ttl", "n_expired", "volatile_name",
+               "ttl_s_p50", "ttl_s_p90", "ttl_s_max"]
+    return _top(frame[columns], top)
+
+
+def expiry_burst_rows(res, top=None):
+    """Expiry cliffs: windows where far more keys expire than the spread predicts, most keys first."""
+    frame = res.tables["expiry_bursts"].to_pandas()
+    frame["db"] = frame["db"].astype("Int64")
+    frame = frame.sort_values(["n_keys", "window_s", "start"], ascending=[False, True, True], kind="stable")
+    return _top(frame[["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys", "ratio",
+                       "share_of_ttl_keys"]], top)
+
+
+def expiry_timeline_rows(res):
+    """Keys (and memory) expiring per bucket from the dump's ctime on."""
+    return res.tables["expiry_timeline"].to_pandas()
+
+
+def finding_rows(res, top=None, families=None):
+    """Findings, most severe first; only the code ``families`` given (e.g. ``("BIG",)``) when set."""
+    frame = res.findings
+    if families:
+        frame = frame[frame["code"].str[:3].isin(list(families))]
+    frame = frame.copy()
+    frame["db"] = frame["db"].astype("Int64")
+    return _top(frame[["severity", "code", "name", "db", "pattern", "n_keys", "est_memory_bytes", "message",
+                       "examples", "details"]], top)
+
+
+def findings_at_or_above(findings, severity, families=None):
+    """The findings (:class:`~rdbscope.Finding`) at or above ``severity``, of these families if given."""
+    level = Severity.parse(severity)
+    return [f for f in findings if f.severity >= level and (not families or f.code[:3] in families)]
+
+
+def _whole_dump_ttl(res):
+    overview_table = res.tables.get("ttl_overview")
+    if overview_table is not None:
+        for row in overview_table.to_pylist():
+            if row["db"] is None:
+                return {"n_with_ttl": row["n_with_ttl"], "n_expired": row["n_expired"]}
+    table = res.keys.to_arrow()
+    return {"n_with_ttl": table.num_rows - table["expire_at"].null_count, "n_expired": None}
+
+
+def _top(frame, top):
+    frame = frame.reset_index(drop=True)
+    return frame.head(top) if top else frame
+
+
+def _empty(columns):
+    return pd.DataFrame({name: [] for name in columns})
+
+
+def _iso(value):
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def _file_name(path):
+    return str(path).replace("\\", "/").rsplit("/", 1)[-1]

@@ -1,0 +1,107 @@
+"""Figures and the HTML report on a sample dump."""
+
+import base64
+import re
+
+import pytest
+from matplotlib.figure import Figure
+
+import rdbscope
+from conftest import SAMPLE_DUMPS
+from rdbscope.report import plots
+from rdbscope.report.html import render_html, write_html
+from rdbscope.report.treemap import squarify
+
+DUMP = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+
+
+@pytest.fixture(scope="module")
+def res():
+    return rdbscope.analyze(rdbscope.load(DUMP))
+
+
+@pytest.mark.parametrize("name", plots.FIGURES)
+def test_every_figure_is_a_figure_with_a_title(res, name):
+    fig = getattr(res.plot, name)()
+    assert isinstance(fig, Figure)
+    assert fig.axes[0].get_title(loc="left")
+
+
+def test_plot_is_an_accessor_of_every_result(res):
+    assert isinstance(res.plot, plots.PlotAccessor)
+    assert rdbscope.Result.plot is plots.PlotAccessor
+
+
+def test_memory_by_pattern_shows_the_largest_patterns(res):
+    fig = res.plot.memory_by_pattern(top=5)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    top = res.patterns.sort_values("memory_bytes_sum", ascending=False).head(5)
+    assert len(labels) == 6 and labels[-1].endswith("other patterns")
+    assert [lab.split(" ", 1)[1] for lab in labels[:5]] == list(top["pattern"])
+    widths = [p.get_width() for p in ax.patches]
+    assert widths[:5] == [float(v) for v in top["memory_bytes_sum"]]
+    assert sum(widths) == pytest.approx(float(res.patterns["memory_bytes_sum"].sum()))
+    assert all(re.fullmatch(r"\d+(\.\d)? (B|KB|MB)", t.get_text()) for t in ax.get_xticklabels() if t.get_text())
+
+
+def test_key_sizes_counts_every_key(res):
+    ax = res.plot.key_sizes().axes[0]
+    assert sum(p.get_height() for p in ax.patches) == res.keys.num_rows
+
+
+def test_expiry_timeline_marks_the_cliffs(res):
+    fig = res.plot.expiry()
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    biggest = max(res.tables["expiry_bursts"].to_pylist(), key=lambda r: r["n_keys"])
+    assert f"{biggest['n_keys']:,} keys in" in texts
+    assert sum(p.get_height() for p in fig.axes[0].patches) == res.keys.num_rows - res.keys.table["expire_at"].null_count
+
+
+def test_ttl_title_counts(res):
+    title = res.plot.ttl().axes[0].get_title(loc="left")
+    n_ttl = res.keys.num_rows - res.keys.table["expire_at"].null_count
+    assert f"{n_ttl:,} of {res.keys.num_rows:,} keys have a TTL" in title
+
+
+def test_figures_draw_on_a_given_axis(res):
+    fig = Figure()
+    ax = fig.add_subplot()
+    assert res.plot.types(ax=ax) is fig
+
+
+def test_figures_of_an_empty_result():
+    empty = rdbscope.analyze(rdbscope.load(DUMP, key_glob="no-such-key*"))
+    for name in plots.FIGURES:
+        assert isinstance(getattr(empty.plot, name)(), Figure)
+    assert "<!DOCTYPE html>" in render_html(empty)
+
+
+def test_squarify_tiles_the_box():
+    values = [50, 25, 12, 8, 5]
+    rects = squarify(values, 0, 0, 10, 6)
+    assert sum(w * h for _x, _y, w, h in rects) == pytest.approx(60)
+    for value, (_x, _y, w, h) in zip(values, rects):
+        assert w * h == pytest.approx(60 * value / 100)
+        assert max(w / h, h / w) < 4
+
+
+def test_html_is_self_contained(res, tmp_path):
+    path = write_html(res, tmp_path / "report.html", source=DUMP.name)
+    text = path.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "<script" not in text.lower()
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)
+    images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', text)
+    assert len(images) == len(plots.FIGURES)
+    assert all(base64.b64decode(i).lstrip().startswith(b"<?xml") for i in images)
+    assert f"{res.keys.num_rows:,}" in text and "redis 8.2.3" in text
+    for finding in res.finding_list:
+        assert finding.code in text
+    assert oct(path.stat().st_mode & 0o777) != oct(0o600)
+
+
+def test_html_escapes_text_from_the_dump(res):
+    text = render_html(res, source="<dump>.rdb")
+    assert "&lt;dump&gt;.rdb" in text and "<dump>" not in text
+    assert "bin:\\xff\\xfe\\x00token" in text  # control bytes of keys shown escaped
