@@ -34,6 +34,7 @@ def key(name, type="string", *, db=0, ttl_s=None, expire_at_ms=None, rdb_bytes=1
         "offset": 0,
         "module_name": None,
         "n_fields_with_ttl": n_fields_with_ttl if type == "hash" else None,
+        "est_memory_fallback": type == "module" and est_memory_bytes is not None,
     }
 
 
