@@ -1,11 +1,11 @@
-"""The few names of Cython's ``cython`` module that _scan.py uses, for running it as Python
+"""The few names of Cython's ``cython`` module that the compiled modules use, for running it as Python
 where Cython is not installed (it is only needed to build the compiled scanner)."""
 
 import contextlib
 
 compiled = False
 nogil = contextlib.nullcontext()
-int = longlong = ulonglong = object
+int = longlong = ulonglong = double = object
 
 
 def declare(_type, value=None):

@@ -6,7 +6,10 @@ objectComputeSize in Redis <= 8.2 and Valkey, kvobj and hashtable layouts in
 Redis 8 and Valkey 8.1+) after the server has loaded the dump.
 """
 
-import cython
+try:
+    import cython
+except ImportError:  # Cython is only needed to build the extension
+    from . import _cython_shim as cython
 import numpy as np
 
 # Allocators: what zmalloc_size() returns for a request of n bytes.

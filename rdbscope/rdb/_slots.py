@@ -5,7 +5,10 @@ or of its hash tag, modulo 16384. The hash tag is what lies between the first
 ``{`` and the first ``}`` after it, when that is not empty (src/cluster.c keyHashSlot).
 """
 
-import cython
+try:
+    import cython
+except ImportError:  # Cython is only needed to build the extension
+    from . import _cython_shim as cython
 import numpy as np
 
 
