@@ -1,6 +1,5 @@
 """Hash slots against CLUSTER KEYSLOT of a live server started in cluster mode."""
 
-import importlib.util
 import sys
 
 import pyarrow as pa
@@ -9,6 +8,7 @@ import pytest
 import rdbscope
 from conftest import SAMPLE_DUMPS
 from rdbscope.rdb import cluster
+from rdbscope.rdb._builds import python_module
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
 import make_sample_dumps  # noqa: E402
@@ -36,11 +36,7 @@ def cluster_capable_port():
 
 def python_fill_slots():
     """_slots.py run as Python, as it runs where the extension was not built."""
-    path = SAMPLE_DUMPS.parent / "rdbscope" / "rdb" / "_slots.py"
-    spec = importlib.util.spec_from_file_location("rdbscope_slots_py", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.fill_slots
+    return python_module("_slots").fill_slots
 
 
 @pytest.mark.skipif(not SERVERS, reason="no redis-server or valkey-server binary found on this machine")
