@@ -38,30 +38,27 @@ MEMORY_CONCENTRATED = Check(
     "a key that is appended to forever or one tenant far larger than the rest. "
     "Look at those keys first.")
 
+_KEY_COLUMNS = {
+    "db": "database number",
+    "key": "the key as text (non-UTF-8 bytes escaped \\xNN)",
+    "pattern": "the key's pattern",
+    "type": "the key's type",
+    "encoding": "the key's encoding",
+    "memory_bytes": "est_memory_bytes, or rdb_bytes when the dump has no estimates",
+    "rdb_bytes": "bytes in the dump",
+    "n_elements": "string length or element count",
+}
+
 TOP_KEY_COLUMNS = {
     "ranking": "memory or length (n_elements: bytes for strings, elements otherwise)",
     "scope": "all, or the type ranked",
     "rank": "1 for the largest",
-    "db": "database number",
-    "key": "the key as text (non-UTF-8 bytes escaped \\xNN)",
-    "pattern": "the key's pattern",
-    "type": "the key's type",
-    "encoding": "the key's encoding",
-    "memory_bytes": "est_memory_bytes, or rdb_bytes when the dump has no estimates",
-    "rdb_bytes": "bytes in the dump",
-    "n_elements": "string length or element count",
+    **_KEY_COLUMNS,
     "expire_at": "expiry, null without TTL",
 }
 
 BIG_KEY_COLUMNS = {
-    "db": "database number",
-    "key": "the key as text (non-UTF-8 bytes escaped \\xNN)",
-    "pattern": "the key's pattern",
-    "type": "the key's type",
-    "encoding": "the key's encoding",
-    "memory_bytes": "est_memory_bytes, or rdb_bytes when the dump has no estimates",
-    "rdb_bytes": "bytes in the dump",
-    "n_elements": "string length or element count",
+    **_KEY_COLUMNS,
     "codes": "the BIG codes the key is over the threshold of",
 }
 
