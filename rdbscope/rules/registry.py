@@ -1,0 +1,42 @@
+"""RULES: every lint rule, in code order. Adding a rule adds one line here."""
+
+from .case import CamelCaseWord, UppercaseWord
+from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
+from .length import KeyOverMaxLength, KeyOverRecommendedLength
+from .seed001 import AbbreviatedWord, LayoutMismatch
+from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
+from .user_input import UserInputInKey
+
+#: Every rule class. Codes are stable: a retired code is never given to another rule.
+RULES = (
+    UppercaseWord,           # NAM001
+    CamelCaseWord,           # NAM002
+    SpecialCharacter,        # NAM003
+    UnprintableByte,         # NAM004
+    NonAsciiKey,             # NAM005
+    KeyOverMaxLength,        # NAM006
+    KeyOverRecommendedLength,  # NAM007 (opt-in)
+    FlatKey,                 # NAM008
+    GenericKeyName,          # NAM009
+    MixedDelimiters,         # NAM010
+    DeepHierarchy,           # NAM011
+    UserInputInKey,          # NAM012
+    AbbreviatedWord,         # NAM013 (opt-in)
+    LayoutMismatch,          # NAM014 (opt-in)
+)
+
+#: Families of rule codes and what they cover.
+FAMILIES = {
+    "NAM": "naming: how keys are written",
+    "CLU": "Redis Cluster: hash slots, hash tags, balance",
+    "ENC": "encoding: memory a different layout would save",
+}
+
+#: Opt-in conventions that the seed documents disagree on, by preset name.
+PRESETS = {
+    "seed-001": ("NAM013", "NAM014"),  # no abbreviations; <module>:<submodule>:<description>:<identifier>
+    "seed-002": ("NAM007",),  # keys within 30 bytes
+}
+
+BY_CODE = {rule.code: rule for rule in RULES}
+BY_NAME = {rule.name: rule for rule in RULES}
