@@ -2,8 +2,11 @@
 
 from .case import CamelCaseWord, UppercaseWord
 from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
+from .cluster import NodeImbalance
+from .hashtag_rules import HashTagHotspot, NeedlessHashTag
 from .length import KeyOverMaxLength, KeyOverRecommendedLength
 from .seed001 import AbbreviatedWord, LayoutMismatch
+from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
 from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
 from .user_input import UserInputInKey
 
@@ -23,6 +26,11 @@ RULES = (
     UserInputInKey,          # NAM012
     AbbreviatedWord,         # NAM013 (opt-in)
     LayoutMismatch,          # NAM014 (opt-in)
+    NodeImbalance,           # CLU001
+    HashTagHotspot,          # CLU002
+    NeedlessHashTag,         # CLU003
+    ClusterNodeSlots,        # CLU004
+    SlotInfoMismatch,        # CLU005
 )
 
 #: Families of rule codes and what they cover.
