@@ -5,9 +5,13 @@ from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
 from .cluster import NodeImbalance
 from .hashtag_rules import HashTagHotspot, NeedlessHashTag
 from .length import KeyOverMaxLength, KeyOverRecommendedLength
+from .lists import UncompressedBigList
 from .seed001 import AbbreviatedWord, LayoutMismatch
 from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
+from .strings import TinyStrings
 from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
+from .thresholds import JustOverCompactLimit
+from .timeseries import TimeSeriesZset
 from .user_input import UserInputInKey
 
 #: Every rule class. Codes are stable: a retired code is never given to another rule.
@@ -31,6 +35,10 @@ RULES = (
     NeedlessHashTag,         # CLU003
     ClusterNodeSlots,        # CLU004
     SlotInfoMismatch,        # CLU005
+    JustOverCompactLimit,    # ENC001
+    TinyStrings,             # ENC002
+    UncompressedBigList,     # ENC003
+    TimeSeriesZset,          # ENC004
 )
 
 #: Families of rule codes and what they cover.
