@@ -26,7 +26,7 @@ def is_selected(rule, config):
     code = rule.code
     if any(code.startswith(prefix) for prefix in config.ignore):
         return False
-    named = code in config.select or code in getattr(config, "extend_select", ())
+    named = code in config.select or code in config.extend_select
     if not rule.default:
         return named
     return named or config.selects(code)

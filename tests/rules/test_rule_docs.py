@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from rdbscope.passes import CHECKS
-from rdbscope.rules import DOC_SECTIONS, FAMILIES, PRESETS, RULES
+from rdbscope.rules import DOC_SECTIONS, FAMILIES, PRESETS, RULES, RulesPass
 
 CASES_DIR = pathlib.Path(__file__).parent / "cases"
 RULE_PARAMS = [pytest.param(rule, id=rule.code) for rule in RULES]
@@ -28,6 +28,7 @@ def test_codes_and_names_are_unique_and_in_order():
     assert codes == sorted(codes, key=lambda c: (list(FAMILIES).index(c[:3]), c))
     assert len(set(codes)) == len(codes) and len(set(names)) == len(names)
     assert not set(codes) & {check.code for check in CHECKS}, "a rule reuses an analysis code"
+    assert [check.code for check in RulesPass.checks] == codes
 
 
 @pytest.mark.parametrize("rule", RULE_PARAMS)
