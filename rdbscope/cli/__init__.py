@@ -1,11 +1,11 @@
 """The ``rdbscope`` command. The only package that prints or exits.
 
-Exit codes: 0 ok, 2 bad input or usage.
+Exit codes: 0 ok, 1 findings at or above ``lint --fail-on``, 2 bad input or usage.
 """
 
 import typer
 
-from . import info, scan
+from . import info, lint, rule, scan
 
 app = typer.Typer(
     name="rdbscope",
@@ -16,6 +16,8 @@ app = typer.Typer(
 )
 app.command("scan")(scan.scan_command)
 app.command("info")(info.info_command)
+app.command("lint")(lint.lint_command)
+app.command("rule")(rule.rule_command)
 
 
 def main():
