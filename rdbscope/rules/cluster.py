@@ -100,40 +100,42 @@ class NodeImbalance(Rule):
         masters = options.masters
         if masters < 2 or ctx.n_keys < options.min_keys or recorded_slots(ctx.info):
             return
-        node = node_of_slot(masters)[ctx.slots]
-        memory = ctx.memory.astype(np.float64)
-        keys_per_node = np.bincount(node, minlength=masters).astype(np.float64)
-        memory_per_node = np.bincount(node, weights=memory, minlength=masters)
+        ranges = slot_ranges(masters)
+        nodes = node_of_slot(masters)
+        keys_per_node = np.bincount(nodes, weights=ctx.slot_keys, minlength=masters)
+        memory_per_node = np.bincount(nodes, weights=ctx.slot_memory, minlength=masters)
         key_ratio = keys_per_node.max() / keys_per_node.mean()
         memory_ratio = memory_per_node.max() / memory_per_node.mean() if memory_per_node.sum() else 1.0
         if max(key_ratio, memory_ratio) <= options.max_ratio:
             return
         heavy = int(np.argmax(memory_per_node if memory_ratio >= key_ratio else keys_per_node))
-        rows = np.flatnonzero(node == heavy)
-        first, last = slot_ranges(masters)[heavy]
+        first, last = ranges[heavy]
+        rows = np.flatnonzero((ctx.slots >= first) & (ctx.slots <= last))
 
         # Patterns holding more than their fair share of memory on this master.
-        on_node = np.bincount(ctx.groups.group[rows], weights=memory[rows], minlength=ctx.groups.n)
+        memory = ctx.memory_f64[rows]
+        on_node = np.bincount(ctx.groups.group[rows], weights=memory, minlength=ctx.groups.n)
         excess = on_node - ctx.pattern_memory / masters
         top = [int(g) for g in np.argsort(-excess, kind="stable")[:3] if excess[g] > 0]
         by_pattern = [{"db": int(ctx.groups.db[g]), "pattern": ctx.groups.pattern[g],
                        "memory_bytes_on_master": int(on_node[g]), "excess_memory_bytes": int(excess[g])}
                       for g in top]
-        slot_memory = np.bincount(ctx.slots[rows], weights=memory[rows], minlength=1)
-        hottest = int(np.argmax(slot_memory))
-        biggest = rows[np.argsort(-memory[rows], kind="stable")[:ctx.n_examples]]
+        hottest = first + int(np.argmax(ctx.slot_memory[first:last + 1]))
+        k = min(ctx.n_examples, len(rows))
+        biggest = np.argpartition(-memory, k - 1)[:k] if k else np.zeros(0, np.int64)
+        biggest = rows[biggest[np.lexsort((rows[biggest], -memory[biggest]))]]
         total_memory = memory_per_node.sum()
         cause = (f"most of the excess is {by_pattern[0]['pattern']}" if by_pattern else
                  "the excess is spread over many patterns")
         yield self.dump_finding(
-            ctx, n_keys=int(keys_per_node[heavy]), memory_bytes=int(memory_per_node[heavy]),
+            ctx, n_keys=int(keys_per_node[heavy]), memory_bytes=int(round(memory_per_node[heavy])),
             examples=ctx.columns.key_text(biggest),
             masters=masters, node=heavy, slots=f"{first}-{last}",
             key_ratio=round(float(key_ratio), 3), memory_ratio=round(float(memory_ratio), 3),
             nodes=[{"node": i, "slots": f"{a}-{b}", "n_keys": int(keys_per_node[i]),
-                    "memory_bytes": int(memory_per_node[i])} for i, (a, b) in enumerate(slot_ranges(masters))],
-            hottest_slot={"slot": hottest, "memory_bytes": int(slot_memory[hottest]),
-                          "share_of_master": round(float(slot_memory[hottest] / memory_per_node[heavy]), 4)
+                    "memory_bytes": int(round(memory_per_node[i]))} for i, (a, b) in enumerate(ranges)],
+            hottest_slot={"slot": hottest, "memory_bytes": int(round(ctx.slot_memory[hottest])),
+                          "share_of_master": round(float(ctx.slot_memory[hottest] / memory_per_node[heavy]), 4)
                           if memory_per_node[heavy] else 0.0},
             patterns=by_pattern,
             say={"memory_share": format_share(memory_per_node[heavy] / total_memory) if total_memory else "0%",

@@ -7,10 +7,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..passes.grouping import example_positions
-from ..rdb.cluster import key_slots
+from ..rdb.cluster import N_SLOTS, key_slots
 from . import keybytes
 from .base import PatternHit
 from .hashtags import HashTags
+from .patterntext import PLACEHOLDER
 
 
 class RuleContext:
@@ -29,6 +30,8 @@ class RuleContext:
         self.groups = groups
         self.info = info
         self.n_examples = n_examples
+        self._masks = {}
+        self._codes = {}
 
     @property
     def n_keys(self):
@@ -57,11 +60,21 @@ class RuleContext:
     def pattern_memory(self):
         if self.groups.memory is not None:
             return self.groups.memory.sums().astype(np.int64)
-        return _sums(self.groups.group, self.memory, self.groups.n)
+        return np.rint(np.bincount(self.groups.group, weights=self.memory_f64,
+                                   minlength=self.groups.n)).astype(np.int64)
 
     @functools.cached_property
     def _pattern_examples(self):
-        return example_positions(self.groups.group, self.groups.n, self.n_examples)
+        """Example rows of every pattern, from the first keys and an even sample of the rest;
+        patterns the sample misses take theirs from one pass over the group ids."""
+        group, n = self.groups.group, self.n_keys
+        head = min(n, EXAMPLE_SAMPLE_ROWS)
+        rows = np.concatenate((np.arange(head), np.arange(head, n, max(1, (n - head) // EXAMPLE_SAMPLE_ROWS))))
+        seen = np.zeros(self.groups.n, bool)
+        seen[group[rows]] = True
+        if not seen.all():
+            rows = np.union1d(rows, np.flatnonzero(~seen[group]))
+        return example_positions(group[rows], self.groups.n, self.n_examples, positions=rows)
 
     def pattern_hit(self, g):
         """All keys of pattern group ``g`` as one :class:`PatternHit`."""
@@ -87,7 +100,7 @@ class RuleContext:
         group = self.groups.group[rows]
         n_groups = self.groups.n
         n = np.bincount(group, minlength=n_groups)
-        memory = _sums(group, self.memory[rows], n_groups)
+        memory = _sums(group, self.memory_f64[rows], n_groups)
         offsets, example_rows = example_positions(group, n_groups, self.n_examples, positions=rows)
         texts = self.columns.key_text(example_rows)
         hits = []
@@ -116,21 +129,54 @@ class RuleContext:
     # ------------------------------------------------------------ per key
 
     @functools.cached_property
+    def memory_f64(self):
+        """Memory per key as float64, the weights of per-group sums (exact below 2**53)."""
+        return self.memory.astype(np.float64)
+
+    @functools.cached_property
     def _buffers(self):
         return keybytes.key_buffers(self.columns.keys)
 
     @functools.cached_property
     def key_bytes(self):
-        """Length of each key in bytes (int64)."""
-        return np.diff(self._buffers[0])
+        """Length of each key in bytes (int32)."""
+        return np.asarray(pc.binary_length(self.columns.keys).to_numpy(zero_copy_only=False), np.int32)
+
+    @functools.cached_property
+    def read_groups(self):
+        """Pattern groups whose keys must be read byte by byte: their pattern has a placeholder
+        of :data:`OPAQUE_PLACEHOLDERS`, or escaped non-UTF-8 bytes. Elsewhere the pattern's
+        fixed text is every key's text, and its placeholders hold only digits, letters,
+        ``-``, ``.`` and ``:`` (``{email}`` an ``@``)."""
+        return np.array([any(p in pattern for p in OPAQUE_PLACEHOLDERS) or "\\" in pattern
+                         for pattern in self.groups.pattern], bool)
+
+    @functools.cached_property
+    def pattern_flags(self):
+        """Per pattern group, the byte classes of its fixed text (``{email}`` counts as an ``@``)."""
+        return np.array([keybytes.text_flags(PLACEHOLDER.sub(_stand_in, pattern))
+                         for pattern in self.groups.pattern], np.uint8).reshape(-1)
 
     @functools.cached_property
     def key_flags(self):
-        """Per key, the OR of :mod:`~rdbscope.rules.keybytes` classes of its bytes."""
-        return keybytes.key_flags(*self._buffers)
+        """Per key, the OR of :mod:`~rdbscope.rules.keybytes` classes of its bytes.
+
+        Taken from the pattern where the pattern fixes the key's characters, read
+        from the key bytes for the groups of :attr:`read_groups`.
+        """
+        group = self.groups.group
+        flags = self.pattern_flags[group] if self.groups.n else np.zeros(self.n_keys, np.uint8)
+        rows = np.flatnonzero(self.read_groups[group]) if self.read_groups.any() else np.zeros(0, np.int64)
+        if len(rows) > self.n_keys // 2:
+            flags[rows] = keybytes.key_flags(*self._buffers)[rows]
+        elif len(rows):
+            flags[rows] = keybytes.flags_of_rows(*self._buffers, rows)
+        return flags
 
     def rows_with(self, flag):
         """Positions of the keys having a byte of class ``flag``."""
+        if not (self.pattern_flags & flag).any() and not self.read_groups.any():
+            return np.zeros(0, np.int64)
         return np.flatnonzero(self.key_flags & flag)
 
     def not_utf8_text(self, rows):
@@ -150,6 +196,16 @@ class RuleContext:
         return np.asarray(key_slots(self.columns.keys).to_numpy(zero_copy_only=False), np.uint16)
 
     @functools.cached_property
+    def slot_keys(self):
+        """Keys per hash slot (16384 int64)."""
+        return np.bincount(self.slots, minlength=N_SLOTS).astype(np.int64)
+
+    @functools.cached_property
+    def slot_memory(self):
+        """Memory per hash slot (16384 float64)."""
+        return np.bincount(self.slots, weights=self.memory_f64, minlength=N_SLOTS)
+
+    @functools.cached_property
     def hash_tags(self):
         """The hash tags of the keys (see :class:`~rdbscope.rules.hashtags.HashTags`)."""
         return HashTags.find(*self._buffers, self.rows_with(keybytes.BRACE))
@@ -163,27 +219,79 @@ class RuleContext:
 
     @functools.cached_property
     def max_element_bytes(self):
-        return self.column("max_element_bytes", np.int64)
+        """Largest element per key (uint64; 0 where unknown)."""
+        return self.column("max_element_bytes", np.uint64)
 
-    @functools.cached_property
+    @property
     def n_elements(self):
-        return self.columns.n_elements.astype(np.int64)
+        """Elements per key (uint64; 0 where unknown)."""
+        return self.columns.n_elements
 
     def type_mask(self, *names):
         """True for keys whose type is one of ``names``."""
-        return _code_mask(self.columns.types, names)
+        return self._mask("type", names)
 
     def encoding_mask(self, *names):
         """True for keys whose encoding is one of ``names``."""
-        return _code_mask(self.columns.encodings, names)
+        return self._mask("encoding", names)
+
+    def _mask(self, column, names):
+        key = (column, tuple(sorted(names)))
+        if key not in self._masks:
+            if column not in self._codes:
+                self._codes[column] = _small_codes(self.columns.table[column])
+            codes, all_names = self._codes[column]
+            chosen = [i for i, name in enumerate(all_names) if name in names]
+            self._masks[key] = np.isin(codes, chosen) if chosen else np.zeros(len(codes), bool)
+        return self._masks[key]
+
+    def pattern_count(self, mask):
+        """How many keys of each pattern group ``mask`` (bool per key) selects (int64)."""
+        selected = int(np.count_nonzero(mask))
+        if selected == self.n_keys:
+            return self.pattern_n_keys.copy()
+        if selected > self.n_keys // 2:  # gather the smaller side
+            return self.pattern_n_keys - np.bincount(self.groups.group[~mask], minlength=self.groups.n)
+        return np.bincount(self.groups.group[mask], minlength=self.groups.n).astype(np.int64)
+
+    @functools.cached_property
+    def pattern_n_with_ttl(self):
+        return self.pattern_count(self.columns.has_ttl)
 
 
-def _code_mask(codes_and_names, wanted):
-    codes, names = codes_and_names
-    chosen = [i for i, name in enumerate(names) if name in wanted]
-    if not chosen:
-        return np.zeros(len(codes), bool)
-    return np.isin(codes, chosen)
+#: Rows read for pattern examples: the first ones, and about as many spread over the rest.
+EXAMPLE_SAMPLE_ROWS = 1 << 20
+
+#: Placeholders whose values can hold characters the rules look for: anything ({*}),
+#: "/" (base64, dates written 2024/05/01) or a space (date-times).
+OPAQUE_PLACEHOLDERS = ("{*}", "{b64}", "{ts}", "{date}")
+
+
+def _stand_in(match):
+    return "@" if match.group(0) == "{email}" else ""
+
+
+def _small_codes(column):
+    """``(codes, names)`` of a dictionary (or string) column: a small integer code per row into ``names``.
+
+    The scanner's batches share one dictionary, whose indices are the codes;
+    chunks with other dictionaries are mapped onto one list of names.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    chunks = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in chunks]
+    if not chunks:
+        return np.zeros(0, np.int16), ()
+    indices = [(c.indices.fill_null(0) if c.indices.null_count else c.indices).to_numpy(zero_copy_only=False)
+               for c in chunks]
+    first = chunks[0].dictionary
+    if all(c.dictionary is first or c.dictionary.equals(first) for c in chunks[1:]):
+        return np.concatenate(indices), tuple(first.to_pylist())
+    names = {}
+    parts = []
+    for chunk, local in zip(chunks, indices):
+        remap = np.array([names.setdefault(n, len(names)) for n in chunk.dictionary.to_pylist()] or [0], np.int16)
+        parts.append(remap[local])
+    return np.concatenate(parts), tuple(names)
 
 
 def _sums(group, values, n_groups):

@@ -30,13 +30,13 @@ _PLAIN_ASCII_MARKS = tuple(ord(c) for c in "\"'`\\{/@")
 
 
 def key_buffers(keys):
-    """``(offsets, data)`` of a binary Arrow array as numpy (int64 offsets, uint8 data)."""
+    """``(offsets, data)`` of a binary Arrow array as numpy views (int32 offsets, uint8 data)."""
     if isinstance(keys, pa.ChunkedArray):
         keys = keys.combine_chunks()
     keys = keys.cast(pa.binary())
     n = len(keys)
     _validity, offsets, data = keys.buffers()
-    offsets = np.frombuffer(offsets, np.int32, n + 1, keys.offset * 4).astype(np.int64)
+    offsets = np.frombuffer(offsets, np.int32, n + 1, keys.offset * 4)
     data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(0, np.uint8)
     return offsets, data
 
@@ -62,9 +62,31 @@ def key_flags(offsets, data):
     return flags
 
 
+def text_flags(text):
+    """The OR of the classes of the bytes of ``text`` (str or bytes)."""
+    raw = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+    return int(np.bitwise_or.reduce(_CLASS[np.frombuffer(raw, np.uint8)])) if raw else 0
+
+
+def flags_of_rows(offsets, data, rows, chunk_rows=1 << 20):
+    """:func:`key_flags` of the keys at ``rows`` only, reading only their bytes."""
+    rows = np.asarray(rows, np.int64)
+    out = np.zeros(len(rows), np.uint8)
+    for start in range(0, len(rows), chunk_rows):
+        b, owner = gather(offsets, data, rows[start:start + chunk_rows])
+        classes = _CLASS[b]
+        marked = np.flatnonzero(classes)
+        if len(marked) == 0:
+            continue
+        owners = owner[marked]
+        starts = np.concatenate(([0], np.flatnonzero(np.diff(owners)) + 1))
+        out[start + owners[starts]] = np.bitwise_or.reduceat(classes[marked], starts)
+    return out
+
+
 def gather(offsets, data, rows):
     """The bytes of keys ``rows`` concatenated, and each byte's index into ``rows``."""
-    starts = offsets[rows]
+    starts = offsets[rows].astype(np.int64)
     lengths = offsets[np.asarray(rows) + 1] - starts
     owner = np.repeat(np.arange(len(rows)), lengths)
     first = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(rows) else np.zeros(0, np.int64)
@@ -79,6 +101,14 @@ def not_utf8_text(offsets, data, rows):
     forms, surrogates, code points past U+10FFFF), on all keys at once.
     """
     rows = np.asarray(rows, dtype=np.int64)
+    bad = np.zeros(len(rows), bool)
+    for start in range(0, len(rows), 1 << 20):
+        chunk = rows[start:start + (1 << 20)]
+        bad[start:start + len(chunk)] = _not_utf8_text(offsets, data, chunk)
+    return bad
+
+
+def _not_utf8_text(offsets, data, rows):
     bad = np.zeros(len(rows), bool)
     if len(rows) == 0:
         return bad

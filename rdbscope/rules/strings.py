@@ -22,7 +22,8 @@ class TinyStrings(Rule):
 
     ## What it does
     Flags patterns of at least `min_keys` (1000) string keys, none with a TTL,
-    nine in ten of them with values of at most `max_value_bytes` (64) bytes,
+    nine in ten of them with values of at most `max_value_bytes` (64) bytes
+    (counted on an even sample of a million keys in big dumps),
     when storing them as fields of small hashes (`fields_per_hash` fields
     each, listpack-encoded) would save at least `min_saving_share` (30%) of
     their memory. The estimate uses the dump's memory model: each key's
@@ -73,28 +74,30 @@ class TinyStrings(Rule):
         min_saving_share: float = option(0.3, "report when hashes would save this share of the memory")
 
     def check(self, ctx, options):
-        if not ctx.has_memory_estimates:
-            return
-        group, n_groups = ctx.groups.group, ctx.groups.n
-        string = ctx.type_mask("string")
-        n_string = np.bincount(group[string], minlength=n_groups)
-        n_ttl = np.bincount(group[ctx.columns.has_ttl], minlength=n_groups)
-        small = string & (ctx.n_elements <= options.max_value_bytes)
-        n_small = np.bincount(group[small], minlength=n_groups)
         n_keys = ctx.pattern_n_keys
-        candidates = np.flatnonzero((n_keys >= options.min_keys) & (n_string == n_keys) & (n_ttl == 0)
-                                    & (n_small >= 0.9 * n_keys))
-        if len(candidates) == 0:
+        large = n_keys >= options.min_keys
+        if not ctx.has_memory_estimates or not large.any():
             return
-        key_bytes = np.bincount(group, weights=ctx.key_bytes.astype(np.float64), minlength=n_groups)
-        value_bytes = np.bincount(group, weights=ctx.n_elements.astype(np.float64), minlength=n_groups)
+        string = ctx.type_mask("string")
+        candidates = large & (ctx.pattern_count(string) == n_keys) & (ctx.pattern_n_with_ttl == 0)
+        if not candidates.any():
+            return
+        # Typical key and value lengths come from an even sample: they only feed the estimate.
+        rows = np.arange(0, ctx.n_keys, max(1, ctx.n_keys // SAMPLE_ROWS))
+        rows = rows[candidates[ctx.groups.group[rows]]]
+        group = ctx.groups.group[rows]
+        value_bytes = ctx.n_elements[rows]
+        sampled = np.bincount(group, minlength=ctx.groups.n)
+        small = np.bincount(group[value_bytes <= options.max_value_bytes], minlength=ctx.groups.n)
+        mean_key = np.bincount(group, weights=ctx.key_bytes[rows], minlength=ctx.groups.n) / np.maximum(sampled, 1)
+        mean_value = np.bincount(group, weights=value_bytes, minlength=ctx.groups.n) / np.maximum(sampled, 1)
         model = memory_model(ctx.info)
-        for g in candidates:
+        for g in np.flatnonzero(candidates & (small >= 0.9 * sampled)):
             n = int(n_keys[g])
             prefix = literal_prefix_bytes(ctx.groups.pattern[g])
-            field = max(1.0, key_bytes[g] / n - prefix)
+            field = max(1.0, mean_key[g] - prefix)
             n_hashes = math.ceil(n / options.fields_per_hash)
-            blob = LISTPACK_HEADER_BYTES + (n / n_hashes) * (field + 2 + value_bytes[g] / n + 2)
+            blob = LISTPACK_HEADER_BYTES + (n / n_hashes) * (field + 2 + mean_value[g] + 2)
             hash_key = prefix + len(str(n_hashes))
             per_hash = int(compact_memory(model, [hash_key], [0], [math.ceil(blob)])[0])
             now = int(ctx.pattern_memory[g])
@@ -105,3 +108,7 @@ class TinyStrings(Rule):
                                fields_per_hash=options.fields_per_hash, est_saving_bytes=saving,
                                say={"saving": format_memory(saving, ctx.memory_basis),
                                     "share": format_share(saving / now)})
+
+
+#: Keys read, at most, for the typical lengths of the candidate patterns.
+SAMPLE_ROWS = 1 << 20

@@ -96,7 +96,7 @@ class TimeSeriesZset(Rule):
     def _savings(ctx, rows, per_bucket):
         if not ctx.has_memory_estimates:
             return None
-        n = ctx.n_elements[rows]
+        n = ctx.n_elements[rows].astype(np.int64)
         buckets = np.maximum(1, -(-n // per_bucket))
         has_ttl = ctx.columns.has_ttl[rows]
         key_bytes = ctx.key_bytes[rows]

@@ -6,11 +6,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+import rdbscope
+from conftest import SAMPLE_DUMPS
 from keyspace import key_table, run_rule
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slot, key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72, LAYOUTS
-from rdbscope.rules import keybytes
+from rdbscope.rules import keybytes, rule_context
 from rdbscope.rules.cluster import node_of_slot, slot_ranges
 from rdbscope.rules.compact import compact_memory, memory_model
 from rdbscope.rules.hashtags import HashTags
@@ -134,3 +136,25 @@ def test_tiny_strings_saving_by_hand():
     per_hash = model.compact_size(13 + 2, 0, int(np.ceil(blob)))
     [finding] = run_rule("ENC002", keys)
     assert finding.details_dict["est_saving_bytes"] == 2000 * 72 - 20 * per_hash
+
+
+def _pattern_level_keyspaces():
+    from legacy_keyspace import legacy_keys
+
+    yield "random", key_table(random_keys(seed=9))
+    yield "legacy", legacy_keys()
+    yield "dates and times", key_table([{"key": "report:2024/05/0$i", "count": 9}, "log:2024-05-01 10:00:00:app",
+                                        {"key": "log:2024-05-0$i 10:00:00:app", "count": 9},
+                                        {"key": "mail:ada$i@example.com", "count": 30}])
+    for name in ("redis-8.2-default", "valkey-8.1-default"):
+        yield name, rdbscope.load(SAMPLE_DUMPS / f"{name}.rdb")
+
+
+@pytest.mark.parametrize("name, keys", list(_pattern_level_keyspaces()), ids=lambda v: v if isinstance(v, str) else "")
+def test_flags_from_patterns_are_the_flags_of_the_bytes(name, keys):
+    """Where a pattern fixes its keys' characters the rules read the pattern, not the bytes:
+    that must give what reading every byte gives."""
+    ctx = rule_context(keys)
+    full = keybytes.key_flags(*keybytes.key_buffers(keys.to_arrow()["key"]))
+    assert ctx.key_flags.tolist() == full.tolist()
+    assert not ctx.read_groups.all()
