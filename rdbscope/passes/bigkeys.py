@@ -6,6 +6,7 @@ import pyarrow as pa
 from ..config import BigKeyOptions
 from ..findings import Check, Severity, format_bytes, format_memory, format_share
 from .base import PassOutput
+from .grouping import rows_above
 
 BIG_STRING = Check(
     "BIG001", "big-string", Severity.WARNING,
@@ -84,25 +85,18 @@ class BigKeysPass:
         columns = ctx.columns
         groups = ctx.output("patterns").shared
         type_codes, type_names = columns.types
-        code_of_type = {name: code for code, name in enumerate(type_names)}
-
-        over = {}  # check -> (rows, measured values, limit, unit text per key)
-        if "string" in code_of_type:
-            mask = (type_codes == code_of_type["string"]) & (columns.n_elements > options.string_bytes)
-            over[BIG_STRING] = np.flatnonzero(mask)
-        collection = np.zeros(columns.n, dtype=bool)
-        limits = np.zeros(len(type_names), dtype=np.uint64)
-        for name, limit in options.element_limits().items():
-            if name in code_of_type and name != "stream":
-                limits[code_of_type[name]] = limit
-                collection |= type_codes == code_of_type[name]
-        if collection.any():
-            over[BIG_COLLECTION] = np.flatnonzero(collection & (columns.n_elements > limits[type_codes]))
-        if "stream" in code_of_type:
-            mask = (type_codes == code_of_type["stream"]) & (columns.n_elements > options.stream_entries)
-            over[BIG_STREAM] = np.flatnonzero(mask)
-        over[BIG_MEMORY] = np.flatnonzero(columns.memory > options.memory_bytes)
-
+        element_limits = {"string": options.string_bytes, **options.element_limits()}
+        never = np.iinfo(np.uint64).max
+        limit_of_type = np.array([element_limits.get(name, never) for name in type_names] or [never],
+                                 dtype=np.uint64)
+        over_elements = rows_above(columns.n_elements, type_codes, limit_of_type)
+        kind = np.array(list(type_names) or [""], dtype=object)[type_codes[over_elements]]
+        over = {
+            BIG_STRING: over_elements[np.flatnonzero(kind == "string")],
+            BIG_COLLECTION: over_elements[np.flatnonzero(np.isin(kind, ["hash", "list", "set", "zset"]))],
+            BIG_STREAM: over_elements[np.flatnonzero(kind == "stream")],
+            BIG_MEMORY: np.flatnonzero(columns.memory > options.memory_bytes),
+        }
         findings = []
         for check, rows in over.items():
             findings += _threshold_findings(check, rows, columns, groups, options)
@@ -170,9 +164,9 @@ def _limit(check, type_name, options):
 
 
 def _concentration_findings(columns, groups, options):
-    memory = groups.memory
+    memory = groups.stats.memory
     k = options.concentration_top_keys
-    total = memory.sums()
+    total = memory.sums
     top = memory.top_sums(k)
     share = np.divide(top.astype(np.float64), total.astype(np.float64),
                       out=np.zeros(groups.n), where=total > 0)
@@ -207,18 +201,15 @@ def _concentration_findings(columns, groups, options):
 
 def _largest_rows(columns, groups, chosen, k):
     """``{group: rows of its k largest keys by memory}`` for the ``chosen`` groups."""
-    memory = groups.memory
-    kth_rank = np.maximum(memory.counts[chosen] - k, 0)
+    memory = groups.stats.memory
+    kth = memory.starts[chosen] + np.maximum(memory.counts[chosen] - k, 0)
     threshold = np.full(groups.n, np.iinfo(np.uint64).max, dtype=np.uint64)
-    threshold[chosen] = memory.values[memory.starts[chosen] + kth_rank]
+    threshold[chosen] = memory.values(kth)
     candidates = np.flatnonzero(columns.memory >= threshold[groups.group])
     group = groups.group[candidates]
     order = np.lexsort((candidates, -columns.memory[candidates].astype(np.float64), group))
     candidates, group = candidates[order], group[order]
-    result = {}
-    for g in chosen:
-        result[g] = candidates[group == g][:k]
-    return result
+    return {g: candidates[np.flatnonzero(group == g)][:k] for g in chosen}
 
 
 def _big_key_table(over, columns, groups):
@@ -239,15 +230,11 @@ def _top_key_table(columns, groups, top_n):
     type_codes, type_names = columns.types
     parts = []
     for ranking, values in (("memory", columns.memory), ("length", columns.n_elements)):
-        per_type = []
-        for code, name in enumerate(type_names):
-            rows = np.flatnonzero(type_codes == code)
-            if len(rows):
-                top = _top(rows, values[rows], top_n)
-                per_type.append(top)
-                parts.append((ranking, name, top))
-        merged = np.sort(np.concatenate(per_type)) if per_type else np.zeros(0, np.int64)
-        parts.insert(len(parts) - len(per_type), (ranking, "all", _top(merged, values[merged], top_n)))
+        per_type = _top_per_code(values, type_codes, len(type_names), top_n)
+        present = [code for code in range(len(type_names)) if len(per_type[code])]
+        merged = np.sort(np.concatenate([per_type[c] for c in present])) if present else np.zeros(0, np.int64)
+        parts.append((ranking, "all", _top(merged, values[merged], top_n)))
+        parts += [(ranking, type_names[code], per_type[code]) for code in present]
     rows = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.int64)
     extra = {
         "ranking": pa.array([p[0] for p in parts for _ in p[2]], pa.string()),
@@ -257,13 +244,52 @@ def _top_key_table(columns, groups, top_n):
     return _key_rows(rows, columns, groups, TOP_KEY_COLUMNS, extra=extra)
 
 
+def _top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18):
+    """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first).
+
+    A strided sample gives, per code, a value that at least ``n`` keys reach;
+    only the keys above it are read again, then the first keys equal to it
+    if more are needed. Exact: the sample's values are real values, so the
+    true n-th largest is never below the threshold.
+    """
+    m = len(values)
+    sampled = np.arange(0, m, max(1, m // sample))
+    threshold = np.zeros(max(n_codes, 1), dtype=values.dtype)
+    for code in range(n_codes):
+        mine = values[sampled[np.flatnonzero(codes[sampled] == code)]]
+        if len(mine) >= n:
+            threshold[code] = np.partition(mine, len(mine) - n)[len(mine) - n]
+    above = rows_above(values, codes, threshold)
+    above_codes = codes[above]
+    chosen = {code: above[np.flatnonzero(above_codes == code)] for code in range(n_codes)}
+    need = {code: n - len(rows) for code, rows in chosen.items() if len(rows) < n}
+    ties = {code: [] for code in need}
+    for start in range(0, m, chunk):
+        if not need:
+            break
+        stop = min(start + chunk, m)
+        equal = start + np.flatnonzero(values[start:stop] == np.take(threshold, codes[start:stop]))
+        equal_codes = codes[equal]
+        for code in list(need):
+            found = equal[np.flatnonzero(equal_codes == code)][:need[code]]
+            ties[code].append(found)
+            need[code] -= len(found)
+            if need[code] == 0:
+                del need[code]
+    result = {}
+    for code in range(n_codes):
+        rows = np.concatenate([chosen[code], *ties.get(code, [])]) if code in ties else chosen[code]
+        rows = np.sort(rows)
+        result[code] = _top(rows, values[rows], n)
+    return result
+
+
 def _top(rows, values, n):
     """The ``n`` of ``rows`` (ascending) with the largest values, largest first; ties: earlier row first."""
     if len(rows) > n:
         threshold = values[np.argpartition(values, len(values) - n)[len(values) - n]]
         above = np.flatnonzero(values > threshold)
-        tied = np.flatnonzero(values == threshold)
-        tied = tied[: n - len(above)]
+        tied = np.flatnonzero(values == threshold)[: n - len(above)]
         keep = np.concatenate((above, tied))
         rows, values = rows[keep], values[keep]
     order = np.lexsort((rows, -values.astype(np.float64)))

@@ -55,14 +55,32 @@ class KeyColumns:
         return _numpy(pc.coalesce(column, self.table["rdb_bytes"]), np.uint64)
 
     @functools.cached_property
+    def memory_total(self):
+        return int(self.memory.sum(dtype=np.uint64))
+
+    @functools.cached_property
     def has_ttl(self):
-        return _numpy(pc.is_valid(self.table["expire_at"]), np.bool_)
+        column = self.table["expire_at"]
+        if column.null_count == self.n:
+            return np.zeros(self.n, bool)
+        return _numpy(pc.is_valid(column), np.bool_)
+
+    @functools.cached_property
+    def ttl_rows(self):
+        """Row numbers of the keys with a TTL (ascending)."""
+        if self.table["expire_at"].null_count == self.n:
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(self.has_ttl)
 
     @functools.cached_property
     def expire_ms(self):
         """Absolute expiry in ms since the epoch; 0 where ``has_ttl`` is False."""
-        column = self.table["expire_at"].cast(pa.int64())
-        return _numpy(column, np.int64)
+        return _numpy(self.table["expire_at"].cast(pa.int64()), np.int64)
+
+    @functools.cached_property
+    def ttl_expire_ms(self):
+        """``expire_ms`` of the keys in ``ttl_rows``."""
+        return self.expire_ms[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.int64)
 
     @functools.cached_property
     def ctime_ms(self):
@@ -74,13 +92,29 @@ class KeyColumns:
 
     @functools.cached_property
     def types(self):
-        """``(codes, names)``: a code per key into the tuple of type names."""
+        """``(codes, names)``: a small-int code per key into the tuple of type names."""
         return dictionary_codes(self.table["type"])
 
     @functools.cached_property
     def encodings(self):
-        """``(codes, names)``: a code per key into the tuple of encoding names."""
+        """``(codes, names)``: a small-int code per key into the tuple of encoding names."""
         return dictionary_codes(self.table["encoding"])
+
+    @functools.cached_property
+    def type_encodings(self):
+        """``(codes, pairs)``: a code per key into the (type, encoding) pairs that occur."""
+        type_codes, type_names = self.types
+        encoding_codes, encoding_names = self.encodings
+        if self.n and type_codes.min() == type_codes.max() and encoding_codes.min() == encoding_codes.max():
+            return np.zeros(self.n, np.int8), ((type_names[type_codes[0]], encoding_names[encoding_codes[0]]),)
+        width = max(len(encoding_names), 1)
+        combined = type_codes.astype(np.int16) * width + encoding_codes
+        present = np.flatnonzero(np.bincount(combined, minlength=len(type_names) * width))
+        lookup = np.zeros(len(type_names) * width, np.int16)
+        lookup[present] = np.arange(len(present))
+        pairs = tuple((type_names[c // width], encoding_names[c % width]) for c in present)
+        codes = lookup[combined] if len(present) > 1 else np.zeros(self.n, np.int8)
+        return codes, pairs
 
     @functools.cached_property
     def keys(self):
@@ -103,39 +137,62 @@ def memory_basis(table):
 
 
 def _numpy(column, dtype):
-    """A (chunked) Arrow column as a numpy array of ``dtype``, nulls as 0."""
+    """A (chunked) fixed-width Arrow column as a numpy array of ``dtype``, nulls as 0.
+
+    Reads the value buffers directly (one copy to join the chunks); the
+    values under nulls are zeroed afterwards.
+    """
+    n = len(column)
+    if n == 0:
+        return np.zeros(0, dtype)
+    if column.null_count == n:
+        return np.zeros(n, dtype)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if pa.types.is_boolean(column.type):
+        parts = [c.to_numpy(zero_copy_only=False) for c in chunks]
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+    item = column.type.bit_width // 8
+    native = np.dtype(f"{'u' if pa.types.is_unsigned_integer(column.type) else 'i'}{item}")
+    parts = [np.frombuffer(c.buffers()[1], dtype=native, count=len(c), offset=c.offset * item)
+             for c in chunks if len(c)]
+    values = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
     if column.null_count:
-        column = pc.fill_null(column, pa.scalar(0 if dtype != np.bool_ else False, column.type))
-    if isinstance(column, pa.ChunkedArray):
-        if column.num_chunks == 0:
-            return np.zeros(0, dtype)
-        column = column.combine_chunks() if column.num_chunks > 1 else column.chunk(0)
-    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=dtype)
+        valid = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks if len(c)])
+        values[np.flatnonzero(~valid)] = 0
+    return values.astype(dtype, copy=False)
 
 
 def dictionary_codes(column):
     """``(codes, names)`` of a dictionary column (chunks may carry different dictionaries).
 
-    ``codes`` is an int32 numpy array, one per row, indexing ``names`` (a tuple
-    of distinct strings); a null reads as the name ``""``.
+    ``codes`` is a small-int numpy array, one per row, indexing ``names`` (a
+    tuple of distinct strings); a null reads as the name ``""``.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    names = {}
+    chunks = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in chunks]
+    if not chunks:
+        return np.zeros(0, np.int8), ()
+    dictionary = chunks[0].dictionary
+    names = dictionary.to_pylist()
+    same = all(c.dictionary.equals(dictionary) for c in chunks[1:])
+    if same and column.null_count == 0 and None not in names and len(set(names)) == len(names):
+        # The common case: one dictionary for every chunk, used as it is.
+        indices = [c.indices for c in chunks]
+        codes = _numpy(pa.chunked_array(indices, indices[0].type), _small_int(len(names)))
+        return codes, tuple(names)
+    seen = {}
     parts = []
     for chunk in chunks:
-        if not pa.types.is_dictionary(chunk.type):
-            chunk = chunk.dictionary_encode()
-        dictionary = chunk.dictionary.to_pylist()
-        remap = np.array([names.setdefault("" if d is None else d, len(names)) for d in dictionary]
-                         or [0], dtype=np.int32)
-        indices = chunk.indices
-        if indices.null_count:
-            null_code = names.setdefault("", len(names))
-            indices = pc.fill_null(indices, 0)
-            part = remap[indices.to_numpy()]
-            part[np.asarray(chunk.is_null())] = null_code
-        else:
-            part = remap[indices.to_numpy()]
+        remap = np.array([seen.setdefault("" if d is None else d, len(seen))
+                          for d in chunk.dictionary.to_pylist()] or [0], dtype=np.int64)
+        part = remap[_numpy(chunk.indices, np.int64)]
+        if chunk.null_count:
+            part[np.flatnonzero(~chunk.is_valid().to_numpy(zero_copy_only=False))] = seen.setdefault("", len(seen))
         parts.append(part)
-    codes = np.concatenate(parts) if parts else np.zeros(0, np.int32)
-    return codes.astype(np.int32, copy=False), tuple(names)
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return codes.astype(_small_int(len(seen)), copy=False), tuple(seen)
+
+
+def _small_int(n_names):
+    return np.int8 if n_names <= 127 else np.int16 if n_names <= 32_767 else np.int32 if n_names < 2 ** 31 \
+        else np.int64

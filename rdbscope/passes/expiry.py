@@ -34,8 +34,8 @@ EXPIRY_BURST = Check(
     "TTL keys in its busiest windows. Spread the expiries: add random jitter to the TTL.")
 DUMP_EXPIRY_BURST = Check(
     "EXP002", "dump-expiry-burst", Severity.WARNING,
-    "Many keys of the whole dump expire in the same window, far more than the dump's "
-    "spread predicts; details list the patterns that contribute.",
+    "Many keys of the whole dump expire in the same window, far more than its patterns' "
+    "spreads predict together; details list the patterns that contribute.",
     "Several patterns warmed at the same moment (a deploy, a cache rebuild, a nightly "
     "job) expire at the same moment too. Even if each pattern looks fine alone, the "
     "server and the backing store see the sum. Add jitter or stagger the warm-up.")
@@ -65,7 +65,6 @@ TIMELINE_COLUMNS = {
     "bucket_end": "end of the bucket (exclusive)",
     "bucket_s": "bucket length in seconds (the last bucket may be longer: it holds the far tail)",
     "n_keys": "keys expiring in the bucket",
-    "memory_bytes": "memory they hold (est_memory_bytes, or rdb_bytes without estimates)",
     "n_keys_cumulative": "keys expired by the end of the bucket",
 }
 
@@ -87,23 +86,30 @@ class Runs:
     count: np.ndarray
 
     @classmethod
-    def of_sorted(cls, group, value):
-        """Runs of equal (group, value) in int64 arrays sorted by (group, value)."""
-        if len(value) == 0:
-            empty = np.zeros(0, np.int64)
-            return cls(empty, empty, empty)
-        change = np.flatnonzero((np.diff(value) != 0) | (np.diff(group) != 0)) + 1
-        starts = np.concatenate(([0], change))
-        count = np.diff(np.concatenate((starts, [len(value)])))
-        return cls(group[starts], value[starts], count)
+    def empty(cls):
+        nothing = np.zeros(0, np.int64)
+        return cls(nothing, nothing, nothing)
+
+    @classmethod
+    def of_sorted(cls, sorted_groups):
+        """Runs of equal values within each group of a :class:`SortedGroups`."""
+        combined = sorted_groups.combined
+        if len(combined) == 0:
+            return cls.empty()
+        starts = np.flatnonzero(combined[1:] != combined[:-1]) + 1
+        starts = np.concatenate(([0], starts))
+        count = np.diff(np.concatenate((starts, [len(combined)])))
+        first = combined[starts]
+        group = (first >> first.dtype.type(sorted_groups.shift)).astype(np.int64)
+        return cls(group, (first & sorted_groups.mask).astype(np.int64), count)
 
     def coarsen(self, factor, origin=0):
         """Merge runs into windows ``factor`` times longer; ``origin`` shifts the boundaries."""
         if len(self.count) == 0 or (factor == 1 and origin == 0):
             return self
         window = (self.window + origin) // factor
-        change = np.flatnonzero((np.diff(window) != 0) | (np.diff(self.group) != 0)) + 1
-        starts = np.concatenate(([0], change))
+        change = (window[1:] != window[:-1]) | (self.group[1:] != self.group[:-1])
+        starts = np.concatenate(([0], np.flatnonzero(change) + 1))
         return Runs(self.group[starts], window[starts], np.add.reduceat(self.count, starts))
 
     def keys(self):
@@ -138,7 +144,7 @@ class ExpiryPass:
 
     Tables:
         expiry_bursts: the bursts found, per pattern and for the dump.
-        expiry_timeline: keys (and memory) expiring per bucket from ctime on.
+        expiry_timeline: keys expiring per bucket from ctime on.
     """
 
     id = "expiry"
@@ -152,9 +158,9 @@ class ExpiryPass:
         expiring = _Expiring.select(columns, groups)
         if expiring.n == 0:
             return PassOutput(tables={"expiry_bursts": _burst_table([], expiring, groups),
-                                      "expiry_timeline": _timeline(expiring, columns, options, None)})
+                                      "expiry_timeline": _timeline(expiring, options, None)})
         findings, table_rows = [], []
-        seconds = expiring.ms_runs.coarsen(1000)
+        seconds = expiring.seconds
         dump_seconds = _merge_groups(seconds)
         pattern_found, dump_found_all = [], []
         for window_s in options.windows_s:
@@ -177,7 +183,7 @@ class ExpiryPass:
             table_rows += [("pattern", b) for b in found] + [("all", b) for b in dump_found]
         findings += _jitter_findings(expiring, columns, groups, options)
         tables = {"expiry_bursts": _burst_table(table_rows, expiring, groups),
-                  "expiry_timeline": _timeline(expiring, columns, options, dump_seconds)}
+                  "expiry_timeline": _timeline(expiring, options, dump_seconds)}
         return PassOutput(tables=tables, findings=tuple(findings))
 
 
@@ -187,40 +193,67 @@ class _Expiring:
     @classmethod
     def select(cls, columns, groups):
         self = cls()
-        has_ttl = columns.has_ttl
+        expire = columns.ttl_expire_ms
         if columns.ctime_ms is not None:
             base = columns.ctime_ms
-            has_ttl = has_ttl & (columns.expire_ms >= base)
         else:
-            base = int(columns.expire_ms[has_ttl].min()) if has_ttl.any() else 0
+            base = int(expire.min()) if len(expire) else 0
         self.base_ms = base - base % 1000
         self.base_s = self.base_ms // 1000
-        far = has_ttl & (columns.expire_ms - self.base_ms >= FAR_FUTURE_MS)
-        self.n_far_future = int(far.sum())
-        self.rows = np.flatnonzero(has_ttl & ~far)
+        offset = expire - self.base_ms
+        keep = np.flatnonzero((offset >= base - self.base_ms) & (offset < FAR_FUTURE_MS))
+        self.rows = columns.ttl_rows[keep]
+        self.offset_ms = offset[keep]
         self.n_groups = groups.n
         self.n = len(self.rows)
-        self.offset_ms = columns.expire_ms[self.rows] - self.base_ms
-        self.group = groups.group[self.rows].astype(np.int64)
+        self.group = groups.group[self.rows]
         self.n_per_group = counts(self.group, groups.n)
-        if self.n == 0:
-            self.ms_runs = Runs.of_sorted(np.zeros(0, np.int64), np.zeros(0, np.int64))
-            return self
-        by_group = SortedGroups.build(self.group, self.offset_ms.astype(np.uint64), groups.n)
-        sorted_group = np.repeat(np.arange(groups.n, dtype=np.int64), by_group.counts)
-        self.ms_runs = Runs.of_sorted(sorted_group, by_group.values.astype(np.int64))
+        # Sorted by (pattern, second): 32-bit keys whenever they fit.
+        self.sorted = SortedGroups.build(self.group, self.offset_ms // 1000, groups.n, counts=self.n_per_group)
+        self.seconds = Runs.empty() if self.n == 0 else Runs.of_sorted(self.sorted)
         return self
 
+    def batches(self, min_keys):
+        """``(group, offset_ms, n_keys)`` of every instant that at least ``min_keys`` keys of one group share.
+
+        Only groups with a second holding ``min_keys`` keys or more can have such
+        a batch; their keys are sorted again by millisecond, the others never.
+        """
+        nothing = (np.zeros(0, np.int64),) * 3
+        busy = np.zeros(self.n_groups, bool)
+        busy[self.seconds.group[np.flatnonzero(self.seconds.count >= min_keys)]] = True
+        if not busy.any():
+            return nothing
+        inside = np.flatnonzero(busy[self.group])
+        sorted_ms = SortedGroups.build(self.group[inside], self.offset_ms[inside], self.n_groups)
+        combined = sorted_ms.combined
+        if len(combined) < min_keys:
+            return nothing
+        # In sorted order, min_keys equal values in a row start wherever a value equals the one min_keys - 1 later.
+        starts = np.flatnonzero(combined[:len(combined) - min_keys + 1] == combined[min_keys - 1:])
+        values = np.unique(combined[starts])
+        n_keys = np.searchsorted(combined, values, side="right") - np.searchsorted(combined, values, side="left")
+        group = (values >> values.dtype.type(sorted_ms.shift)).astype(np.int64)
+        return group, (values & sorted_ms.mask).astype(np.int64), n_keys.astype(np.int64)
+
     def in_window(self, start_s, window_s):
-        """Which expiring keys expire in ``[start_s, start_s + window_s)`` (per key, or per group array)."""
+        """Which expiring keys expire in ``[start_s, start_s + window_s)``, as a boolean array."""
         begin = np.asarray(start_s, dtype=np.int64) * 1000 - self.base_ms
         return (self.offset_ms >= begin) & (self.offset_ms < begin + window_s * 1000)
 
 
 def _merge_groups(runs):
     """The same runs with every group merged into group 0 (the whole dump)."""
-    window, inverse = np.unique(runs.window, return_inverse=True)
-    count = np.bincount(inverse, weights=runs.count).astype(np.int64)
+    if len(runs.window) == 0:
+        return runs
+    span = int(runs.window.max()) + 1
+    if span <= 8 * len(runs.window) + 1_000_000:
+        per_window = np.bincount(runs.window, weights=runs.count, minlength=span)
+        window = np.flatnonzero(per_window)
+        count = per_window[window].astype(np.int64)
+    else:
+        window, inverse = np.unique(runs.window, return_inverse=True)
+        count = np.bincount(inverse, weights=runs.count).astype(np.int64)
     return Runs(np.zeros(len(window), np.int64), window, count)
 
 
@@ -339,19 +372,28 @@ def _burst_findings(bursts, expiring, columns, groups):
     by_group = {}
     for b in bursts:
         by_group.setdefault(b.group, []).append(b)
-    in_any = np.zeros(expiring.n, bool)
-    in_first = np.zeros(expiring.n, bool)
+    # Only the keys of the patterns with bursts are read.
+    bursting = np.zeros(groups.n, bool)
+    bursting[list(by_group)] = True
+    subset = np.flatnonzero(bursting[expiring.group])
+    group, offset = expiring.group[subset], expiring.offset_ms[subset]
+    in_any = np.zeros(len(subset), bool)
+    in_first = in_any
     for rank in range(max(len(bs) for bs in by_group.values())):
         start = np.full(groups.n, np.iinfo(np.int64).min // 2000, dtype=np.int64)  # matches nothing
         for g, bs in by_group.items():
             if rank < len(bs):
                 start[g] = bs[rank].start_s
-        inside = expiring.in_window(start[expiring.group], window_s)
-        in_any |= inside
+        begin = start[group] * 1000 - expiring.base_ms
+        inside = (offset >= begin) & (offset < begin + window_s * 1000)
+        in_any = in_any | inside
         if rank == 0:
             in_first = inside
-    memory_in = counts(expiring.group[in_any], groups.n, columns.memory[expiring.rows[in_any]])
-    examples = _examples(expiring, in_first, groups.n)
+    chosen = np.flatnonzero(in_any)
+    memory_in = counts(group[chosen], groups.n, columns.memory[expiring.rows[subset[chosen]]])
+    first = np.flatnonzero(in_first)
+    offsets, picked = example_positions(group[first], groups.n, 3, positions=expiring.rows[subset[first]])
+    examples = {g: picked[offsets[g]:offsets[g + 1]] for g in by_group}
     span = _span(window_s)
     findings = []
     for g, bs in by_group.items():
@@ -393,7 +435,7 @@ def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
         noun = "pattern" if len(contributors) == 1 else "patterns"
         message = (f"{b.n_keys:,} keys of {len(contributors):,} {noun} expire in the same "
                    f"{_span(b.window_s)} at {_iso(b.start)} ({_ratio(b.n_keys, b.expected)} what "
-                   f"the dump's spread predicts; {format_share(share)} of its keys with a TTL); "
+                   f"its patterns' spreads predict; {format_share(share)} of the dump's keys with a TTL); "
                    f"most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
         findings.append(DUMP_EXPIRY_BURST.finding(
             message, n_keys=b.n_keys, est_memory_bytes=memory, examples=columns.key_text(rows[:3]),
@@ -404,11 +446,9 @@ def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
 
 
 def _jitter_findings(expiring, columns, groups, options):
-    runs = expiring.ms_runs
-    batch = runs.count >= options.min_batch_keys
-    if not batch.any():
+    group, instant, size = expiring.batches(options.min_batch_keys)
+    if len(group) == 0:
         return []
-    group, instant, size = runs.group[batch], runs.window[batch], runs.count[batch]
     n_batches = np.bincount(group, minlength=groups.n)
     in_batches = np.bincount(group, weights=size, minlength=groups.n).astype(np.int64)
     order = np.lexsort((instant, -size, group))
@@ -428,9 +468,7 @@ def _jitter_findings(expiring, columns, groups, options):
     for g, (i, _s) in largest.items():
         biggest[g] = i
     in_biggest = member[expiring.offset_ms[member] == biggest[expiring.group[member]]]
-    in_first = np.zeros(expiring.n, bool)
-    in_first[in_biggest] = True
-    examples = _examples(expiring, in_first, groups.n)
+    examples = _examples(expiring, in_biggest, groups.n)
     findings = []
     for g, (instant_ms, size_ms) in largest.items():
         n_ttl = int(expiring.n_per_group[g])
@@ -451,9 +489,8 @@ def _jitter_findings(expiring, columns, groups, options):
     return findings
 
 
-def _examples(expiring, mask, n_groups, k=3):
-    """``{group: rows}``: up to ``k`` example rows per group among the expiring keys in ``mask``."""
-    chosen = np.flatnonzero(mask)
+def _examples(expiring, chosen, n_groups, k=3):
+    """``{group: rows}``: up to ``k`` example rows per group among the expiring keys ``chosen`` (ascending)."""
     offsets, picked = example_positions(expiring.group[chosen], n_groups, k, positions=expiring.rows[chosen])
     return {g: picked[offsets[g]:offsets[g + 1]] for g in np.flatnonzero(np.diff(offsets))}
 
@@ -481,36 +518,32 @@ def _burst_table(bursts, expiring, groups):
     return _table({name: pa.array(values, types[name]) for name, values in rows.items()}, BURST_COLUMNS)
 
 
-def _timeline(expiring, columns, options, dump_seconds):
-    """Keys and memory expiring per bucket, from ctime to the 99.9th percentile, then the tail."""
+def _timeline(expiring, options, dump_seconds):
+    """Keys expiring per bucket, from ctime to the 99.9th percentile, then the far tail in one bucket."""
     types = {"bucket_start": pa.timestamp("ms", tz="UTC"), "bucket_end": pa.timestamp("ms", tz="UTC"),
-             "bucket_s": pa.int64(), "n_keys": pa.int64(), "memory_bytes": pa.uint64(),
-             "n_keys_cumulative": pa.int64()}
+             "bucket_s": pa.int64(), "n_keys": pa.int64(), "n_keys_cumulative": pa.int64()}
     if expiring.n == 0:
         return _table({name: pa.array([], t) for name, t in types.items()}, TIMELINE_COLUMNS)
-    seconds = expiring.offset_ms // 1000
-    # dump_seconds holds each distinct second with its count, in order: read the quantile off it.
+    # dump_seconds holds each distinct second with its count, in order.
     cumulative = np.cumsum(dump_seconds.count)
     at = np.searchsorted(cumulative, int(np.ceil(0.999 * expiring.n)))
     horizon = int(dump_seconds.window[min(at, len(cumulative) - 1)]) + 1
     width = next((w for w in _NICE_WIDTHS_S if w * options.timeline_buckets >= horizon), _NICE_WIDTHS_S[-1])
     n_buckets = -(-horizon // width)
-    bucket = np.minimum(seconds // width, n_buckets)
-    tail = bool((bucket == n_buckets).any())
+    bucket = np.minimum(dump_seconds.window // width, n_buckets)
+    tail = bool(bucket[-1] == n_buckets)
     size = n_buckets + (1 if tail else 0)
-    n_keys = np.bincount(bucket, minlength=size)
-    memory = counts(bucket, size, columns.memory[expiring.rows])
+    n_keys = np.bincount(bucket, weights=dump_seconds.count, minlength=size).astype(np.int64)
     starts_s = np.arange(size, dtype=np.int64) * width
     ends_s = starts_s + width
     if tail:
-        ends_s[-1] = int(seconds.max()) + 1
+        ends_s[-1] = int(dump_seconds.window[-1]) + 1
     base = expiring.base_ms
     data = {
         "bucket_start": pa.array(base + starts_s * 1000, pa.int64()).cast(types["bucket_start"]),
         "bucket_end": pa.array(base + ends_s * 1000, pa.int64()).cast(types["bucket_end"]),
         "bucket_s": pa.array(ends_s - starts_s, pa.int64()),
         "n_keys": pa.array(n_keys, pa.int64()),
-        "memory_bytes": pa.array(memory, pa.uint64()),
         "n_keys_cumulative": pa.array(np.cumsum(n_keys), pa.int64()),
     }
     return _table(data, TIMELINE_COLUMNS)

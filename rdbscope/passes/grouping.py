@@ -1,9 +1,11 @@
 """Per-group statistics over millions of keys without a Python loop over keys.
 
-A *grouping* is an int array with one group id per key (``-1``: not in any
-group) and the number of groups. Percentiles come from one sort of
-``group << b | value`` (numpy sorts 64-bit integers with SIMD), after which
-each group's values are a sorted run.
+A *grouping* is an int64 array with one group id per key and the number of
+groups. Percentiles come from one sort of ``group << shift | value`` (numpy
+sorts integers with SIMD; 32-bit keys when they fit, which halves the time),
+after which each group's values are a sorted run. Boolean masks are turned
+into row numbers with ``flatnonzero`` before selecting: gathering by index is
+several times faster than boolean indexing on large arrays.
 """
 
 from dataclasses import dataclass
@@ -20,81 +22,178 @@ class SortedGroups:
     """The values of each group, sorted, as runs of one array.
 
     Attributes:
-        values: uint64 values ordered by (group, value).
-        starts: where each group's run begins in ``values``.
+        combined: ``group << shift | value``, sorted (uint32 or uint64).
+        shift: bits of the value part.
+        starts: where each group's run begins.
         counts: length of each group's run.
+        sums: exact sum of each group's values (uint64).
     """
 
-    values: np.ndarray
+    combined: np.ndarray
+    shift: int
     starts: np.ndarray
     counts: np.ndarray
+    sums: np.ndarray
 
     @classmethod
-    def build(cls, groups, values, n_groups):
-        """Sort ``values`` (unsigned, one per key) within ``groups`` (ids ≥ 0)."""
-        groups = np.asarray(groups)
-        values = np.asarray(values, dtype=np.uint64)
-        counts = np.bincount(groups, minlength=n_groups).astype(np.int64) if len(groups) else \
-            np.zeros(n_groups, np.int64)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    def build(cls, groups, values, n_groups, counts=None):
+        """Sort ``values`` (unsigned, one per key) within ``groups`` (int64 ids ≥ 0)."""
+        values = np.asarray(values)
+        if values.dtype.kind == "i":  # non-negative by contract: read the same bits as unsigned
+            values = values.view(np.dtype(f"u{values.dtype.itemsize}"))
+        if counts is None:
+            counts = np.bincount(groups, minlength=n_groups) if len(groups) else np.zeros(n_groups, np.int64)
+        counts = counts.astype(np.int64, copy=False)
+        starts = np.zeros(n_groups, np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
         group_bits = max(1, int(max(n_groups - 1, 0)).bit_length())
-        if group_bits >= 64:
-            raise ValueError("too many groups")
-        value_bits = 64 - group_bits
-        # Values beyond the bits left (2**40 with 16M groups) are clipped; the
-        # maxima reported stay exact because ranks, not values, pick them.
-        limit = np.uint64((1 << value_bits) - 1)
-        combined = np.minimum(values, limit) | (groups.astype(np.uint64) << np.uint64(value_bits))
+        top = int(values.max()) if len(values) else 0
+        value_bits = max(1, top.bit_length())
+        if group_bits + value_bits <= 32:
+            dtype, shift = np.uint32, 32 - group_bits
+        else:
+            dtype, shift = np.uint64, 64 - group_bits
+        clipped = value_bits > shift
+        limit = (1 << shift) - 1
+        combined = groups.astype(dtype)
+        np.left_shift(combined, dtype(shift), out=combined)
+        if clipped:
+            # Values beyond the bits left (2**40 with 16M groups) sort as the largest;
+            # sums below still come from the exact values.
+            np.bitwise_or(combined, np.minimum(values, limit), out=combined, casting="unsafe")
+        else:
+            np.bitwise_or(combined, values, out=combined, casting="unsafe")
         combined.sort()
-        sorted_values = combined & limit
-        return cls(sorted_values, starts, counts)
+        if clipped:
+            sums = _exact_sums(groups, values, n_groups)
+        else:
+            # Each run sums to count * (group << shift) + its values, modulo 2**64.
+            present = np.flatnonzero(counts)
+            run_sums = np.zeros(n_groups, np.uint64)
+            if 0 < len(present) <= 64:  # a few long runs: a plain sum each is faster than reduceat
+                for g in present:
+                    run_sums[g] = combined[starts[g]:starts[g] + counts[g]].sum(dtype=np.uint64)
+            elif len(present):
+                run_sums[present] = np.add.reduceat(combined, starts[present], dtype=np.uint64)
+            offsets = counts.astype(np.uint64) * (np.arange(n_groups, dtype=np.uint64) << np.uint64(shift))
+            sums = run_sums - offsets
+        return cls(combined, shift, starts, counts, sums)
+
+    @property
+    def mask(self):
+        return self.combined.dtype.type((1 << self.shift) - 1)
+
+    def values(self, positions):
+        """The values at ``positions`` of the sorted array."""
+        return (self.combined[positions] & self.mask).astype(np.uint64)
 
     def quantile(self, q):
         """Nearest-rank quantile ``q`` of each group: (uint64 array, valid mask)."""
         valid = self.counts > 0
         rank = np.ceil(q * self.counts).astype(np.int64) - 1
-        position = self.starts + np.clip(rank, 0, None)
-        position = np.where(valid, position, 0)
-        if len(self.values) == 0:
+        position = np.where(valid, self.starts + np.clip(rank, 0, None), 0)
+        if len(self.combined) == 0:
             return np.zeros(len(self.counts), np.uint64), valid
-        return self.values[position], valid
-
-    def sums(self):
-        """Sum of each group (uint64)."""
-        cumulative = np.concatenate(([0], np.cumsum(self.values, dtype=np.uint64))).astype(np.uint64)
-        return cumulative[self.starts + self.counts] - cumulative[self.starts]
+        return self.values(position), valid
 
     def top_sums(self, k):
         """Sum of the ``k`` largest values of each group (uint64)."""
-        cumulative = np.concatenate(([0], np.cumsum(self.values, dtype=np.uint64))).astype(np.uint64)
+        total = np.zeros(len(self.counts), np.uint64)
         ends = self.starts + self.counts
-        begins = np.maximum(ends - k, self.starts)
-        return cumulative[ends] - cumulative[begins]
+        for j in range(1, k + 1):
+            has = self.counts >= j
+            total[has] += self.values(ends[has] - j)
+        return total
+
+    def merged_quantiles(self, members, qs):
+        """Nearest-rank quantiles of unions of groups, without touching the keys again.
+
+        ``members`` is a list of int arrays of group ids (one per union).
+        Returns a uint64 array of shape (len(members), len(qs)); a union of
+        groups without keys gets 0. The answer is the smallest value v with at least
+        ``rank`` values ≤ v in the union: a binary search on v, all unions and
+        quantiles at once, counting with searchsorted on the sorted runs.
+        """
+        n_unions, n_qs = len(members), len(qs)
+        out = np.zeros((n_unions, n_qs), np.uint64)
+        if n_unions == 0 or len(self.combined) == 0:
+            return out
+        if any(len(m) == 0 for m in members):
+            raise ValueError("every union needs at least one group")
+        dtype = self.combined.dtype.type
+        union_of = np.repeat(np.arange(n_unions), [len(m) for m in members])
+        group_of = np.concatenate(members).astype(np.int64)
+        sizes = np.bincount(union_of, weights=self.counts[group_of], minlength=n_unions).astype(np.int64)
+        ranks = np.maximum(np.ceil(np.outer(sizes, qs)).astype(np.int64), 1)  # (unions, qs)
+        low = np.zeros((n_unions, n_qs), np.int64)
+        high = np.full((n_unions, n_qs), (1 << self.shift) - 1, np.int64)
+        prefix = group_of.astype(dtype) << dtype(self.shift)
+        starts = self.starts[group_of]
+        boundaries = np.concatenate(([0], np.cumsum([len(m) for m in members])[:-1]))
+        while True:
+            open_ = low < high
+            if not open_.any():
+                break
+            middle = (low + high) // 2
+            keys = prefix[:, None] | middle[union_of].astype(dtype)
+            at_most = np.searchsorted(self.combined, keys, side="right") - starts[:, None]
+            enough = np.add.reduceat(at_most, boundaries, axis=0) >= ranks
+            high = np.where(open_ & enough, middle, high)
+            low = np.where(open_ & ~enough, middle + 1, low)
+        out[:] = low
+        out[sizes == 0] = 0
+        return out
+
+
+def _exact_sums(groups, values, n_groups):
+    total = np.zeros(n_groups, np.uint64)
+    np.add.at(total, groups, values.astype(np.uint64))
+    return total
+
+
+def rows_above(values, codes, thresholds, chunk=1 << 20):
+    """Rows where ``values > thresholds[codes]``, read in chunks to keep temporaries small."""
+    if len(thresholds) == 1 or (len(codes) and codes.min() == codes.max()):
+        threshold = thresholds[codes[0]] if len(codes) else thresholds[0]
+        return np.flatnonzero(values > threshold)
+    parts = []
+    limit = np.empty(min(chunk, len(values)), dtype=thresholds.dtype)
+    for start in range(0, len(values), chunk):
+        stop = min(start + chunk, len(values))
+        np.take(thresholds, codes[start:stop], out=limit[:stop - start])
+        parts.append(start + np.flatnonzero(values[start:stop] > limit[:stop - start]))
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
 def counts(groups, n_groups, weights=None):
     """Keys per group (int64), or the sum of integer ``weights`` per group (uint64)."""
     if weights is None:
         return np.bincount(groups, minlength=n_groups).astype(np.int64)
-    total = np.zeros(n_groups, np.uint64)
-    np.add.at(total, groups, np.asarray(weights, dtype=np.uint64))
-    return total
+    if len(weights) and int(np.max(weights)) * len(weights) < 2 ** 53:
+        return np.round(np.bincount(groups, weights=weights, minlength=n_groups)).astype(np.uint64)
+    return _exact_sums(groups, np.asarray(weights), n_groups)
 
 
-def present_names(groups, n_groups, codes, names):
-    """Which of ``names`` occur in each group, most frequent first, as list<string>."""
-    n_names = max(len(names), 1)
-    matrix = np.bincount(groups.astype(np.int64) * n_names + codes, minlength=n_groups * n_names)
-    matrix = matrix.reshape(n_groups, n_names)
-    group_of, name_of = np.nonzero(matrix)
-    order = np.lexsort((name_of, -matrix[group_of, name_of], group_of))
-    group_of, name_of = group_of[order], name_of[order]
-    offsets = np.concatenate(([0], np.cumsum(np.bincount(group_of, minlength=n_groups))))
-    values = pa.array(np.asarray(names, dtype=object)[name_of] if len(name_of) else [], pa.string())
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
+def first_rows(groups, n_groups, group_counts=None, chunk=65_536):
+    """The first row of each group (``len(groups)`` where a group is empty).
+
+    Reads a first chunk, then only the rows of groups not seen yet: in a
+    real keyspace every frequent group shows up early.
+    """
+    m = len(groups)
+    first = np.full(n_groups, m, dtype=np.int64)
+    if m == 0:
+        return first
+    head = min(chunk, m)
+    np.minimum.at(first, groups[:head], np.arange(head, dtype=np.int64))
+    wanted = (first == m) if group_counts is None else (first == m) & (group_counts > 0)
+    if head < m and wanted.any():
+        rest = head + np.flatnonzero(wanted[groups[head:]])
+        np.minimum.at(first, groups[rest], rest)
+    return first
 
 
-def example_positions(groups, n_groups, k, positions=None, sample=100_000):
+def example_positions(groups, n_groups, k, positions=None, sample=100_000, group_counts=None):
     """Up to ``k`` example keys per group: its first key plus keys spread over the dump.
 
     ``groups`` holds a group id per candidate; ``positions`` the candidates' row
@@ -102,15 +201,11 @@ def example_positions(groups, n_groups, k, positions=None, sample=100_000):
     examples of group ``g`` are ``rows[offsets[g]:offsets[g + 1]]``, ascending.
     """
     m = len(groups)
-    if positions is None:
-        positions = np.arange(m, dtype=np.int64)
     if m == 0:
         return np.zeros(n_groups + 1, np.int64), np.zeros(0, np.int64)
-    first = np.full(n_groups, m, dtype=np.int64)
-    np.minimum.at(first, groups, np.arange(m, dtype=np.int64))
+    first = first_rows(groups, n_groups, group_counts)
     present = np.flatnonzero(first < m)
-    step = max(1, m // sample)
-    spread = np.arange(0, m, step, dtype=np.int64)
+    spread = np.arange(0, m, max(1, m // sample), dtype=np.int64)
     candidates = np.unique(np.concatenate((first[present], spread)))
     cand_groups = groups[candidates]
     order = np.argsort(cand_groups, kind="stable")
@@ -118,10 +213,32 @@ def example_positions(groups, n_groups, k, positions=None, sample=100_000):
     per_group = np.bincount(cand_groups, minlength=n_groups)
     starts = np.concatenate(([0], np.cumsum(per_group)[:-1]))
     rank = np.arange(len(candidates)) - starts[cand_groups]
-    keep = rank < k
+    keep = np.flatnonzero(rank < k)
     chosen_groups = cand_groups[keep]
     offsets = np.concatenate(([0], np.cumsum(np.bincount(chosen_groups, minlength=n_groups))))
-    return offsets.astype(np.int64), positions[candidates[keep]]
+    chosen = candidates[keep]
+    return offsets.astype(np.int64), chosen if positions is None else positions[chosen]
+
+
+def name_matrix(groups, n_groups, codes, n_names, group_counts=None):
+    """How many keys of each group have each code: an (n_groups, n_names) int64 matrix."""
+    if n_names == 1:
+        if group_counts is None:
+            group_counts = np.bincount(groups, minlength=n_groups)
+        return np.asarray(group_counts, np.int64).reshape(n_groups, 1)
+    combined = groups * n_names + codes
+    return np.bincount(combined, minlength=n_groups * n_names).reshape(n_groups, n_names)
+
+
+def present_names(matrix, names):
+    """For each row of a count matrix, the ``names`` with a count, most frequent first, as list<string>."""
+    n_groups = matrix.shape[0]
+    group_of, name_of = np.nonzero(matrix)
+    order = np.lexsort((name_of, -matrix[group_of, name_of], group_of))
+    group_of, name_of = group_of[order], name_of[order]
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(group_of, minlength=n_groups))))
+    values = pa.array(np.asarray(names, dtype=object)[name_of] if len(name_of) else [], pa.string())
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
 
 def text_lists(offsets, texts):
@@ -135,20 +252,28 @@ def masked(values, valid, typ):
 
 
 def dense_ids(*codes):
-    """Number the distinct combinations of several small int code arrays.
+    """Number the distinct combinations of several small non-negative int code arrays.
 
-    Returns ``(ids, combos)``: ``ids`` per row (int32, ``0..len(combos)-1``) and
-    ``combos`` an int64 array of shape (n_ids, len(codes)) in ascending order.
+    Returns ``(ids, combos, counts)``: ``ids`` per row (int64, ``0..len(combos)-1``),
+    ``combos`` an int64 array of shape (n_ids, len(codes)) in ascending order, and
+    the rows of each id.
     Linear time: codes are combined into one dense index, never sorted.
     """
     sizes = [int(c.max()) + 1 if len(c) else 1 for c in codes]
-    dense = np.zeros(len(codes[0]), dtype=np.int64)
-    for c, size in zip(codes, sizes):
-        dense = dense * size + c
+    if len(codes) == 1:
+        dense = np.asarray(codes[0], dtype=np.int64)
+    else:
+        dense = np.asarray(codes[0], dtype=np.int64) * sizes[1]
+        dense += codes[1]
+        for c, size in zip(codes[2:], sizes[2:]):
+            dense *= size
+            dense += c
     total = int(np.prod(sizes, dtype=np.int64))
-    seen = np.bincount(dense, minlength=total) > 0 if len(dense) else np.zeros(total, bool)
-    present = np.flatnonzero(seen)
-    lookup = np.full(total, -1, dtype=np.int32)
-    lookup[present] = np.arange(len(present), dtype=np.int32)
+    per_combo = np.bincount(dense, minlength=total) if len(dense) else np.zeros(total, np.int64)
+    present = np.flatnonzero(per_combo)
     combos = np.array(np.unravel_index(present, sizes)).T.reshape(len(present), len(codes))
-    return lookup[dense], combos
+    if len(present) == total:
+        return dense, combos, per_combo
+    lookup = np.full(total, -1, dtype=np.int64)
+    lookup[present] = np.arange(len(present), dtype=np.int64)
+    return lookup[dense], combos, per_combo[present]

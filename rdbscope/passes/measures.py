@@ -1,4 +1,11 @@
-"""The measures of a group of keys, shared by the pattern table and the namespace tree."""
+"""The measures of groups of keys: the pattern table's columns, and the namespace tree's.
+
+Keys are read once, per pattern (:meth:`GroupStats.measure`); a namespace node
+is a union of patterns, and its measures are derived from its patterns'
+(:meth:`GroupStats.union_columns`) without reading the keys again.
+"""
+
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -9,11 +16,12 @@ from .grouping import (
     counts,
     example_positions,
     masked,
+    name_matrix,
     present_names,
     text_lists,
 )
 
-#: Columns of :func:`measure_groups`, with one line of documentation each.
+#: Columns of the measures, with one line of documentation each.
 MEASURE_DOCS = {
     "n_keys": "keys in the group",
     "memory_bytes_sum": "memory of the group's keys: est_memory_bytes, or rdb_bytes when the "
@@ -24,70 +32,159 @@ MEASURE_DOCS = {
     "types": "types present, most frequent first",
     "encodings": "encodings present, most frequent first",
     "n_with_ttl": "keys with a TTL",
-    "n_expired": "keys whose expiry had already passed when the dump was written",
+    "memory_bytes_without_ttl": "memory of the keys without a TTL",
+    "n_expired": "keys whose expiry had already passed when the dump was written (null without ctime)",
     **{f"ttl_s_{name}": f"{name} of the remaining TTL in seconds at the dump's ctime "
                         "(keys with a TTL; expired ones count 0); null without ctime"
        for name, _q in PERCENTILES},
     "examples": "a few keys of the group, as text (non-UTF-8 bytes escaped \\xNN)",
 }
 
+_QUANTILES = [q for _name, q in PERCENTILES]
 
-def ttl_seconds(columns, rows=None):
+
+def ttl_seconds(expire_ms, ctime_ms):
     """Remaining TTL in whole seconds at ctime, rounded as Redis's TTL does; 0 when expired."""
-    expire = columns.expire_ms if rows is None else columns.expire_ms[rows]
-    remaining = np.maximum(expire - columns.ctime_ms, 0)
+    remaining = np.maximum(expire_ms - ctime_ms, 0)
     return ((remaining + 500) // 1000).astype(np.uint64)
 
 
-def measure_groups(groups, n_groups, columns, n_examples, rows=None, memory=None):
-    """Every measure of :data:`MEASURE_DOCS` for each group, as ``{name: pyarrow.Array}``.
+@dataclass(frozen=True)
+class GroupStats:
+    """Everything measured per group, as numpy arrays indexed by group.
 
-    Args:
-        groups: a group id (0..n_groups-1) per key, or per row of ``rows``.
-        n_groups: how many groups.
-        columns: the :class:`~rdbscope.passes.columns.KeyColumns`.
-        n_examples: examples per group.
-        rows: ascending row numbers of the keys measured (default: all keys).
-        memory: the groups' memory as :class:`SortedGroups`, when already sorted.
+    Attributes:
+        n_keys: keys per group.
+        memory, rdb_bytes: the groups' values sorted (:class:`SortedGroups`);
+            the same object when memory is measured in rdb_bytes.
+        kinds: keys per group and (type, encoding) pair, an (n_groups, n_pairs) matrix.
+        n_with_ttl, n_expired: counts (``n_expired`` None without ctime).
+        memory_with_ttl: memory of the keys with a TTL.
+        ttl_s: remaining TTL in seconds of the keys with a TTL (:class:`SortedGroups`),
+            or None without ctime.
+        example_offsets, example_rows: examples of group g are
+            ``example_rows[example_offsets[g]:example_offsets[g + 1]]``.
     """
-    def take(array):
-        return array if rows is None else array[rows]
 
-    groups = np.asarray(groups, dtype=np.int64)
-    out = {"n_keys": pa.array(counts(groups, n_groups), pa.int64())}
+    n_keys: np.ndarray
+    memory: SortedGroups
+    rdb_bytes: SortedGroups
+    kinds: np.ndarray
+    n_with_ttl: np.ndarray
+    n_expired: np.ndarray
+    memory_with_ttl: np.ndarray
+    ttl_s: SortedGroups
+    example_offsets: np.ndarray
+    example_rows: np.ndarray
 
-    if memory is None:
-        memory = SortedGroups.build(groups, take(columns.memory), n_groups)
-    in_dump = memory if columns.memory_basis == "rdb_bytes" else \
-        SortedGroups.build(groups, take(columns.rdb_bytes), n_groups)
-    for prefix, sorted_groups in (("memory_bytes", memory), ("rdb_bytes", in_dump)):
-        out[f"{prefix}_sum"] = pa.array(sorted_groups.sums(), pa.uint64())
-        for name, q in PERCENTILES:
-            values, valid = sorted_groups.quantile(q)
-            out[f"{prefix}_{name}"] = masked(values, valid, pa.uint64())
+    @property
+    def n_groups(self):
+        return len(self.n_keys)
 
-    type_codes, type_names = columns.types
-    encoding_codes, encoding_names = columns.encodings
-    out["types"] = present_names(groups, n_groups, take(type_codes), type_names)
-    out["encodings"] = present_names(groups, n_groups, take(encoding_codes), encoding_names)
+    @property
+    def memory_without_ttl(self):
+        return self.memory.sums - self.memory_with_ttl
 
-    has_ttl = take(columns.has_ttl)
-    ttl_groups = groups[has_ttl]
-    out["n_with_ttl"] = pa.array(counts(ttl_groups, n_groups), pa.int64())
-    ttl_rows = np.flatnonzero(has_ttl) if rows is None else rows[has_ttl]
-    if columns.ctime_ms is None:
-        out["n_expired"] = pa.nulls(n_groups, pa.int64())
-        for name, _q in PERCENTILES:
-            out[f"ttl_s_{name}"] = pa.nulls(n_groups, pa.int64())
-    else:
-        expired = columns.expire_ms[ttl_rows] < columns.ctime_ms
-        out["n_expired"] = pa.array(counts(ttl_groups[expired], n_groups), pa.int64())
-        ttl = SortedGroups.build(ttl_groups, ttl_seconds(columns, ttl_rows), n_groups)
-        for name, q in PERCENTILES:
-            values, valid = ttl.quantile(q)
-            out[f"ttl_s_{name}"] = masked(values.astype(np.int64), valid, pa.int64())
+    @classmethod
+    def measure(cls, groups, n_groups, columns, n_examples, group_counts=None):
+        """Measure each group of keys; ``groups`` is an int64 group id per key."""
+        n_keys = group_counts if group_counts is not None else counts(groups, n_groups)
+        memory = SortedGroups.build(groups, columns.memory, n_groups, counts=n_keys)
+        rdb_bytes = memory if columns.memory_basis == "rdb_bytes" else \
+            SortedGroups.build(groups, columns.rdb_bytes, n_groups, counts=n_keys)
+        kind_codes, pairs = columns.type_encodings
+        kinds = name_matrix(groups, n_groups, kind_codes, len(pairs), group_counts=n_keys)
 
-    offsets, positions = example_positions(groups, n_groups, n_examples,
-                                           positions=None if rows is None else rows)
-    out["examples"] = text_lists(offsets, columns.key_text(positions))
-    return out
+        ttl_rows = columns.ttl_rows
+        ttl_groups = groups[ttl_rows]
+        n_with_ttl = counts(ttl_groups, n_groups)
+        memory_with_ttl = counts(ttl_groups, n_groups, columns.memory[ttl_rows])
+        n_expired = ttl_s = None
+        if columns.ctime_ms is not None:
+            expire = columns.ttl_expire_ms
+            n_expired = counts(ttl_groups[np.flatnonzero(expire < columns.ctime_ms)], n_groups)
+            ttl_s = SortedGroups.build(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups,
+                                       counts=n_with_ttl)
+        offsets, rows = example_positions(groups, n_groups, n_examples, group_counts=n_keys)
+        return cls(n_keys, memory, rdb_bytes, kinds, n_with_ttl, n_expired, memory_with_ttl, ttl_s,
+                   offsets, rows)
+
+    def table_columns(self, columns):
+        """The measures of every group, as ``{name: pyarrow.Array}`` in :data:`MEASURE_DOCS` order."""
+        percentiles = {}
+        for prefix, sorted_groups in (("memory_bytes", self.memory), ("rdb_bytes", self.rdb_bytes),
+                                      ("ttl_s", self.ttl_s)):
+            for name, q in PERCENTILES:
+                if sorted_groups is None:
+                    percentiles[f"{prefix}_{name}"] = pa.nulls(self.n_groups, pa.int64())
+                    continue
+                values, valid = sorted_groups.quantile(q)
+                typ = pa.int64() if prefix == "ttl_s" else pa.uint64()
+                percentiles[f"{prefix}_{name}"] = masked(values.astype(typ.to_pandas_dtype()), valid, typ)
+        examples = text_lists(self.example_offsets, columns.key_text(self.example_rows))
+        return self._assemble(columns, self.n_keys, self.memory.sums, self.rdb_bytes.sums, self.kinds,
+                              self.n_with_ttl, self.memory_without_ttl, self.n_expired, percentiles, examples)
+
+    def union_columns(self, members, columns, n_examples):
+        """The measures of unions of groups (``members``: a non-empty int array of groups per union)."""
+        def total(values):
+            return np.array([values[m].sum() for m in members], dtype=values.dtype) if members else \
+                np.zeros(0, values.dtype)
+
+        n_keys = total(self.n_keys)
+        n_with_ttl = total(self.n_with_ttl)
+        percentiles = {}
+        for prefix, sorted_groups, sizes in (("memory_bytes", self.memory, n_keys),
+                                             ("rdb_bytes", self.rdb_bytes, n_keys),
+                                             ("ttl_s", self.ttl_s, n_with_ttl)):
+            typ = pa.int64() if prefix == "ttl_s" else pa.uint64()
+            if sorted_groups is None:
+                for name, _q in PERCENTILES:
+                    percentiles[f"{prefix}_{name}"] = pa.nulls(len(members), pa.int64())
+                continue
+            values = sorted_groups.merged_quantiles(members, _QUANTILES)
+            for i, (name, _q) in enumerate(PERCENTILES):
+                percentiles[f"{prefix}_{name}"] = masked(values[:, i].astype(typ.to_pandas_dtype()), sizes > 0, typ)
+        # Examples of a union: those of its largest groups first.
+        texts, offsets = [], [0]
+        for m in members:
+            rows = []
+            for g in m[np.argsort(-self.n_keys[m], kind="stable")]:
+                rows.extend(self.example_rows[self.example_offsets[g]:self.example_offsets[g + 1]])
+                if len(rows) >= n_examples:
+                    break
+            texts.extend(rows[:n_examples])
+            offsets.append(offsets[-1] + len(rows[:n_examples]))
+        examples = text_lists(np.array(offsets), columns.key_text(np.array(texts, dtype=np.int64)))
+        kinds = np.array([self.kinds[m].sum(axis=0) for m in members]).reshape(len(members), self.kinds.shape[1])
+        return self._assemble(columns, n_keys, total(self.memory.sums), total(self.rdb_bytes.sums), kinds,
+                              n_with_ttl, total(self.memory_without_ttl),
+                              None if self.n_expired is None else total(self.n_expired), percentiles, examples)
+
+    @staticmethod
+    def _assemble(columns, n_keys, memory_sums, rdb_sums, kinds, n_with_ttl, memory_without_ttl,
+                  n_expired, percentiles, examples):
+        _codes, pairs = columns.type_encodings
+        n = len(n_keys)
+        type_names = sorted({t for t, _e in pairs})
+        encoding_names = sorted({e for _t, e in pairs})
+        by_type = np.zeros((n, len(type_names)), np.int64)
+        by_encoding = np.zeros((n, len(encoding_names)), np.int64)
+        for j, (t, e) in enumerate(pairs):
+            by_type[:, type_names.index(t)] += kinds[:, j]
+            by_encoding[:, encoding_names.index(e)] += kinds[:, j]
+        out = {
+            "n_keys": pa.array(n_keys, pa.int64()),
+            "memory_bytes_sum": pa.array(memory_sums, pa.uint64()),
+            **{k: v for k, v in percentiles.items() if k.startswith("memory_bytes_")},
+            "rdb_bytes_sum": pa.array(rdb_sums, pa.uint64()),
+            **{k: v for k, v in percentiles.items() if k.startswith("rdb_bytes_")},
+            "types": present_names(by_type, type_names),
+            "encodings": present_names(by_encoding, encoding_names),
+            "n_with_ttl": pa.array(n_with_ttl, pa.int64()),
+            "memory_bytes_without_ttl": pa.array(memory_without_ttl, pa.uint64()),
+            "n_expired": pa.nulls(n, pa.int64()) if n_expired is None else pa.array(n_expired, pa.int64()),
+            **{k: v for k, v in percentiles.items() if k.startswith("ttl_s_")},
+            "examples": examples,
+        }
+        return {name: out[name] for name in MEASURE_DOCS}

@@ -9,8 +9,7 @@ from ..config import PatternOptions
 from ..patterns import infer_patterns, pattern_segments
 from .base import PassOutput
 from .columns import dictionary_codes
-from .grouping import SortedGroups
-from .measures import MEASURE_DOCS, measure_groups
+from .measures import MEASURE_DOCS, GroupStats
 from .pattern_groups import PatternGroups
 
 PATTERN_COLUMNS = {
@@ -57,11 +56,11 @@ class PatternsPass:
             inferred = inferred.combine_chunks()
         codes, names = dictionary_codes(inferred)
         groups = PatternGroups.build(columns.db, codes, names)
-        memory = SortedGroups.build(groups.group, columns.memory, groups.n)
-        groups = dataclasses.replace(groups, memory=memory)
-        measures = measure_groups(groups.group, groups.n, columns, ctx.options.n_examples, memory=memory)
-        patterns = _pattern_table(groups, measures, columns)
-        namespaces = _namespace_table(groups, measures, columns, ctx.options.n_examples)
+        stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
+                                   group_counts=groups.n_keys)
+        groups = dataclasses.replace(groups, stats=stats)
+        patterns = _pattern_table(groups, stats.table_columns(columns), columns)
+        namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(
             tables={"patterns": patterns, "namespaces": namespaces},
             columns={"pattern": inferred},
@@ -72,9 +71,8 @@ class PatternsPass:
 def _shares(measures, columns):
     n_keys = np.asarray(measures["n_keys"])
     memory = np.asarray(measures["memory_bytes_sum"]).astype(np.float64)
-    total_memory = float(columns.memory.sum(dtype=np.uint64)) if columns.n else 0.0
     share = n_keys / columns.n if columns.n else np.zeros(len(n_keys))
-    memory_share = memory / total_memory if total_memory else np.zeros(len(n_keys))
+    memory_share = memory / columns.memory_total if columns.memory_total else np.zeros(len(n_keys))
     return pa.array(share, pa.float64()), pa.array(memory_share, pa.float64())
 
 
@@ -82,7 +80,8 @@ def _table(leading, measures, columns, docs):
     share, memory_share = _shares(measures, columns)
     n = len(measures["n_keys"])
     data = {**leading, "share": share, "memory_share": memory_share,
-            "memory_basis": pa.array([columns.memory_basis] * n, pa.string()).dictionary_encode(),
+            "memory_basis": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int8)),
+                                                           pa.array([columns.memory_basis])),
             **measures}
     fields = [pa.field(name, array.type, metadata={"doc": docs[name]}) for name, array in data.items()]
     return pa.Table.from_arrays(list(data.values()), schema=pa.schema(fields))
@@ -95,17 +94,13 @@ def _pattern_table(groups, measures, columns):
                           ("db", "ascending"), ("pattern", "ascending")])
 
 
-def _namespace_table(groups, pattern_measures, columns, n_examples):
-    """Nodes by delimiter depth; a node with one pattern under it reuses that pattern's row."""
+def _namespace_table(groups, columns, n_examples):
+    """Nodes by delimiter depth, each measured as the union of the patterns under it."""
     node_ids = {}
     node_info = []  # (db, node, depth, parent)
     groups_of_node = []
-    max_depth = 0
-    segments_of_group = []
     for g in range(groups.n):
         segments = list(pattern_segments(groups.pattern[g])) or [groups.pattern[g]]
-        segments_of_group.append(segments)
-        max_depth = max(max_depth, len(segments))
         for depth, prefix in enumerate(segments, start=1):
             key = (int(groups.db[g]), prefix)
             if key not in node_ids:
@@ -113,42 +108,15 @@ def _namespace_table(groups, pattern_measures, columns, n_examples):
                 node_info.append((key[0], prefix, depth, segments[depth - 2] if depth > 1 else None))
                 groups_of_node.append([])
             groups_of_node[node_ids[key]].append(g)
-    n_nodes = len(node_info)
-    if n_nodes == 0:
-        return _table({"db": pa.array([], pa.int32()), "node": pa.array([], pa.string()),
-                       "depth": pa.array([], pa.int32()), "parent": pa.array([], pa.string()),
-                       "n_patterns": pa.array([], pa.int64())},
-                      pattern_measures, columns, NAMESPACE_COLUMNS)
-
-    # Rows of the result: a node with one pattern copies that pattern's measures;
-    # nodes with several are measured on their keys, one depth at a time.
-    pieces = [pa.table(pattern_measures)]
-    source = np.zeros(n_nodes, dtype=np.int64)  # row in the concatenation of pieces
-    single = [n for n in range(n_nodes) if len(groups_of_node[n]) == 1]
-    source[single] = [groups_of_node[n][0] for n in single]
-    offset = groups.n
-    for depth in range(1, max_depth + 1):
-        multi = [n for n in range(n_nodes) if node_info[n][2] == depth and len(groups_of_node[n]) > 1]
-        if not multi:
-            continue
-        local_of_group = np.full(groups.n, -1, dtype=np.int64)
-        for local, n in enumerate(multi):
-            local_of_group[groups_of_node[n]] = local
-        local_of_key = local_of_group[groups.group]
-        rows = np.flatnonzero(local_of_key >= 0)
-        measured = measure_groups(local_of_key[rows], len(multi), columns, n_examples, rows=rows)
-        pieces.append(pa.table(measured))
-        source[multi] = offset + np.arange(len(multi))
-        offset += len(multi)
-    measures_table = pa.concat_tables(pieces).take(pa.array(source))
-    measures = {name: measures_table[name].combine_chunks() for name in measures_table.column_names}
-
-    db, node, depth, parent = zip(*node_info)
+    members = [np.array(m, dtype=np.int64) for m in groups_of_node]
+    measures = groups.stats.union_columns(members, columns, n_examples)
+    db, node, depth, parent = zip(*node_info) if node_info else ((), (), (), ())
     leading = {"db": pa.array(db, pa.int32()), "node": pa.array(node, pa.string()),
                "depth": pa.array(depth, pa.int32()), "parent": pa.array(parent, pa.string()),
-               "n_patterns": pa.array([len(g) for g in groups_of_node], pa.int64())}
+               "n_patterns": pa.array([len(m) for m in members], pa.int64())}
     table = _table(leading, measures, columns, NAMESPACE_COLUMNS)
-    return table.take(pa.array(_tree_order(node_info, np.asarray(measures["memory_bytes_sum"]), node_ids)))
+    return table.take(pa.array(_tree_order(node_info, np.asarray(measures["memory_bytes_sum"]), node_ids),
+                               pa.int64()))
 
 
 def _tree_order(node_info, memory, node_ids):

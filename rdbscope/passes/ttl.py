@@ -82,34 +82,31 @@ class TtlPass:
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared
-        coverage = _coverage(columns, groups, options)
+        coverage = _Coverage(columns, groups, options)
         findings = _pattern_findings(coverage, columns, groups, options)
-        findings += _persistent_findings(columns, options)
-        findings += _expired_findings(columns, groups)
-        tables = {"ttl_coverage": coverage.table(groups, columns), "ttl_overview": _overview(columns)}
+        findings += _persistent_findings(coverage, columns, options)
+        findings += _expired_findings(coverage, columns, groups)
+        tables = {"ttl_coverage": coverage.table(groups, columns), "ttl_overview": _overview(coverage, groups, columns)}
         return PassOutput(tables=tables, findings=tuple(findings))
 
 
 class _Coverage:
-    """Per-group TTL counts (numpy arrays indexed by group)."""
+    """Per-group TTL counts (numpy arrays indexed by group), from the patterns pass's measures."""
 
     def __init__(self, columns, groups, options):
-        group = groups.group
-        has_ttl = columns.has_ttl
-        self.n_keys = counts(group, groups.n)
-        self.n_with_ttl = counts(group[has_ttl], groups.n)
+        stats = groups.stats
+        self.n_keys = stats.n_keys
+        self.n_with_ttl = stats.n_with_ttl
         self.n_without = self.n_keys - self.n_with_ttl
-        self.memory = groups.memory.sums() if groups.memory is not None else \
-            counts(group, groups.n, columns.memory)
-        self.memory_without = counts(group[~has_ttl], groups.n, columns.memory[~has_ttl])
-        self.has_expired = columns.ctime_ms is not None
-        if self.has_expired:
-            expired = has_ttl & (columns.expire_ms < columns.ctime_ms)
-            self.n_expired = counts(group[expired], groups.n)
+        self.memory = stats.memory.sums
+        self.memory_without = stats.memory_without_ttl
+        self.has_expired = stats.n_expired is not None
+        self.n_expired = stats.n_expired if self.has_expired else np.zeros(groups.n, np.int64)
+        if columns.table["n_fields_with_ttl"].null_count == columns.n:
+            self.n_with_field_ttl = np.zeros(groups.n, np.int64)
         else:
-            self.n_expired = np.zeros(groups.n, np.int64)
-        field_ttl = columns.n_fields_with_ttl > 0
-        self.n_with_field_ttl = counts(group[field_ttl], groups.n)
+            rows = np.flatnonzero(columns.n_fields_with_ttl > 0)
+            self.n_with_field_ttl = counts(groups.group[rows], groups.n)
         words = set(w.lower() for w in options.volatile_words)
         self.volatile = np.array([bool(volatile_words(p, words)) for p in groups.pattern], dtype=bool)
 
@@ -137,10 +134,6 @@ class _Coverage:
              ("db", "ascending"), ("pattern", "ascending")])
 
 
-def _coverage(columns, groups, options):
-    return _Coverage(columns, groups, options)
-
-
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
@@ -158,7 +151,6 @@ def volatile_words(pattern, words):
 
 def _pattern_findings(coverage, columns, groups, options):
     findings = []
-    has_ttl = columns.has_ttl
     volatile_fired = np.flatnonzero(coverage.volatile & (coverage.n_without > 0))
     mixed_fired = np.flatnonzero(~coverage.volatile & (coverage.n_keys >= options.mixed_min_keys)
                                  & (coverage.n_with_ttl > 0) & (coverage.n_without > 0))
@@ -167,7 +159,7 @@ def _pattern_findings(coverage, columns, groups, options):
         return findings
     chosen = np.full(groups.n, -1, dtype=np.int64)
     chosen[fired] = np.arange(len(fired))
-    candidates = np.flatnonzero(~has_ttl & (chosen[groups.group] >= 0))
+    candidates = np.flatnonzero(~columns.has_ttl & (chosen[groups.group] >= 0))
     offsets, rows = example_positions(chosen[groups.group[candidates]], len(fired), 3, positions=candidates)
     words = set(w.lower() for w in options.volatile_words)
     for i, g in enumerate(fired):
@@ -201,13 +193,12 @@ def _pattern_findings(coverage, columns, groups, options):
     return findings
 
 
-def _persistent_findings(columns, options):
+def _persistent_findings(coverage, columns, options):
     if columns.n == 0:
         return []
-    persistent = ~columns.has_ttl
-    n_persistent = int(persistent.sum())
-    total = int(columns.memory.sum(dtype=np.uint64))
-    memory = int(columns.memory[persistent].sum(dtype=np.uint64))
+    n_persistent = int(coverage.n_without.sum())
+    total = columns.memory_total
+    memory = int(coverage.memory_without.sum())
     share = memory / total if total else 0.0
     if n_persistent == 0 or share < options.persistent_memory_share:
         return []
@@ -221,21 +212,19 @@ def _persistent_findings(columns, options):
                  "memory_basis": columns.memory_basis})]
 
 
-def _expired_findings(columns, groups):
-    if columns.ctime_ms is None:
+def _expired_findings(coverage, columns, groups):
+    if not coverage.has_expired or coverage.n_expired.sum() == 0:
         return []
-    expired = np.flatnonzero(columns.has_ttl & (columns.expire_ms < columns.ctime_ms))
-    if len(expired) == 0:
-        return []
+    expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
     memory = int(columns.memory[expired].sum(dtype=np.uint64))
-    per_group = np.bincount(groups.group[expired], minlength=groups.n)
+    per_group = coverage.n_expired
     top = np.argsort(-per_group, kind="stable")[:10]
     by_pattern = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(per_group[g])}
                   for g in top if per_group[g]]
     oldest = int(columns.expire_ms[expired].min())
     message = (f"{len(expired):,} keys ({format_memory(memory, columns.memory_basis)}) had already "
-               f"expired when the dump "
-               f"was written; most are {by_pattern[0]['pattern']} ({by_pattern[0]['n_keys']:,})")
+               f"expired when the dump was written; most are {by_pattern[0]['pattern']} "
+               f"({by_pattern[0]['n_keys']:,})")
     return [EXPIRED_AT_SAVE.finding(
         message, n_keys=len(expired), est_memory_bytes=memory,
         examples=columns.key_text(expired[:3]),
@@ -243,21 +232,17 @@ def _expired_findings(columns, groups):
                  "most_overdue_ms": columns.ctime_ms - oldest, "memory_basis": columns.memory_basis})]
 
 
-def _overview(columns):
-    db = columns.db
-    dbs = np.unique(db) if columns.n else np.zeros(0, np.int32)
-    rows = [(int(d), db == d) for d in dbs] + [(None, np.ones(columns.n, bool))]
+def _overview(coverage, groups, columns):
+    """Per db and for the whole dump, summed from the per-pattern counts."""
+    selections = [(int(d), np.flatnonzero(groups.db == d)) for d in np.unique(groups.db)]
+    selections.append((None, np.arange(groups.n)))
     data = {name: [] for name in OVERVIEW_COLUMNS}
-    for d, mask in rows:
-        has_ttl = columns.has_ttl[mask]
-        memory = columns.memory[mask]
-        n = int(mask.sum())
-        total = int(memory.sum(dtype=np.uint64))
-        persistent_memory = int(memory[~has_ttl].sum(dtype=np.uint64))
-        n_ttl = int(has_ttl.sum())
-        expired = None
-        if columns.ctime_ms is not None:
-            expired = int((has_ttl & (columns.expire_ms[mask] < columns.ctime_ms)).sum())
+    for d, chosen in selections:
+        n = int(coverage.n_keys[chosen].sum())
+        n_ttl = int(coverage.n_with_ttl[chosen].sum())
+        total = int(coverage.memory[chosen].sum())
+        persistent_memory = int(coverage.memory_without[chosen].sum())
+        expired = int(coverage.n_expired[chosen].sum()) if coverage.has_expired else None
         for name, value in (("db", d), ("n_keys", n), ("n_with_ttl", n_ttl), ("n_persistent", n - n_ttl),
                             ("persistent_share", (n - n_ttl) / n if n else 0.0),
                             ("memory_bytes", total), ("memory_bytes_persistent", persistent_memory),

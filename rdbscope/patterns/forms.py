@@ -3,7 +3,14 @@
 A key's *form* is the key with every ASCII digit replaced by ``0``.  Keys that
 differ only in their numbers share a form, so a keyspace of millions of keys
 has far fewer forms, and everything after this module works per form.
+
+One exception: one or two digits glued to one or two letters (``v2``, ``h2``,
+``s3``, ``x86``) usually name a variant rather than count things, and
+``…:v1`` and ``…:v2`` keys are different families.  Such digits are put back
+into the forms (see :func:`restore_short_versions`).
 """
+
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -17,7 +24,7 @@ def as_binary_array(keys):
     if isinstance(keys, pa.ChunkedArray):
         keys = keys.combine_chunks() if keys.num_chunks else pa.array([], pa.binary())
     elif not isinstance(keys, pa.Array):
-        keys = pa.array([bytes(k) for k in keys], pa.binary())
+        keys = pa.array([k.encode() if isinstance(k, str) else bytes(k) for k in keys], pa.binary())
     if pa.types.is_string(keys.type) or pa.types.is_large_string(keys.type):
         keys = keys.view(pa.large_binary() if pa.types.is_large_string(keys.type) else pa.binary())
     if pa.types.is_binary_view(keys.type) or pa.types.is_string_view(keys.type):
@@ -46,6 +53,69 @@ def mask_digits(keys):
     return pa.Array.from_buffers(keys.type, len(keys), [None, keys.buffers()[1], masked], offset=keys.offset)
 
 
+_VERSION_RE2 = r"(?:^|[^A-Za-z0-9])[A-Za-z]{1,2}0{1,2}(?:[^A-Za-z0-9]|$)"
+_VERSION = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z]{1,2}(0{1,2})(?![A-Za-z0-9])")
+_MAX_VERSION_DIGITS = 8
+
+
+def _version_positions(form):
+    """Byte positions of version digits in one form (at most eight)."""
+    positions = []
+    for match in _VERSION.finditer(form):
+        positions.extend(range(match.start(1), match.end(1)))
+    return positions[:_MAX_VERSION_DIGITS]
+
+
+def version_candidates(typed):
+    """Forms whose typed form still shows version digits (uuids and hashes are typed away)."""
+    return np.flatnonzero(pc.match_substring_regex(typed, _VERSION_RE2).to_numpy(zero_copy_only=False))
+
+
+def restore_short_versions(keys, form_of_key, forms, candidates):
+    """Split the candidate forms by the values of their version digits (``v2`` apart from ``v1``).
+
+    Returns ``(form_of_key, added, used)``: the new form of each key, the forms
+    added (with their version digits put back), and which of the old forms
+    followed by the added ones still have keys.
+    """
+    texts = forms.take(pa.array(candidates)).to_pylist()
+    positions = [_version_positions(t) for t in texts]
+    n_digits = np.zeros(len(forms), dtype=np.int64)
+    n_digits[candidates] = [len(p) for p in positions]
+    first_position = np.zeros(len(forms), dtype=np.int64)
+    first_position[candidates] = np.cumsum([0] + [len(p) for p in positions[:-1]])
+    flat_positions = np.array([i for p in positions for i in p], dtype=np.int64)
+
+    selected = np.flatnonzero(n_digits[form_of_key])
+    selected_forms = form_of_key[selected].astype(np.int64)
+    counts = n_digits[selected_forms]
+    owner = np.repeat(np.arange(len(selected)), counts)
+    rank = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    where = _offsets(keys)[selected][owner] + flat_positions[first_position[selected_forms][owner] + rank]
+    digits = np.frombuffer(_data(keys), dtype=np.uint8)[where].astype(np.int64) - ord("0")
+    signature = np.zeros(len(selected), dtype=np.int64)
+    np.add.at(signature, owner, digits * 10 ** rank)
+    combined = selected_forms * 10 ** _MAX_VERSION_DIGITS + signature
+    distinct, inverse = np.unique(combined, return_inverse=True)
+
+    text_of = dict(zip(candidates.tolist(), zip(texts, positions)))
+    restored = []
+    for value in distinct.tolist():
+        form, sig = divmod(value, 10 ** _MAX_VERSION_DIGITS)
+        text, places = text_of[form]
+        chars = bytearray(text)
+        for place in places:
+            chars[place] = ord("0") + sig % 10
+            sig //= 10
+        restored.append(bytes(chars))
+    form_of_key = form_of_key.astype(np.int64, copy=True)
+    form_of_key[selected] = len(forms) + inverse
+    # Forms whose keys all moved to restored forms are dropped.
+    used = np.bincount(form_of_key, minlength=len(forms) + len(restored)) > 0
+    renumbered = np.cumsum(used) - 1
+    return renumbered[form_of_key], pa.array(restored, forms.type), used
+
+
 def encode(array):
     """``(indices, distinct)``: the position of each value in the array of distinct values."""
     encoded = array.dictionary_encode()
@@ -60,9 +130,10 @@ def decode(array):
     except pa.ArrowInvalid:
         pass
     offsets = _offsets(array)
-    high = np.frombuffer(_data(array), dtype=np.uint8) >= 0x80
-    running = np.concatenate(([0], np.cumsum(high, dtype=np.int64)))
-    has_high = running[offsets[1:]] > running[offsets[:-1]]
+    high_bytes = np.flatnonzero(np.frombuffer(_data(array), dtype=np.uint8) >= 0x80)
+    high_bytes = high_bytes[(high_bytes >= offsets[0]) & (high_bytes < offsets[-1])]
+    has_high = np.zeros(len(array), dtype=bool)
+    has_high[np.searchsorted(offsets, high_bytes, side="right") - 1] = True
     mask = pa.array(has_high)
     fixed = [value.decode("utf-8", "backslashreplace") for value in array.filter(mask).to_pylist()]
     return pc.replace_with_mask(array.view(text_type), mask, pa.array(fixed, text_type))

@@ -4,7 +4,8 @@
 2. Type the forms with pyarrow regexes: uuids, hex, dates, … (:mod:`.shapes`).
 3. Settle candidate numbers and digits glued to letters from two sample keys
    per typed form (:mod:`.digits`).
-4. Generalize high-cardinality literals per prefix-tree node (:mod:`.generalize`).
+4. Generalize high-cardinality literals per prefix-tree node (:mod:`.tree`,
+   :mod:`.generalize`).
 5. Map every key to its pattern through the form and typed-form numbers.
 
 Python loops run over typed forms (steps 3-4), never over keys.
@@ -15,22 +16,36 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import markers as m
-from .digits import settle
-from .forms import as_binary_array, decode, encode, first_and_last, mask_digits
-from .generalize import Thresholds, generalize
+from .digits import settle, settle_typed
+from .forms import (
+    as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions, version_candidates,
+)
+from .generalize import Thresholds
 from .shapes import type_column
+from .threads import by_slices
+from .tree import generalize
 
-_NEEDS_SETTLING = f"0|{m.OPEN}n"
+_NUMBER_CANDIDATE = f"{m.OPEN}n"
+_NEEDS_SETTLING = f"0|{_NUMBER_CANDIDATE}"
 
 
 def _settled_forms(typed, keys, first, last):
     """Each typed form with its digits settled (see :mod:`.digits`)."""
     forms = typed.to_pylist()
-    needs = np.flatnonzero(pc.match_substring_regex(typed, _NEEDS_SETTLING).to_numpy(zero_copy_only=False))
-    if len(needs):
-        firsts = decode(keys.take(pa.array(first[needs]))).to_pylist()
-        lasts = decode(keys.take(pa.array(last[needs]))).to_pylist()
-        for j, i in enumerate(needs):
+    needs = pc.match_substring_regex(typed, _NEEDS_SETTLING).to_numpy(zero_copy_only=False)
+    numbers = pc.match_substring(typed, _NUMBER_CANDIDATE).to_numpy(zero_copy_only=False)
+    bulk = np.flatnonzero(needs & ~numbers)
+    if len(bulk):
+        firsts = type_column(decode(keys.take(pa.array(first[bulk])))).to_pylist()
+        distinct = bulk[first[bulk] != last[bulk]]
+        lasts = dict(zip(distinct.tolist(), type_column(decode(keys.take(pa.array(last[distinct])))).to_pylist()))
+        for j, i in enumerate(bulk.tolist()):
+            forms[i] = settle_typed(forms[i], firsts[j], lasts.get(i, firsts[j]))
+    one_by_one = np.flatnonzero(numbers)
+    if len(one_by_one):
+        firsts = decode(keys.take(pa.array(first[one_by_one]))).to_pylist()
+        lasts = decode(keys.take(pa.array(last[one_by_one]))).to_pylist()
+        for j, i in enumerate(one_by_one.tolist()):
             forms[i] = settle(forms[i], firsts[j], lasts[j])
     return forms
 
@@ -49,7 +64,14 @@ def infer_patterns(keys, thresholds=None):
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
 
     form_of_key, forms = encode(mask_digits(keys))
-    typed_of_form, typed = encode(type_column(decode(forms)))
+    typed_forms = by_slices(type_column, decode(forms))
+    # A form with one key cannot mix versions; its digits are settled later.
+    versions = version_candidates(typed_forms)
+    versions = versions[np.bincount(form_of_key, minlength=len(forms))[versions] > 1]
+    if len(versions):
+        form_of_key, added, used = restore_short_versions(keys, form_of_key, forms, versions)
+        typed_forms = pa.concat_arrays([typed_forms, type_column(decode(added))]).filter(pa.array(used))
+    typed_of_form, typed = encode(typed_forms)
     typed_of_key = typed_of_form[form_of_key]
     key_counts = np.bincount(typed_of_key, minlength=len(typed))
     first, last = first_and_last(typed_of_key, len(typed))
@@ -59,10 +81,10 @@ def infer_patterns(keys, thresholds=None):
     settled_of_typed = np.array([settled_ids.setdefault(s, len(settled_ids)) for s in settled], dtype=np.int64)
     settled_counts = np.bincount(settled_of_typed, weights=key_counts, minlength=len(settled_ids))
 
-    patterns = generalize(list(settled_ids), settled_counts.astype(np.int64).tolist(), thresholds)
+    pattern_of_settled, patterns = generalize(pa.array(list(settled_ids), pa.string()), settled_counts, thresholds)
     rendered = [m.render(p) for p in patterns]
     dictionary = sorted(set(rendered))
     position = {p: i for i, p in enumerate(dictionary)}
-    pattern_of_settled = np.array([position[p] for p in rendered], dtype=np.int32)
-    indices = pattern_of_settled[settled_of_typed][typed_of_key]
+    renumbered = np.array([position[p] for p in rendered], dtype=np.int32)
+    indices = renumbered[pattern_of_settled][settled_of_typed][typed_of_key]
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string()))

@@ -18,15 +18,19 @@ token      JSON Web Token: three base64url parts, the first two ``eyJ…``
 uuid       8-4-4-4-12 hex digits
 ts         ISO date-time ``2024-05-01T10:00:00Z`` (offset and seconds optional)
 ip         dotted IPv4
-date       ``2024-05-01`` (also ``/`` or ``.``), ISO week ``2024W20``/``2024-w20``
+date       ``2024-05-01`` (also ``/`` or ``.``), ISO week ``2024W20``/``2024-w20``,
+           year and month ``2024-05``
+b64        (see below)
 number     a standalone run of digits: 13 or 10 digits are epoch candidates,
            8 and 6 digits compact-date candidates (``20240501``, ``202405``),
            settled by :func:`resolve_number`; any other length is ``id``
+b64        a run of at least 20 base64 characters (``+`` and ``/`` included)
+           holding a digit, an upper-case and a lower-case letter: random
+           tokens, base64 blobs.  It comes before numbers so that digits
+           between ``/`` and ``+`` do not cut it up.
 hex        a standalone run of at least 8 hex digits (one case): hashes, Mongo
            object ids, session ids; all-digit runs were already numbers, and
            short words such as ``cafe`` or ``beef`` are too short
-b64        a run of at least 20 base64 characters holding a digit and an
-           upper-case letter (random tokens, base64 blobs)
 =========  ==================================================================
 
 "Standalone" means not glued to a letter or digit: ``order-12345`` and
@@ -34,6 +38,7 @@ b64        a run of at least 20 base64 characters holding a digit and an
 are looked at later, see :mod:`rdbscope.patterns.forms`).
 """
 
+import itertools
 import re
 
 import pyarrow.compute as pc
@@ -62,13 +67,18 @@ _RULES_BEFORE_NUMBERS = [
     (m.IP, r"\b[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\b"),
     (m.DATE, r"\b[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}\b"),
     (m.DATE, r"\b[0-9]{4}-?[Ww][0-9]{2}\b"),
+    (m.DATE, r"\b[0-9]{4}-[0-9]{2}\b"),
 ]
 _NUMBER = r"\b[0-9]+\b"
 _RULES_AFTER_NUMBERS = [
     (m.HEX, r"\b(?:[0-9a-f]{8,}|[0-9A-F]{8,})\b"),
 ]
 _B64_RUN = rf"[{_B64_CHARS}]{{20,}}={{0,2}}"
-_B64_MIXED = rf"[{_B64_CHARS}=]*(?:[0-9][{_B64_CHARS}=]*[A-Z]|[A-Z][{_B64_CHARS}=]*[0-9])[{_B64_CHARS}=]*"
+_X = f"[{_B64_CHARS}=]*"
+_B64_MIXED = _X + "(?:" + "|".join(
+    f"{a}{_X}{b}{_X}{c}"
+    for a, b, c in itertools.permutations(("[0-9]", "[A-Z]", "[a-z]"))
+) + ")" + _X
 
 _PY_RULES_BEFORE = [(name, re.compile(p, re.ASCII)) for name, p in _RULES_BEFORE_NUMBERS]
 _PY_NUMBER = re.compile(_NUMBER, re.ASCII)
@@ -77,25 +87,63 @@ _PY_B64_RUN = re.compile(_B64_RUN, re.ASCII)
 _PY_B64_MIXED = re.compile(_B64_MIXED, re.ASCII)
 
 
+def _where_matching(column, required, passes):
+    """``passes(column)`` applied only to the rows where every regex of ``required`` matches.
+
+    ``required`` must hold wherever a pass could change a row; most rows fail it.
+    """
+    mask = None
+    for pattern in required:
+        found = pc.match_substring_regex(column, pattern)
+        mask = found if mask is None else pc.and_(mask, found)
+    hits = pc.sum(mask).as_py() or 0
+    if hits == 0:
+        return column
+    if hits > len(column) // 2:
+        return passes(column)
+    return pc.replace_with_mask(column, mask, passes(column.filter(mask)))
+
+
+def _any(patterns):
+    return "|".join(f"(?:{p})" for p in patterns)
+
+
+def _typed_before_numbers(column):
+    for name, pattern in _RULES_BEFORE_NUMBERS:
+        column = pc.replace_substring_regex(column, pattern, m.marker(name))
+    return column
+
+
+def _typed_b64(column):
+    # b64 needs a length and a mix of characters; RE2 cannot say both at once,
+    # so long runs are bracketed first and the bracketed mixed ones replaced.
+    column = pc.replace_substring_regex(column, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
+    column = pc.replace_substring_regex(column, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
+    column = pc.replace_substring(column, _WRAP_OPEN, "")
+    return pc.replace_substring(column, _WRAP_CLOSE, "")
+
+
+_CANDIDATE_NUMBERS = [rf"\b[0-9]{{{length}}}\b" for length in m.NUMBER_CANDIDATE_LENGTHS]
+
+
+def _typed_candidate_numbers(column):
+    for length, pattern in zip(m.NUMBER_CANDIDATE_LENGTHS, _CANDIDATE_NUMBERS):
+        column = pc.replace_substring_regex(column, pattern, m.marker(m.number_candidate(length)))
+    return column
+
+
 def type_column(forms):
     """Apply every rule to a pyarrow string array of forms (digits already ``0``).
 
     Numbers of a candidate length become ``n13``/``n10``/``n8``/``n6`` markers.
     """
     out = pc.replace_substring(forms, UNDERSCORE, UNDERSCORE_STAND_IN)
-    for name, pattern in _RULES_BEFORE_NUMBERS:
-        out = pc.replace_substring_regex(out, pattern, m.marker(name))
-    for length in m.NUMBER_CANDIDATE_LENGTHS:
-        out = pc.replace_substring_regex(out, rf"\b[0-9]{{{length}}}\b", m.marker(m.number_candidate(length)))
+    out = _where_matching(out, [_any(p for _, p in _RULES_BEFORE_NUMBERS)], _typed_before_numbers)
+    out = _where_matching(out, [_B64_RUN, "[A-Z]", "[a-z]", "[0-9]"], _typed_b64)
+    out = _where_matching(out, [_any(_CANDIDATE_NUMBERS)], _typed_candidate_numbers)
     out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
     for name, pattern in _RULES_AFTER_NUMBERS:
         out = pc.replace_substring_regex(out, pattern, m.marker(name))
-    # b64 needs a length and a mix of characters; RE2 cannot say both at once,
-    # so long runs are bracketed first and the bracketed mixed ones replaced.
-    out = pc.replace_substring_regex(out, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
-    out = pc.replace_substring_regex(out, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
-    out = pc.replace_substring(out, _WRAP_OPEN, "")
-    out = pc.replace_substring(out, _WRAP_CLOSE, "")
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
 
 
@@ -108,6 +156,9 @@ def type_text(text):
     out = text.replace(UNDERSCORE, UNDERSCORE_STAND_IN)
     for name, regex in _PY_RULES_BEFORE:
         out = regex.sub(m.marker(name), out)
+    out = _PY_B64_RUN.sub(
+        lambda match: m.marker(m.B64) if _PY_B64_MIXED.fullmatch(match.group(0)) else match.group(0), out
+    )
     numbers = []
 
     def number(match):
@@ -120,9 +171,6 @@ def type_text(text):
     out = _PY_NUMBER.sub(number, out)
     for name, regex in _PY_RULES_AFTER:
         out = regex.sub(m.marker(name), out)
-    out = _PY_B64_RUN.sub(
-        lambda match: m.marker(m.B64) if _PY_B64_MIXED.fullmatch(match.group(0)) else match.group(0), out
-    )
     return out.replace(UNDERSCORE_STAND_IN, UNDERSCORE), numbers
 
 

@@ -7,7 +7,14 @@ import pyarrow as pa
 import pytest
 
 from rdbscope.passes.columns import dictionary_codes
-from rdbscope.passes.grouping import SortedGroups, dense_ids, example_positions, present_names
+from rdbscope.passes.grouping import (
+    SortedGroups,
+    dense_ids,
+    example_positions,
+    first_rows,
+    name_matrix,
+    present_names,
+)
 
 
 def nearest_rank(values, q):
@@ -29,7 +36,7 @@ def test_sorted_groups_match_plain_python(seed):
             assert valid[g] == bool(mine)
             if mine:
                 assert got[g] == nearest_rank(mine, q)
-    sums = sorted_groups.sums()
+    sums = sorted_groups.sums
     top = sorted_groups.top_sums(3)
     for g in range(n_groups):
         mine = sorted(int(v) for v, h in zip(values, groups) if h == g)
@@ -37,15 +44,41 @@ def test_sorted_groups_match_plain_python(seed):
         assert top[g] == sum(mine[-3:])
 
 
-def test_sorted_groups_clip_only_beyond_the_free_bits():
-    values = np.array([2 ** 50, 5], dtype=np.uint64)
-    got, _ = SortedGroups.build(np.array([0, 1]), values, 2).quantile(1.0)
-    assert list(got) == [2 ** 50, 5]
+@pytest.mark.parametrize("top", [2 ** 20, 2 ** 40, 2 ** 62])
+def test_sorted_groups_with_small_and_large_values(top):
+    values = np.array([top, 5, 7, top - 1], dtype=np.uint64)
+    sorted_groups = SortedGroups.build(np.array([0, 1, 1, 0]), values, 2)
+    got, _ = sorted_groups.quantile(1.0)
+    assert list(got) == [top, 7]
+    assert list(sorted_groups.sums) == [2 * top - 1, 12]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_merged_quantiles_match_plain_python(seed):
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(2, 30))
+    groups = rng.integers(0, n_groups, 3000)
+    values = rng.integers(0, 10 ** int(rng.integers(2, 12)), 3000).astype(np.uint64)
+    sorted_groups = SortedGroups.build(groups, values, n_groups)
+    members = [rng.choice(n_groups, int(rng.integers(1, n_groups + 1)), replace=False) for _ in range(6)]
+    qs = [0.5, 0.9, 0.99, 1.0]
+    got = sorted_groups.merged_quantiles(members, qs)
+    for i, m in enumerate(members):
+        mine = [int(v) for v, h in zip(values, groups) if h in set(m.tolist())]
+        for j, q in enumerate(qs):
+            assert got[i, j] == (nearest_rank(mine, q) if mine else 0)
+
+
+def test_first_rows_find_rare_groups_late():
+    groups = np.zeros(200_000, dtype=np.int64)
+    groups[150_000] = 2
+    groups[199_999] = 2
+    assert first_rows(groups, 3).tolist() == [0, 200_000, 150_000]
 
 
 def test_dense_ids_number_combinations_in_order():
-    ids, combos = dense_ids(np.array([1, 0, 1, 1]), np.array([2, 5, 2, 0]))
-    assert combos.tolist() == [[0, 5], [1, 0], [1, 2]]
+    ids, combos, n = dense_ids(np.array([1, 0, 1, 1]), np.array([2, 5, 2, 0]))
+    assert combos.tolist() == [[0, 5], [1, 0], [1, 2]] and n.tolist() == [1, 1, 2]
     assert ids.tolist() == [2, 0, 2, 1]
 
 
@@ -65,8 +98,9 @@ def test_example_positions_spread_over_big_groups():
 
 
 def test_present_names_most_frequent_first():
-    lists = present_names(np.array([0, 0, 0, 1]), 3, np.array([2, 1, 1, 0]), ("a", "b", "c"))
-    assert lists.to_pylist() == [["b", "c"], ["a"], []]
+    matrix = name_matrix(np.array([0, 0, 0, 1]), 3, np.array([2, 1, 1, 0]), 3)
+    assert matrix.tolist() == [[0, 2, 1], [1, 0, 0], [0, 0, 0]]
+    assert present_names(matrix, ("a", "b", "c")).to_pylist() == [["b", "c"], ["a"], []]
 
 
 def test_dictionary_codes_unify_chunk_dictionaries():

@@ -104,3 +104,15 @@ def test_result_is_dictionary_array_in_key_order():
     assert out.type == pa.dictionary(pa.int32(), pa.string())
     assert out.to_pylist() == ["b:{id}", "a:{id}", "b:{id}"]
     assert out.dictionary.to_pylist() == ["a:{id}", "b:{id}"]
+
+
+def test_arbitrary_bytes_never_crash():
+    import random
+
+    rng = random.Random(11)
+    alphabet = b"abcXYZ0123456789:./|#_-{}@ \x00\xff\xe9"
+    keys = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))) for _ in range(3000)]
+    keys += ["\ue000id\ue001:x".encode(), b"{", b"}", b"{{}}", b"::::", b"a" * 5000]
+    out = infer_patterns(keys)
+    assert len(out) == len(keys)
+    assert all(isinstance(p, str) for p in out.to_pylist())
