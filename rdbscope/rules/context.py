@@ -52,14 +52,19 @@ class RuleContext:
 
     # ------------------------------------------------------------ per pattern
 
+    @property
+    def _stats(self):
+        """The patterns pass's measures of the groups, when it ran (None in a lint-only run)."""
+        return getattr(self.groups, "stats", None)
+
     @functools.cached_property
     def pattern_n_keys(self):
-        return np.bincount(self.groups.group, minlength=self.groups.n).astype(np.int64)
+        return np.asarray(self.groups.n_keys, np.int64)
 
     @functools.cached_property
     def pattern_memory(self):
-        if self.groups.memory is not None:
-            return self.groups.memory.sums().astype(np.int64)
+        if self._stats is not None:
+            return self._stats.memory.sums.astype(np.int64)
         return np.rint(np.bincount(self.groups.group, weights=self.memory_f64,
                                    minlength=self.groups.n)).astype(np.int64)
 
@@ -67,6 +72,8 @@ class RuleContext:
     def _pattern_examples(self):
         """Example rows of every pattern, from the first keys and an even sample of the rest;
         patterns the sample misses take theirs from one pass over the group ids."""
+        if self._stats is not None:
+            return self._stats.example_offsets, self._stats.example_rows
         group, n = self.groups.group, self.n_keys
         head = min(n, EXAMPLE_SAMPLE_ROWS)
         rows = np.concatenate((np.arange(head), np.arange(head, n, max(1, (n - head) // EXAMPLE_SAMPLE_ROWS))))
@@ -256,6 +263,8 @@ class RuleContext:
 
     @functools.cached_property
     def pattern_n_with_ttl(self):
+        if self._stats is not None:
+            return np.asarray(self._stats.n_with_ttl, np.int64)
         return self.pattern_count(self.columns.has_ttl)
 
 

@@ -21,7 +21,7 @@ from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72
 
-from keyspace import key_table
+from rule_keyspace import key_table
 
 _MODEL = MemoryModel(L_REDIS72, ALLOCATORS["jemalloc"], 0)
 _RAW, _EMBSTR, _INT = 2, 1, 0

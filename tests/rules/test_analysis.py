@@ -4,7 +4,7 @@ import numpy as np
 import pyarrow as pa
 
 import rdbscope
-from keyspace import key_table
+from rule_keyspace import key_table
 from rdbscope.config import config_from_mapping
 from rdbscope.rdb.cluster import key_slots
 from rdbscope.rules import lint, passes_for

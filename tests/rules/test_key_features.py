@@ -8,7 +8,7 @@ import pytest
 
 import rdbscope
 from conftest import SAMPLE_DUMPS
-from keyspace import key_table, run_rule
+from rule_keyspace import key_table, run_rule
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slot, key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72, LAYOUTS

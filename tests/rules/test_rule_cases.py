@@ -13,7 +13,7 @@ import pathlib
 import pytest
 import yaml
 
-from keyspace import key_table, run_rule
+from rule_keyspace import key_table, run_rule
 
 CASES_DIR = pathlib.Path(__file__).parent / "cases"
 

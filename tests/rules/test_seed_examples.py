@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-from keyspace import key_table, lint_codes
+from rule_keyspace import key_table, lint_codes
 from rdbscope.config import config_from_mapping
 from rdbscope.rules import PRESETS
 from seed_examples import BAD, GOOD
