@@ -78,3 +78,15 @@ def test_opt_in_rules_are_reachable_through_presets():
     for rule in RULES:
         if not rule.default:
             assert "opt-in" in rule.summary()
+
+
+def test_docstrings_hold_no_control_characters():
+    for rule in RULES:
+        assert not [c for c in rule.__doc__ if ord(c) < 32 and c != "\n" or 0x7F <= ord(c) < 0xA0], rule.code
+
+
+def test_readme_lists_every_rule():
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = re.findall(r"^\| `([A-Z]{3}\d{3})` \| `([a-z0-9-]+)` \| (\w+) \| ([\w-]+) \|", readme, re.M)
+    on = {code: name for name, codes in PRESETS.items() for code in codes}
+    assert rows == [(r.code, r.name, str(r.severity), "default" if r.default else on[r.code]) for r in RULES]
