@@ -156,13 +156,18 @@ def _memory_model(aux, allocator, list_compress_depth):
     return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, False)
 
 
+#: Characters of an example key shown in text output (JSON and SARIF keep whole keys).
+EXAMPLE_CHARS = 120
+
 _UNPRINTABLE = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
 _UNPRINTABLE.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
 
 
-def printable(text):
-    """``text`` with control characters escaped, so a key cannot move the cursor or ring a bell."""
-    return text.translate(_UNPRINTABLE)
+def printable(text, limit=None):
+    """``text`` with control characters escaped, so a key cannot move the cursor or ring a bell;
+    cut to ``limit`` characters when given."""
+    text = text.translate(_UNPRINTABLE)
+    return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _print_text(result):
@@ -183,7 +188,7 @@ def _print_text(result):
             where = f"db{finding.db} " if finding.db is not None else ""
             out.print(Text(f"  {where}{printable(finding.message)}"))
             if finding.examples:
-                shown = ", ".join(printable(e) for e in finding.examples)
+                shown = ", ".join(printable(e, EXAMPLE_CHARS) for e in finding.examples)
                 out.print(Text(f"      e.g. {shown}", style="dim"))
         out.print()
 

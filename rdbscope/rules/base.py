@@ -121,7 +121,7 @@ class Rule:
         values for the message only (e.g. sizes formatted for people).
         """
         memory = format_memory(hit.memory_bytes, ctx.memory_basis)
-        text = self.message.format(pattern=hit.pattern, keys=count(hit.n_keys, "key"), memory=memory,
+        text = self.message.format(pattern=shorten(hit.pattern), keys=count(hit.n_keys, "key"), memory=memory,
                                    **fields, **(say or {}))
         details = {"n_pattern_keys": hit.n_pattern_keys, "memory_basis": ctx.memory_basis, **fields}
         return Finding(
@@ -147,6 +147,15 @@ def option(default, doc):
     if isinstance(default, (list, set)):
         default = tuple(default)
     return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+#: Characters of a pattern a message shows (the finding's ``pattern`` field keeps it whole).
+MESSAGE_PATTERN_CHARS = 120
+
+
+def shorten(text, limit=MESSAGE_PATTERN_CHARS):
+    """``text`` cut to ``limit`` characters, ending with an ellipsis when cut."""
+    return text if text is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
 def count(n, noun, plural=None):

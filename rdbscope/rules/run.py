@@ -108,8 +108,8 @@ def passes_for(config):
 def lint(keys, config=None):
     """Run the selected lint rules (and any selected analysis passes) over a KeyTable.
 
-    Without analysis passes selected, only the key patterns are inferred (not
-    the pattern tables), which keeps linting cheaper than the scan.
+    Without analysis passes selected, only the key patterns are inferred, not
+    the pattern tables the patterns pass measures.
 
     Raises:
         ConfigError: invalid rule options.

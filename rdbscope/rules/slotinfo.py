@@ -87,8 +87,9 @@ class SlotInfoMismatch(Rule):
     that was edited or merged.
 
     ## Example
-    A node dump whose SLOT_INFO lists slots 0-5460 but which holds
-    `user:1000` (slot 1649 would be fine; slot 9000 is not).
+    A dump of the master owning slots 0-5460 whose SLOT_INFO lists its slots,
+    but which also holds `order:77` (slot 9221): restored into the node from a
+    standalone backup.
 
     ## Use instead
     Migrate the keys to the node that owns their slot (`CLUSTER

@@ -128,3 +128,21 @@ def test_cluster_node_dumps(path):
     assert node[0].details_dict["recorded_keys"] == recorded == keys.num_rows
     # The keys agree with the record; these fixtures tag keys to aim at slots, one key per tag.
     assert {f.code for f in findings} <= {"CLU003", "CLU004"}
+
+
+CORPUS_OCCURRENCES = [
+    # corpus file, code, pattern: rules the sample dumps hold no example of, in dumps of other projects
+    ("RedisTimeSeries__RedisTimeSeries/1.4.9.rdb", "NAM002", "AverageTemperature:{*}"),
+    ("RedisTimeSeries__RedisTimeSeries/1.4.9.rdb", "NAM003", "AverageTemperature:{*}"),  # "Belo Horizonte"
+    ("leonchen83__redis-rdb-cli/dump.rdb", "NAM002", "myLong"),
+    ("leonchen83__redis-rdb-cli/dump.rdb", "NAM006", "{hex}"),
+    ("sripathikrishnan__redis-rdb-tools/rdb_version_5_with_checksum.rdb", "NAM009", "foo"),
+    ("sripathikrishnan__redis-rdb-tools/rdb_version_5_with_checksum.rdb", "NAM009", "bar"),
+]
+
+
+@pytest.mark.skipif(not corpus_available(), reason="the public RDB corpus is not here")
+@pytest.mark.parametrize("path, code, pattern", CORPUS_OCCURRENCES)
+def test_occurrences_in_other_projects_dumps(path, code, pattern):
+    findings = lint(rdbscope.load(CORPUS / "public" / path), config_from_mapping({"select": [code]})).findings
+    assert pattern in {f.pattern for f in findings}
