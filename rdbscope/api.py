@@ -10,6 +10,7 @@ from .keys import KeyTable, load
 from .passes import PASSES, run_passes
 from .passes.columns import memory_basis
 from .result import Result
+from .rules import RulesPass
 
 __all__ = ["load", "analyze"]
 
@@ -22,7 +23,7 @@ def analyze(keys, config=None, *, passes=None):
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
-            default: all of them.
+            default: all of them, and the lint rules (id ``"rules"``).
 
     Raises:
         ConfigError: the config file is invalid.
@@ -31,7 +32,7 @@ def analyze(keys, config=None, *, passes=None):
         config = Config()
     elif isinstance(config, (str, os.PathLike)):
         config = load_config(config)
-    outputs, seconds = run_passes(keys, config, PASSES, wanted=passes)
+    outputs, seconds = run_passes(keys, config, (*PASSES, RulesPass.configured(config)), wanted=passes)
     table = keys.to_arrow()
     tables, findings = {}, []
     for pass_id, output in outputs.items():

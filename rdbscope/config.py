@@ -13,7 +13,7 @@ doc. A config file only overrides what it names::
     [tool.rdbscope.expiry]
     windows_s = [1, 60, 3600]
 
-    [tool.rdbscope.rules.NAM005]   # options of one lint rule (read by the rules)
+    [tool.rdbscope.rules.NAM006]   # options of one lint rule (read by the rules)
     max_bytes = 64
 
 Unknown keys and values of the wrong type raise :class:`ConfigError` naming the
@@ -137,6 +137,8 @@ class Config:
         patterns, bigkeys, ttl, expiry: options of the pass with that id.
         select: finding codes or families (``"BIG"``) to keep; empty keeps all.
         ignore: finding codes or families to drop (wins over ``select``).
+        extend_select: codes or families to keep in addition to ``select`` (or
+            to the defaults); how opt-in lint rules are turned on.
         rules: per-code option tables for lint rules, as read (rules validate them).
         source: the file the config came from, or None.
     """
@@ -146,6 +148,7 @@ class Config:
     ttl: TtlOptions = field(default_factory=TtlOptions)
     expiry: ExpiryOptions = field(default_factory=ExpiryOptions)
     select: tuple = ()
+    extend_select: tuple = ()
     ignore: tuple = ()
     rules: types.MappingProxyType = field(default_factory=lambda: types.MappingProxyType({}))
     source: str = None
@@ -154,6 +157,8 @@ class Config:
         """True when findings of ``code`` are kept by ``select`` and ``ignore``."""
         if any(code.startswith(prefix) for prefix in self.ignore):
             return False
+        if any(code.startswith(prefix) for prefix in self.extend_select):
+            return True
         return not self.select or any(code.startswith(prefix) for prefix in self.select)
 
     def options_for(self, pass_id):
@@ -221,7 +226,7 @@ def config_from_mapping(table, *, source="<config>", prefix=""):
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)}: expected a table like [{_join(prefix, key)}]")
             values[key] = _options(SECTIONS[key], value, source, _join(prefix, key))
-        elif key in ("select", "ignore"):
+        elif key in ("select", "ignore", "extend_select"):
             values[key] = _codes(value, where(key))
         elif key == "rules":
             if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
@@ -229,7 +234,7 @@ def config_from_mapping(table, *, source="<config>", prefix=""):
             values[key] = types.MappingProxyType(
                 {code: types.MappingProxyType(dict(options)) for code, options in value.items()})
         else:
-            known = ", ".join(sorted([*SECTIONS, "select", "ignore", "rules"]))
+            known = ", ".join(sorted([*SECTIONS, "select", "ignore", "extend_select", "rules"]))
             raise ConfigError(f"{where(key)}: unknown key (known: {known})")
     return Config(**values)
 

@@ -17,7 +17,7 @@ LAYERS = [
     {"rdb"},
     {"errors"},
 ]
-SAME_RANK = {("api", "result")}
+SAME_RANK = {("api", "result"), ("rules", "passes")}  # rules read what the passes made
 
 
 def rank_of(layer):

@@ -5,7 +5,7 @@ Exit codes: 0 ok, 1 findings at or above ``--fail-on``, 2 bad input or usage.
 
 import typer
 
-from . import bigkeys, diff, expiry, info, patterns, report, scan, trend, ttl
+from . import bigkeys, diff, expiry, info, lint, patterns, report, rule, scan, trend, ttl
 
 app = typer.Typer(
     name="rdbscope",
@@ -21,6 +21,8 @@ app.command("patterns")(patterns.patterns_command)
 app.command("bigkeys")(bigkeys.bigkeys_command)
 app.command("ttl")(ttl.ttl_command)
 app.command("expiry")(expiry.expiry_command)
+app.command("lint")(lint.lint_command)
+app.command("rule")(rule.rule_command)
 app.command("diff")(diff.diff_command)
 app.command("trend")(trend.trend_command)
 

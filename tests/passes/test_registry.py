@@ -62,7 +62,7 @@ def test_dependency_order():
 def test_table_names_are_unique_and_documented():
     result = rdbscope.analyze(make_keys([key("user:1", ttl_s=10), key("user:2")]))
     assert set(result.tables) == {"patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage",
-                                  "ttl_overview", "expiry_bursts", "expiry_timeline"}
+                                  "ttl_overview", "expiry_bursts", "expiry_timeline", "cluster_slots"}
     for name, table in result.tables.items():
         assert isinstance(table, pa.Table)
         for field in table.schema:
@@ -80,7 +80,7 @@ def test_result_frames_and_repr():
     assert all(isinstance(f, rdbscope.Finding) for f in result.finding_list)
     assert "3 keys" in repr(result) and "<table" in result._repr_html_()
     assert result.info.aux["ctime"]
-    assert set(result.seconds) == {"patterns", "bigkeys", "ttl", "expiry"}
+    assert set(result.seconds) == {"patterns", "bigkeys", "ttl", "expiry", "rules"}
     with pytest.raises(KeyError, match="no table 'nope'"):
         result.table("nope")
 

@@ -1,0 +1,39 @@
+"""rdbscope rule: the documentation of a finding code, or the list of them all."""
+
+import json
+from dataclasses import asdict
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from ..rules.docs import all_docs, find_doc
+from ._console import err, out
+
+
+def rule_command(
+    code: Annotated[Optional[str], typer.Argument(help="A code (NAM003) or name (special-character).")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="List every code instead.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+):
+    """Explain a finding code (like `ruff rule`): what it finds, why it matters, what to do, its options."""
+    if show_all or code is None:
+        docs = all_docs()
+        if as_json:
+            out.print_json(json.dumps([asdict(d) for d in docs], default=str))
+            return
+        table = Table("code", "name", "severity", "on", "summary", box=None, pad_edge=False)
+        for doc in docs:
+            on = "default" if doc.default else (", ".join(doc.presets) or "opt-in") if doc.kind == "rule" \
+                else "--select"
+            table.add_row(doc.code, doc.name, doc.severity, on, doc.summary)
+        out.print(table)
+        return
+    doc = find_doc(code)
+    if doc is None:
+        err.print(f"error: no finding code or name {code!r} (see `rdbscope rule --all`)", markup=False)
+        raise typer.Exit(2)
+    if as_json:
+        out.print_json(json.dumps(asdict(doc), default=str))
+    else:
+        out.print(doc.markdown, markup=False, emoji=False, highlight=False)

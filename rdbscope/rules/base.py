@@ -1,0 +1,163 @@
+"""What every lint rule is made of: identity, documentation, options, findings."""
+
+import dataclasses
+import inspect
+import re
+from typing import ClassVar
+
+from ..findings import Check, Finding, Severity, format_memory, to_json
+
+#: The sections of a rule's docstring, in this order (ruff's rule documentation).
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options")
+
+_CODE = re.compile(r"^[A-Z]{3}[0-9]{3}$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_HEADING = re.compile(r"^## (.+?)\s*$", re.M)
+
+
+@dataclasses.dataclass(frozen=True)
+class NoOptions:
+    """The options of a rule that has none."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PatternHit:
+    """Keys of one pattern that a rule reports.
+
+    Attributes:
+        group: index of the pattern in the context's pattern groups.
+        db: database of the pattern.
+        pattern: the pattern text.
+        n_keys: keys of the pattern the rule is about.
+        memory_bytes: memory those keys hold (see ``RuleContext.memory_basis``).
+        n_pattern_keys: keys of the whole pattern.
+        examples: a few of the keys, as text.
+    """
+
+    group: int
+    db: int
+    pattern: str
+    n_keys: int
+    memory_bytes: int
+    n_pattern_keys: int
+    examples: tuple
+
+
+class Rule:
+    """A key-design lint rule, checked per pattern, never per key.
+
+    A subclass sets:
+
+    * ``code``: three letters of its family (``NAM``, ``CLU``, ``ENC``) and three
+      digits; stable forever and never reused;
+    * ``name``: kebab-case, reads as "allow <name>" and names what is reported;
+    * ``severity``: a :class:`~rdbscope.findings.Severity`;
+    * ``message``: a ``str.format`` template; ``{pattern}``, ``{keys}`` ("12 keys")
+      and ``{memory}`` are always there, the rule adds its own fields;
+    * ``Options``: a frozen dataclass of its options, each field with a default
+      and ``metadata={"doc": ...}``;
+    * ``default``: False for opt-in rules, which run only when selected by
+      their full code or through a preset;
+    * a docstring whose first line says what is found, followed by the
+      sections of :data:`DOC_SECTIONS` (``## What it does`` …), citing the
+      seed document the convention comes from.
+
+    and implements ``check(ctx, options)``, yielding findings made with
+    :meth:`finding` or :meth:`dump_finding`.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    message: ClassVar[str]
+    Options: ClassVar[type] = NoOptions
+    default: ClassVar[bool] = True
+
+    def check(self, ctx, options):
+        """Yield the findings of this rule over ``ctx`` (a :class:`RuleContext`)."""
+        raise NotImplementedError
+
+    @classmethod
+    def family(cls):
+        return cls.code[:3]
+
+    @classmethod
+    def summary(cls):
+        """The first line of the docstring."""
+        return inspect.cleandoc(cls.__doc__ or "").split("\n", 1)[0].strip()
+
+    @classmethod
+    def sections(cls):
+        """``{section title: text}`` of the docstring, in the order written."""
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        headings = list(_HEADING.finditer(doc))
+        sections = {}
+        for i, heading in enumerate(headings):
+            end = headings[i + 1].start() if i + 1 < len(headings) else len(doc)
+            sections[heading.group(1)] = doc[heading.end():end].strip("\n").rstrip()
+        return sections
+
+    @classmethod
+    def as_check(cls):
+        """The :class:`~rdbscope.findings.Check` declaring this rule's code."""
+        return Check(cls.code, cls.name, cls.severity, cls.summary(), doc=inspect.cleandoc(cls.__doc__ or ""))
+
+    @classmethod
+    def validate(cls):
+        """Raise ValueError when the class breaks the contract above (tests call it)."""
+        if not _CODE.match(cls.code):
+            raise ValueError(f"{cls.__name__}: bad code {cls.code!r}")
+        if not _NAME.match(cls.name):
+            raise ValueError(f"{cls.code}: name {cls.name!r} is not kebab-case")
+        if not isinstance(cls.severity, Severity):
+            raise ValueError(f"{cls.code}: severity must be a Severity")
+        if not dataclasses.is_dataclass(cls.Options) or not cls.Options.__dataclass_params__.frozen:
+            raise ValueError(f"{cls.code}: Options must be a frozen dataclass")
+
+    def finding(self, ctx, hit, say=None, **fields):
+        """A finding about ``hit`` (a :class:`PatternHit`).
+
+        ``fields`` fill the message and go into the details; ``say`` holds
+        values for the message only (e.g. sizes formatted for people).
+        """
+        memory = format_memory(hit.memory_bytes, ctx.memory_basis)
+        text = self.message.format(pattern=shorten(hit.pattern), keys=count(hit.n_keys, "key"), memory=memory,
+                                   **fields, **(say or {}))
+        details = {"n_pattern_keys": hit.n_pattern_keys, "memory_basis": ctx.memory_basis, **fields}
+        return Finding(
+            code=self.code, name=self.name, severity=self.severity, message=text,
+            pattern=hit.pattern, db=hit.db, n_keys=hit.n_keys, est_memory_bytes=hit.memory_bytes,
+            examples=tuple(hit.examples), details=to_json(details),
+        )
+
+    def dump_finding(self, ctx, *, n_keys, memory_bytes, examples=(), pattern=None, db=None, say=None,
+                     **fields):
+        """A finding about the dump as a whole (or a part no single pattern names)."""
+        text = self.message.format(keys=count(n_keys, "key"), memory=format_memory(memory_bytes, ctx.memory_basis),
+                                   pattern=pattern, **fields, **(say or {}))
+        return Finding(
+            code=self.code, name=self.name, severity=self.severity, message=text,
+            pattern=pattern, db=db, n_keys=int(n_keys), est_memory_bytes=int(memory_bytes),
+            examples=tuple(examples), details=to_json({"memory_basis": ctx.memory_basis, **fields}),
+        )
+
+
+def option(default, doc):
+    """A field of a rule's ``Options`` with its default and one line of doc."""
+    if isinstance(default, (list, set)):
+        default = tuple(default)
+    return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+#: Characters of a pattern a message shows (the finding's ``pattern`` field keeps it whole).
+MESSAGE_PATTERN_CHARS = 120
+
+
+def shorten(text, limit=MESSAGE_PATTERN_CHARS):
+    """``text`` cut to ``limit`` characters, ending with an ellipsis when cut."""
+    return text if text is None or len(text) <= limit else text[:limit - 1] + "…"
+
+
+def count(n, noun, plural=None):
+    """``count(1, "key")`` -> ``"1 key"``; ``count(1200, "key")`` -> ``"1,200 keys"``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

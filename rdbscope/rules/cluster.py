@@ -1,0 +1,145 @@
+"""Redis Cluster: how a dump's keys would spread over the masters of a cluster (CLU001)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..findings import Severity, format_share
+from ..rdb.cluster import N_SLOTS
+from .base import Rule, option
+
+
+def slot_ranges(masters):
+    """Contiguous, near-equal slot ranges ``[(first, last)]``, one per master, as
+    ``redis-cli --cluster create`` assigns them (the float share rounded half up)."""
+    per_node = N_SLOTS / masters
+    ranges, first = [], 0
+    for i in range(masters):
+        last = N_SLOTS - 1 if i == masters - 1 else max(first, int(np.floor((i + 1) * per_node - 1 + 0.5)))
+        ranges.append((first, last))
+        first = last + 1
+    return ranges
+
+
+def node_of_slot(masters):
+    """An array of 16384 node numbers: the master each slot belongs to."""
+    nodes = np.zeros(N_SLOTS, np.int32)
+    for node, (first, last) in enumerate(slot_ranges(masters)):
+        nodes[first:last + 1] = node
+    return nodes
+
+
+def recorded_slots(info):
+    """``[(slot, keys, expires)]`` the dump records about its own slots: the SLOT_INFO
+    opcodes (Redis 7.4+), or Valkey's ``slot-info`` AUX field."""
+    recorded = [(int(slot), int(keys), int(expires)) for _db, slot, keys, expires in info.slot_info]
+    text = info.aux.get("slot-info") if info.aux else None
+    if not recorded and text:
+        try:
+            slot, keys, expires = (int(v) for v in text.split(",")[:3])
+        except ValueError:
+            return recorded
+        recorded.append((slot, keys, expires))
+    return recorded
+
+
+class NodeImbalance(Rule):
+    """Keys or memory that would pile up on one master of a cluster.
+
+    ## What it does
+    Computes every key's hash slot (CRC16 of the key or of its hash tag),
+    splits the 16384 slots over `masters` (3) masters as
+    `redis-cli --cluster create` does, and flags the dump when the heaviest
+    master would hold more than `max_ratio` (1.2) times the mean, by key count
+    or by memory. The finding names the heaviest slot and the patterns that
+    hold more than their share on that master. Dumps of fewer than `min_keys`
+    keys, and dumps of a cluster node (which hold only its slots), are not
+    checked.
+
+    ## Why is this bad?
+    Seed 004 (§30.5.2): "Cluster data skew: a 10 MB key on one node causes
+    that node's memory, CPU, and network utilization to far exceed its
+    neighbors, breaking load balance"; §30.1: a key's "slot determines which
+    cluster node owns it". Seed 002 (hashtag): avoid "large amounts of data
+    falling into the same shard, causing imbalance between nodes". The
+    heaviest master sets the memory every master needs, and it hits
+    maxmemory first.
+
+    ## Example
+    A dump whose memory sits in a few huge keys, or in keys sharing a hash
+    tag such as `{tenant:acme}:…`, loaded into a 3-master cluster.
+
+    ## Use instead
+    Split big keys (see BIG findings), spread hash tags (CLU002), or plan slot
+    ranges by memory rather than by count when resharding.
+
+    ## Options
+    - `masters` (default 3): how many masters share the slots.
+    - `max_ratio` (default 1.2): report when the heaviest master holds more
+      than this many times the mean.
+    - `min_keys` (default 1000): dumps with fewer keys are not checked.
+    """
+
+    code = "CLU001"
+    name = "node-imbalance"
+    severity = Severity.WARNING
+    message = ("With {masters} masters, master {node} (slots {slots}) would hold {memory_share} of the "
+               "memory ({memory}) and {keys_share} of the keys, {ratio}× the mean {measure}; {cause}")
+
+    @dataclass(frozen=True)
+    class Options:
+        masters: int = option(3, "how many masters share the 16384 slots")
+        max_ratio: float = option(1.2, "report when the heaviest master holds this many times the mean")
+        min_keys: int = option(1000, "dumps with fewer keys are not checked")
+
+        def __post_init__(self):
+            if self.masters < 1 or self.max_ratio < 1 or self.min_keys < 0:
+                raise ValueError("masters must be >= 1, max_ratio >= 1 and min_keys >= 0")
+
+    def check(self, ctx, options):
+        masters = options.masters
+        if masters < 2 or ctx.n_keys < options.min_keys or recorded_slots(ctx.info):
+            return
+        ranges = slot_ranges(masters)
+        nodes = node_of_slot(masters)
+        keys_per_node = np.bincount(nodes, weights=ctx.slot_keys, minlength=masters)
+        memory_per_node = np.bincount(nodes, weights=ctx.slot_memory, minlength=masters)
+        key_ratio = keys_per_node.max() / keys_per_node.mean()
+        memory_ratio = memory_per_node.max() / memory_per_node.mean() if memory_per_node.sum() else 1.0
+        if max(key_ratio, memory_ratio) <= options.max_ratio:
+            return
+        heavy = int(np.argmax(memory_per_node if memory_ratio >= key_ratio else keys_per_node))
+        first, last = ranges[heavy]
+        rows = np.flatnonzero((ctx.slots >= first) & (ctx.slots <= last))
+
+        # Patterns holding more than their fair share of memory on this master.
+        memory = ctx.memory_f64[rows]
+        on_node = np.bincount(ctx.groups.group[rows], weights=memory, minlength=ctx.groups.n)
+        excess = on_node - ctx.pattern_memory / masters
+        top = [int(g) for g in np.argsort(-excess, kind="stable")[:3] if excess[g] > 0]
+        by_pattern = [{"db": int(ctx.groups.db[g]), "pattern": ctx.groups.pattern[g],
+                       "memory_bytes_on_master": int(on_node[g]), "excess_memory_bytes": int(excess[g])}
+                      for g in top]
+        hottest = first + int(np.argmax(ctx.slot_memory[first:last + 1]))
+        k = min(ctx.n_examples, len(rows))
+        biggest = np.argpartition(-memory, k - 1)[:k] if k else np.zeros(0, np.int64)
+        biggest = rows[biggest[np.lexsort((rows[biggest], -memory[biggest]))]]
+        total_memory = memory_per_node.sum()
+        cause = (f"most of the excess is {by_pattern[0]['pattern']}" if by_pattern else
+                 "the excess is spread over many patterns")
+        yield self.dump_finding(
+            ctx, n_keys=int(keys_per_node[heavy]), memory_bytes=int(round(memory_per_node[heavy])),
+            examples=ctx.columns.key_text(biggest),
+            masters=masters, node=heavy, slots=f"{first}-{last}",
+            key_ratio=round(float(key_ratio), 3), memory_ratio=round(float(memory_ratio), 3),
+            nodes=[{"node": i, "slots": f"{a}-{b}", "n_keys": int(keys_per_node[i]),
+                    "memory_bytes": int(round(memory_per_node[i]))} for i, (a, b) in enumerate(ranges)],
+            hottest_slot={"slot": hottest, "memory_bytes": int(round(ctx.slot_memory[hottest])),
+                          "share_of_master": round(float(ctx.slot_memory[hottest] / memory_per_node[heavy]), 4)
+                          if memory_per_node[heavy] else 0.0},
+            patterns=by_pattern,
+            say={"memory_share": format_share(memory_per_node[heavy] / total_memory) if total_memory else "0%",
+                 "keys_share": format_share(keys_per_node[heavy] / keys_per_node.sum()),
+                 "ratio": f"{max(memory_ratio, key_ratio):.2f}", "cause": cause,
+                 "measure": "memory" if memory_ratio >= key_ratio else "key count"},
+        )

@@ -1,0 +1,308 @@
+"""RuleContext: what rules read, with per-key features computed once, on first use."""
+
+import functools
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..passes.grouping import example_positions
+from ..rdb.cluster import N_SLOTS, key_slots
+from . import keybytes
+from .base import PatternHit
+from .hashtags import HashTags
+from .patterntext import PLACEHOLDER
+
+
+class RuleContext:
+    """The keys of one dump, grouped by pattern, as rules see them.
+
+    Attributes:
+        columns: the :class:`~rdbscope.passes.columns.KeyColumns` of the analysis.
+        groups: the :class:`~rdbscope.passes.pattern_groups.PatternGroups` of
+            the patterns pass: a group per (db, pattern), a group id per key.
+        info: the :class:`~rdbscope.DumpInfo` of the dump.
+        n_examples: example keys per finding.
+    """
+
+    def __init__(self, columns, groups, info, n_examples=3):
+        self.columns = columns
+        self.groups = groups
+        self.info = info
+        self.n_examples = n_examples
+        self._masks = {}
+        self._codes = {}
+
+    @property
+    def n_keys(self):
+        return self.columns.n
+
+    @property
+    def memory_basis(self):
+        return self.columns.memory_basis
+
+    @property
+    def memory(self):
+        """Memory per key (uint64): estimates, or sizes in the dump (see ``memory_basis``)."""
+        return self.columns.memory
+
+    @functools.cached_property
+    def has_memory_estimates(self):
+        return self.memory_basis == "est_memory_bytes"
+
+    # ------------------------------------------------------------ per pattern
+
+    @property
+    def _stats(self):
+        """The patterns pass's measures of the groups, when it ran (None in a lint-only run)."""
+        return getattr(self.groups, "stats", None)
+
+    @functools.cached_property
+    def pattern_n_keys(self):
+        return np.asarray(self.groups.n_keys, np.int64)
+
+    @functools.cached_property
+    def pattern_memory(self):
+        if self._stats is not None:
+            return self._stats.memory.sums.astype(np.int64)
+        return np.rint(np.bincount(self.groups.group, weights=self.memory_f64,
+                                   minlength=self.groups.n)).astype(np.int64)
+
+    @functools.cached_property
+    def _pattern_examples(self):
+        """Example rows of every pattern, from the first keys and an even sample of the rest;
+        patterns the sample misses take theirs from one pass over the group ids."""
+        if self._stats is not None:
+            return self._stats.example_offsets, self._stats.example_rows
+        group, n = self.groups.group, self.n_keys
+        head = min(n, EXAMPLE_SAMPLE_ROWS)
+        rows = np.concatenate((np.arange(head), np.arange(head, n, max(1, (n - head) // EXAMPLE_SAMPLE_ROWS))))
+        seen = np.zeros(self.groups.n, bool)
+        seen[group[rows]] = True
+        if not seen.all():
+            rows = np.union1d(rows, np.flatnonzero(~seen[group]))
+        return example_positions(group[rows], self.groups.n, self.n_examples, positions=rows)
+
+    def pattern_hit(self, g):
+        """All keys of pattern group ``g`` as one :class:`PatternHit`."""
+        offsets, rows = self._pattern_examples
+        return PatternHit(
+            group=int(g), db=int(self.groups.db[g]), pattern=self.groups.pattern[g],
+            n_keys=int(self.pattern_n_keys[g]), memory_bytes=int(self.pattern_memory[g]),
+            n_pattern_keys=int(self.pattern_n_keys[g]),
+            examples=tuple(self.columns.key_text(rows[offsets[g]:offsets[g + 1]])),
+        )
+
+    def hits(self, rows):
+        """The keys at ``rows`` (ascending positions, or a bool mask per key) grouped by pattern.
+
+        Returns one :class:`PatternHit` per pattern that has any of them, in
+        pattern-group order.
+        """
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        if len(rows) == 0:
+            return []
+        group = self.groups.group[rows]
+        n_groups = self.groups.n
+        n = np.bincount(group, minlength=n_groups)
+        memory = _sums(group, self.memory_f64[rows], n_groups)
+        offsets, example_rows = example_positions(group, n_groups, self.n_examples, positions=rows)
+        texts = self.columns.key_text(example_rows)
+        hits = []
+        for g in np.flatnonzero(n):
+            hits.append(PatternHit(
+                group=int(g), db=int(self.groups.db[g]), pattern=self.groups.pattern[g],
+                n_keys=int(n[g]), memory_bytes=int(memory[g]), n_pattern_keys=int(self.pattern_n_keys[g]),
+                examples=tuple(texts[offsets[g]:offsets[g + 1]]),
+            ))
+        return hits
+
+    def per_pattern_max(self, rows, values):
+        """The largest of ``values`` (one per row of ``rows``) in each pattern group (int64)."""
+        out = np.zeros(self.groups.n, np.int64)
+        if len(rows):
+            group = self.groups.group[rows]
+            order = np.lexsort((values, group))
+            last = np.concatenate((np.flatnonzero(np.diff(group[order])), [len(order) - 1]))
+            out[group[order][last]] = np.asarray(values)[order][last]
+        return out
+
+    def per_pattern_sum(self, rows, values):
+        """The sum of ``values`` (one per row of ``rows``) in each pattern group (int64)."""
+        return _sums(self.groups.group[rows], values, self.groups.n)
+
+    # ------------------------------------------------------------ per key
+
+    @functools.cached_property
+    def memory_f64(self):
+        """Memory per key as float64, the weights of per-group sums (exact below 2**53)."""
+        return self.memory.astype(np.float64)
+
+    @functools.cached_property
+    def _buffers(self):
+        return keybytes.key_buffers(self.columns.keys)
+
+    @functools.cached_property
+    def key_bytes(self):
+        """Length of each key in bytes (int32)."""
+        return np.asarray(pc.binary_length(self.columns.keys).to_numpy(zero_copy_only=False), np.int32)
+
+    @functools.cached_property
+    def read_groups(self):
+        """Pattern groups whose keys must be read byte by byte: their pattern has a placeholder
+        of :data:`OPAQUE_PLACEHOLDERS`, or escaped non-UTF-8 bytes. Elsewhere the pattern's
+        fixed text is every key's text, and its placeholders hold only digits, letters,
+        ``-``, ``.`` and ``:`` (``{email}`` an ``@``)."""
+        return np.array([any(p in pattern for p in OPAQUE_PLACEHOLDERS) or "\\" in pattern
+                         for pattern in self.groups.pattern], bool)
+
+    @functools.cached_property
+    def pattern_flags(self):
+        """Per pattern group, the byte classes of its fixed text (``{email}`` counts as an ``@``)."""
+        return np.array([keybytes.text_flags(PLACEHOLDER.sub(_stand_in, pattern))
+                         for pattern in self.groups.pattern], np.uint8).reshape(-1)
+
+    @functools.cached_property
+    def key_flags(self):
+        """Per key, the OR of :mod:`~rdbscope.rules.keybytes` classes of its bytes.
+
+        Taken from the pattern where the pattern fixes the key's characters, read
+        from the key bytes for the groups of :attr:`read_groups`.
+        """
+        group = self.groups.group
+        flags = self.pattern_flags[group] if self.groups.n else np.zeros(self.n_keys, np.uint8)
+        rows = np.flatnonzero(self.read_groups[group]) if self.read_groups.any() else np.zeros(0, np.int64)
+        if len(rows) > self.n_keys // 2:
+            flags[rows] = keybytes.key_flags(*self._buffers)[rows]
+        elif len(rows):
+            flags[rows] = keybytes.flags_of_rows(*self._buffers, rows)
+        return flags
+
+    def rows_with(self, flag):
+        """Positions of the keys having a byte of class ``flag``."""
+        if not (self.pattern_flags & flag).any() and not self.read_groups.any():
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(self.key_flags & flag)
+
+    def not_utf8_text(self, rows):
+        """For keys ``rows``: True where the bytes are not UTF-8 text (see keybytes)."""
+        return keybytes.not_utf8_text(*self._buffers, rows)
+
+    def match_keys(self, rows, regex):
+        """For keys ``rows``: True where ``regex`` (RE2 syntax) matches somewhere in the key."""
+        if len(rows) == 0:
+            return np.zeros(0, bool)
+        keys = self.columns.keys.take(pa.array(rows, pa.int64()))
+        return pc.match_substring_regex(keys, regex).to_numpy(zero_copy_only=False)
+
+    @functools.cached_property
+    def slots(self):
+        """The Redis Cluster hash slot of each key (uint16 numpy)."""
+        return np.asarray(key_slots(self.columns.keys).to_numpy(zero_copy_only=False), np.uint16)
+
+    @functools.cached_property
+    def slot_keys(self):
+        """Keys per hash slot (16384 int64)."""
+        return np.bincount(self.slots, minlength=N_SLOTS).astype(np.int64)
+
+    @functools.cached_property
+    def slot_memory(self):
+        """Memory per hash slot (16384 float64)."""
+        return np.bincount(self.slots, weights=self.memory_f64, minlength=N_SLOTS)
+
+    @functools.cached_property
+    def hash_tags(self):
+        """The hash tags of the keys (see :class:`~rdbscope.rules.hashtags.HashTags`)."""
+        return HashTags.find(*self._buffers, self.rows_with(keybytes.BRACE))
+
+    def column(self, name, dtype):
+        """A keys-table column as numpy of ``dtype``, nulls as 0."""
+        column = self.columns.table[name]
+        if column.null_count:
+            column = pc.fill_null(column, 0)
+        return np.asarray(column.to_numpy(), dtype)
+
+    @functools.cached_property
+    def max_element_bytes(self):
+        """Largest element per key (uint64; 0 where unknown)."""
+        return self.column("max_element_bytes", np.uint64)
+
+    @property
+    def n_elements(self):
+        """Elements per key (uint64; 0 where unknown)."""
+        return self.columns.n_elements
+
+    def type_mask(self, *names):
+        """True for keys whose type is one of ``names``."""
+        return self._mask("type", names)
+
+    def encoding_mask(self, *names):
+        """True for keys whose encoding is one of ``names``."""
+        return self._mask("encoding", names)
+
+    def _mask(self, column, names):
+        key = (column, tuple(sorted(names)))
+        if key not in self._masks:
+            if column not in self._codes:
+                self._codes[column] = _small_codes(self.columns.table[column])
+            codes, all_names = self._codes[column]
+            chosen = [i for i, name in enumerate(all_names) if name in names]
+            self._masks[key] = np.isin(codes, chosen) if chosen else np.zeros(len(codes), bool)
+        return self._masks[key]
+
+    def pattern_count(self, mask):
+        """How many keys of each pattern group ``mask`` (bool per key) selects (int64)."""
+        selected = int(np.count_nonzero(mask))
+        if selected == self.n_keys:
+            return self.pattern_n_keys.copy()
+        if selected > self.n_keys // 2:  # gather the smaller side
+            return self.pattern_n_keys - np.bincount(self.groups.group[~mask], minlength=self.groups.n)
+        return np.bincount(self.groups.group[mask], minlength=self.groups.n).astype(np.int64)
+
+    @functools.cached_property
+    def pattern_n_with_ttl(self):
+        if self._stats is not None:
+            return np.asarray(self._stats.n_with_ttl, np.int64)
+        return self.pattern_count(self.columns.has_ttl)
+
+
+#: Rows read for pattern examples: the first ones, and about as many spread over the rest.
+EXAMPLE_SAMPLE_ROWS = 1 << 20
+
+#: Placeholders whose values can hold characters the rules look for: anything ({*}),
+#: "/" (base64, dates written 2024/05/01) or a space (date-times).
+OPAQUE_PLACEHOLDERS = ("{*}", "{b64}", "{ts}", "{date}")
+
+
+def _stand_in(match):
+    return "@" if match.group(0) == "{email}" else ""
+
+
+def _small_codes(column):
+    """``(codes, names)`` of a dictionary (or string) column: a small integer code per row into ``names``.
+
+    The scanner's batches share one dictionary, whose indices are the codes;
+    chunks with other dictionaries are mapped onto one list of names.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    chunks = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in chunks]
+    if not chunks:
+        return np.zeros(0, np.int16), ()
+    indices = [(c.indices.fill_null(0) if c.indices.null_count else c.indices).to_numpy(zero_copy_only=False)
+               for c in chunks]
+    first = chunks[0].dictionary
+    if all(c.dictionary is first or c.dictionary.equals(first) for c in chunks[1:]):
+        return np.concatenate(indices), tuple(first.to_pylist())
+    names = {}
+    parts = []
+    for chunk, local in zip(chunks, indices):
+        remap = np.array([names.setdefault(n, len(names)) for n in chunk.dictionary.to_pylist()] or [0], np.int16)
+        parts.append(remap[local])
+    return np.concatenate(parts), tuple(names)
+
+
+def _sums(group, values, n_groups):
+    """Sum of ``values`` per group as int64 (exact below 2**53 bytes per group)."""
+    return np.rint(np.bincount(group, weights=np.asarray(values, np.float64), minlength=n_groups)).astype(np.int64)

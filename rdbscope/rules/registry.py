@@ -1,0 +1,58 @@
+"""RULES: every lint rule, in code order. Adding a rule adds one line here."""
+
+from .case import CamelCaseWord, UppercaseWord
+from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
+from .cluster import NodeImbalance
+from .hashtag_rules import HashTagHotspot, NeedlessHashTag
+from .length import KeyOverMaxLength, KeyOverRecommendedLength
+from .lists import UncompressedBigList
+from .seed001 import AbbreviatedWord, LayoutMismatch
+from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
+from .strings import TinyStrings
+from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
+from .thresholds import JustOverCompactLimit
+from .timeseries import TimeSeriesZset
+from .user_input import UserInputInKey
+
+#: Every rule class. Codes are stable: a retired code is never given to another rule.
+RULES = (
+    UppercaseWord,           # NAM001
+    CamelCaseWord,           # NAM002
+    SpecialCharacter,        # NAM003
+    UnprintableByte,         # NAM004
+    NonAsciiKey,             # NAM005
+    KeyOverMaxLength,        # NAM006
+    KeyOverRecommendedLength,  # NAM007 (opt-in)
+    FlatKey,                 # NAM008
+    GenericKeyName,          # NAM009
+    MixedDelimiters,         # NAM010
+    DeepHierarchy,           # NAM011
+    UserInputInKey,          # NAM012
+    AbbreviatedWord,         # NAM013 (opt-in)
+    LayoutMismatch,          # NAM014 (opt-in)
+    NodeImbalance,           # CLU001
+    HashTagHotspot,          # CLU002
+    NeedlessHashTag,         # CLU003
+    ClusterNodeSlots,        # CLU004
+    SlotInfoMismatch,        # CLU005
+    JustOverCompactLimit,    # ENC001
+    TinyStrings,             # ENC002
+    UncompressedBigList,     # ENC003
+    TimeSeriesZset,          # ENC004
+)
+
+#: Families of rule codes and what they cover.
+FAMILIES = {
+    "NAM": "naming: how keys are written",
+    "CLU": "Redis Cluster: hash slots, hash tags, balance",
+    "ENC": "encoding: memory a different layout would save",
+}
+
+#: Opt-in conventions that the seed documents disagree on, by preset name.
+PRESETS = {
+    "seed-001": ("NAM013", "NAM014"),  # no abbreviations; <module>:<submodule>:<description>:<identifier>
+    "seed-002": ("NAM007",),  # keys within 30 bytes
+}
+
+BY_CODE = {rule.code: rule for rule in RULES}
+BY_NAME = {rule.name: rule for rule in RULES}
