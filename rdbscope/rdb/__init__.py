@@ -5,14 +5,13 @@
 ``RDBSCOPE_PUREPYTHON=1`` to force the interpreted one.
 """
 
-import fnmatch
-import re
 
 from ..errors import RdbError, RdbFormatError
 from ._builds import compiled_module, pure_python_forced, python_module
 from .dump_info import DumpInfo
 from .batches import build_batch
 from .format import TYPE_NAMES
+from .keyglob import glob_matcher
 from .memory import ALLOCATORS, model_factory, model_info
 from .schema import KEYS_SCHEMA
 from .source import Source
@@ -176,9 +175,4 @@ def _type_indices(types):
 
 
 def _key_matcher(glob):
-    if glob is None:
-        return None
-    if isinstance(glob, str):
-        glob = glob.encode("utf-8", "surrogateescape")
-    pattern = re.compile(fnmatch.translate(glob.decode("latin-1")).encode("latin-1"), re.DOTALL)
-    return lambda key: pattern.match(key) is not None
+    return None if glob is None else glob_matcher(glob)

@@ -16,7 +16,7 @@ from ..keys import KeyTable
 from ..rdb import KEYS_SCHEMA, DumpInfo, scan
 from ..rdb.dump_info import FunctionLibrary
 from ..rdb.memory import MemoryModelInfo
-from .keyglob import glob_to_regex
+from ..rdb.keyglob import glob_to_regex
 from .parquet import METADATA_KEY
 
 __all__ = ["InputError", "is_parquet", "load_input", "load_keys_parquet"]

@@ -140,3 +140,16 @@ def test_python_build_without_cython_installed_gives_the_same_table(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True)
     table = pa.ipc.open_file(str(out)).read_all()
     assert table.equals(rdbscope.load(DEFAULT).to_arrow())
+
+
+@pytest.mark.parametrize("glob, expected", [
+    ("user:1\\*", []),                       # an escaped star is a literal star, as in Redis
+    ("session:[^0-9a-e]*", "session:f"),      # Redis negates classes with ^
+    ("stats:int64:m?x", "stats:int64:max"),
+])
+def test_key_glob_follows_redis(glob, expected):
+    keys = [k.decode("utf-8", "replace") for k in rdbscope.load(DEFAULT, key_glob=glob).to_arrow()["key"].to_pylist()]
+    if isinstance(expected, list):
+        assert keys == expected
+    else:
+        assert keys and all(k.startswith(expected) for k in keys)

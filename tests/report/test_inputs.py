@@ -5,7 +5,7 @@ import pytest
 import rdbscope
 from conftest import SAMPLE_DUMPS
 from rdbscope.report.inputs import InputError, load_input, load_keys_parquet
-from rdbscope.report.keyglob import glob_to_regex
+from rdbscope.rdb.keyglob import glob_to_regex
 from rdbscope.report.parquet import write_keys_parquet
 
 DUMP = SAMPLE_DUMPS / "redis-7.0-default.rdb"

@@ -1,18 +1,26 @@
 """Redis glob patterns (``KEYS``/``SCAN MATCH``) as RE2 regular expressions over key bytes.
 
-Used to filter a keys table read back from Parquet with ``pyarrow.compute``,
-where the scanner's per-key filter is not available.
+The scanner's ``key_glob`` filter and the filter on a keys table read back from
+Parquet (``pyarrow.compute``) use the same translation, so both follow Redis.
 """
 
-__all__ = ["glob_to_regex"]
+import re
+
+__all__ = ["glob_to_regex", "glob_matcher"]
+
+
+def glob_matcher(glob):
+    """A function ``key bytes -> bool`` for a Redis glob."""
+    pattern = re.compile(glob_to_regex(glob)[:-2].encode("ascii") + rb"\Z")
+    return lambda key: pattern.match(key) is not None
 
 
 def glob_to_regex(glob):
     """Translate a glob (``*``, ``?``, ``[abc]``, ``[^a-z]``, ``\\x`` escapes) into an anchored regex.
 
     The regex is meant for binary columns, which RE2 matches byte by byte
-    (Latin-1 mode): every literal byte is written ``\\xHH``. ``[!...]`` is
-    taken as a negation too, as Python's ``fnmatch`` (the scanner's filter) does.
+    (Latin-1 mode): every literal byte is written ``\\xHH``, so Python's ``re``
+    reads it the same way over bytes. ``[!...]`` is taken as a negation too.
     """
     data = glob.encode("utf-8", "surrogateescape") if isinstance(glob, str) else bytes(glob)
     out, i, n = ["(?s)^"], 0, len(data)
