@@ -30,7 +30,9 @@ class DumpInfo:
         compression: how the file was compressed, or None.
         magic: "REDIS" or "VALKEY".
         rdb_version: the RDB format version.
-        aux: every AUX field, decoded as text (bytes escaped), in file order.
+        aux: every AUX field, decoded as text (bytes escaped), in file order; a
+            field written more than once (Valkey's ``slot-info``) keeps its last value.
+        aux_fields: every AUX field as ``(name, value)`` pairs, repeats included.
         resizedb: ``{db: (keys, expires)}`` from RESIZEDB hints.
         slot_info: ``[(db, slot, keys, expires)]`` from SLOT_INFO opcodes.
         slot_imports: ``[(job name, [(first slot, last slot)])]`` (Valkey 9).
@@ -51,6 +53,7 @@ class DumpInfo:
     magic: str = None
     rdb_version: int = None
     aux: dict = field(default_factory=dict)
+    aux_fields: list = field(default_factory=list)
     resizedb: dict = field(default_factory=dict)
     slot_info: list = field(default_factory=list)
     slot_imports: list = field(default_factory=list)
@@ -83,7 +86,8 @@ class DumpInfo:
         if scanner.version:
             self.magic = "VALKEY" if scanner.valkey else "REDIS"
             self.rdb_version = scanner.version
-        self.aux = {_text(k): _text(v) for k, v in scanner.aux}
+        self.aux_fields = [(_text(k), _text(v)) for k, v in scanner.aux]
+        self.aux = dict(self.aux_fields)
         self.resizedb = {db: (keys, expires) for db, keys, expires in scanner.resizedb}
         self.slot_info = list(scanner.slot_info)
         self.slot_imports = [(_text(name), ranges) for name, ranges in scanner.slot_imports]

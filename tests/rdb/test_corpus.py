@@ -111,3 +111,10 @@ def test_module_names_decode():
     assert set(keys.to_arrow()["module_name"].to_pylist()) == {"TSDB-TYPE"}
     keys = rdbscope.load(CORPUS / "public" / "RedisJSON__RedisJSON/backward.rdb")
     assert set(keys.to_arrow()["module_name"].to_pylist()) == {"ReJSON-RL"}
+
+
+def test_repeated_aux_fields_are_all_kept():
+    keys = rdbscope.load(CORPUS / "public" / "dragonflydb__dragonfly/redis6_small.rdb")
+    scripts = [value for name, value in keys.info.aux_fields if name == "lua"]
+    assert len(scripts) == 2 and scripts[0] != scripts[1]
+    assert keys.info.aux["lua"] == scripts[-1]
