@@ -95,8 +95,10 @@ class Scan:
         with Source(self._source_arg) as src:
             self.info.path = src.name
             self.info.compression = src.compression
+            # The compiled scanner reads a plain dump file mapped in memory, without copies.
+            whole = src.mapped() if self._module is not _load_python_scanner() else None
             scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc,
-                                           self._relaxed_version, self._memory_model_for)
+                                           self._relaxed_version, self._memory_model_for, whole)
             scanner.want_db = self._db
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter

@@ -20,7 +20,20 @@ cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, 
 @cython.locals(view="const unsigned char[::1]")
 cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
+@cython.locals(view="unsigned char[::1]", n=Py_ssize_t, i=Py_ssize_t)
+cpdef object touch_pages(object arrays)
+
 cdef void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
+
+cdef Py_ssize_t LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END
+
+@cython.locals(i=Py_ssize_t, o=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, k=Py_ssize_t)
+cdef Py_ssize_t lzf_expand(const unsigned char *ip, Py_ssize_t clen, unsigned char *op,
+                           Py_ssize_t ulen) noexcept nogil
+
+@cython.locals(i=Py_ssize_t, out=Py_ssize_t, ctrl=int, run=Py_ssize_t, distance=Py_ssize_t)
+cdef Py_ssize_t lzf_measure(const unsigned char *ip, Py_ssize_t clen, Py_ssize_t ulen,
+                            Py_ssize_t *at) noexcept nogil
 
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)
@@ -52,7 +65,11 @@ cdef class Scanner:
     cdef i64 base
     cdef bint eof
     cdef bint verify_crc
+    cdef object pool
+    cdef bint whole
+    cdef Py_ssize_t released
     cdef object crc_worker
+    cdef object warm_columns
     cdef u64 crc
     cdef Py_ssize_t crc_pos
     cdef bint relaxed_version
@@ -186,11 +203,13 @@ cdef class Scanner:
     @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
     cdef object read_bytes_object(self)
 
-    @cython.locals(stop=i64, out=u64, ctrl=int, run=u64, distance=u64)
+    @cython.locals(stop=i64, out=u64, ctrl=int, run=u64, distance=u64, got=Py_ssize_t, at=Py_ssize_t)
     cdef int check_lzf(self, u64 clen, u64 ulen) except -1
 
+    cdef int lzf_fail(self, Py_ssize_t code, u64 ulen) except -1
+
     @cython.locals(src="const unsigned char[::1]", out="unsigned char[::1]", ip=Py_ssize_t, in_end=Py_ssize_t,
-                   op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t)
+                   op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t, got=Py_ssize_t)
     cdef int decompress_lzf(self, u64 clen, u64 ulen) except -1
 
     @cython.locals(clen=u64, ulen=u64, n=u64)

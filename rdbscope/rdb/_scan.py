@@ -221,9 +221,7 @@ class CrcWorker:
     """
 
     def __init__(self):
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-crc")
+        self.pool = background_pool()
         self.crc = 0
         self.chunks = []  # futures of (start offset, CRC before, data)
 
@@ -245,8 +243,91 @@ class CrcWorker:
                 return crc64_chunk(before, data, 0, offset - start)
         return self.crc
 
+
     def close(self):
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class WholeCrc:
+    """Checksums a dump that is mapped whole, on a second thread, as the scan runs.
+
+    It records the CRC at every CHUNK boundary, so the CRC up to the trailer
+    is finished from the chunk that holds it. Pages it has read are dropped
+    from the mapping again (they stay in the page cache), so a big dump does
+    not count in the process's resident memory.
+    """
+
+    def __init__(self, data):
+        import threading
+
+        self.data = data
+        self.marks = [0]  # marks[k]: the CRC of the first k * CHUNK bytes
+        self.stopping = False
+        self.finished = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            crc = 0
+            at = 0
+            n = len(self.data)
+            while at + CHUNK <= n and not self.stopping:
+                crc = crc64_chunk(crc, self.data, at, at + CHUNK)
+                at += CHUNK
+                self.marks.append(crc)
+                if at % RELEASE_EVERY == 0:
+                    release_pages(self.data, at - RELEASE_EVERY, RELEASE_EVERY)
+        finally:
+            self.finished.set()
+
+    def crc_until(self, offset):
+        """The CRC of the dump's first ``offset`` bytes."""
+        self.finished.wait()
+        k = offset // CHUNK
+        return crc64_chunk(self.marks[k], self.data, k * CHUNK, offset)
+
+    def close(self):
+        """Stop the thread; it must let go of the mapping before the mapping closes."""
+        self.stopping = True
+        self.finished.wait()
+
+
+RELEASE_EVERY = 64 << 20
+
+
+def release_pages(mapping, start, length):
+    """Drop pages of a read-only file mapping from this process (the page cache keeps them)."""
+    import mmap
+
+    try:
+        mapping.madvise(mmap.MADV_DONTNEED, start, length)
+    except (AttributeError, ValueError, OSError):  # no madvise here: the pages just stay mapped
+        pass
+
+
+def background_pool():
+    """A helper thread of a compiled scan."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-scan")
+
+
+def touch_pages(arrays):
+    """Write a zero into every page of each (uint8 view of an) array; return the arrays.
+
+    Run on the helper thread for the next batch's buffers, so that the kernel
+    maps and clears their pages there instead of inside the scan loop.
+    """
+    for a in arrays:
+        view = a
+        n = len(a)
+        with cython.nogil:
+            i = 0
+            while i < n:
+                view[i] = 0
+                i += 4096
+    return arrays
 
 
 def copy_forward(dst, src, n):
@@ -265,6 +346,109 @@ def copy_forward(dst, src, n):
         dst += 1
         src += 1
         n -= 1
+
+
+# What lzf_expand and lzf_measure return for damaged data (a length otherwise).
+LZF_TOO_LONG = cython.declare(cython.Py_ssize_t, -1)
+LZF_CUT = cython.declare(cython.Py_ssize_t, -2)
+LZF_BEFORE_START = cython.declare(cython.Py_ssize_t, -3)
+LZF_LITERAL_PAST_END = cython.declare(cython.Py_ssize_t, -4)
+LZF_SLACK = 64  # spare bytes after the output of lzf_expand
+
+
+def lzf_expand(ip, clen, op, ulen):
+    """Decompress ``clen`` LZF bytes at ``ip`` into ``op``; compiled build only.
+
+    ``op`` has room for ``ulen + LZF_SLACK`` bytes: copies run in whole words
+    and may write up to 31 bytes past the data, never past ``ulen + LZF_SLACK``.
+    Returns the length produced, or an LZF_* code (src/lzf_d.c gives the token
+    layout). ``ip`` and ``op`` are pointers, so nothing here touches Python.
+    """
+    i = 0
+    o = 0
+    while i < clen:
+        ctrl = ip[i]
+        i += 1
+        if ctrl < 32:
+            run = ctrl + 1
+            if o + run > ulen or i + run > clen:
+                return LZF_TOO_LONG
+            if i + 32 <= clen:
+                memcpy(op + o, ip + i, 32)
+            else:  # the last literals: never read past the compressed data
+                copy_forward(op + o, ip + i, run)
+            o += run
+            i += run
+        else:
+            run = ctrl >> 5
+            if i >= clen:
+                return LZF_CUT
+            if run == 7:
+                run += ip[i]
+                i += 1
+                if i >= clen:
+                    return LZF_CUT
+            ref = o - ((ctrl & 0x1F) << 8) - ip[i] - 1
+            i += 1
+            run += 2
+            if ref < 0:
+                return LZF_BEFORE_START
+            if o + run > ulen:
+                return LZF_TOO_LONG
+            if o - ref >= 8:
+                k = 0
+                while k < run:
+                    memcpy(op + o + k, op + ref + k, 8)
+                    k += 8
+            else:  # a reference less than 8 bytes back repeats them one by one
+                k = 0
+                while k < run:
+                    op[o + k] = op[ref + k]
+                    k += 1
+            o += run
+    return o
+
+
+def lzf_measure(ip, clen, ulen, at):
+    """The length ``clen`` LZF bytes at ``ip`` expand to, without expanding them; compiled build only.
+
+    Returns the length, or an LZF_* code with ``at[0]`` set to where the damage
+    was found; stops with LZF_TOO_LONG as soon as the output passes ``ulen``.
+    """
+    i = 0
+    out = 0
+    while i < clen:
+        ctrl = ip[i]
+        i += 1
+        if ctrl < 32:
+            run = ctrl + 1
+            if i + run > clen:
+                at[0] = i
+                return LZF_LITERAL_PAST_END
+            i += run
+            out += run
+        else:
+            run = ctrl >> 5
+            if i >= clen:
+                at[0] = i
+                return LZF_CUT
+            if run == 7:
+                run += ip[i]
+                i += 1
+                if i >= clen:
+                    at[0] = i
+                    return LZF_CUT
+            distance = ((ctrl & 0x1F) << 8) + ip[i] + 1
+            i += 1
+            if distance > out:
+                at[0] = i
+                return LZF_BEFORE_START
+            out += run + 2
+        if out > ulen:
+            at[0] = i
+            return LZF_TOO_LONG
+    at[0] = i
+    return out
 
 
 def to_signed(v, nbytes):
@@ -333,17 +517,29 @@ class Scanner:
     bounded by the buffer and the largest single compact blob.
     """
 
-    def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None):
+    def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None, whole=None):
         self.src = stream
-        self.buf = bytearray(CHUNK)
-        self.view = self.buf
         self.pos = 0
-        self.end = 0
         self.base = 0
-        self.eof = False
+        self.released = 0
         self.verify_crc = verify_crc
-        # The compiled build checksums on a second thread; as Python that would only add work.
-        self.crc_worker = CrcWorker() if verify_crc and cython.compiled else None
+        self.whole = whole is not None
+        if self.whole:  # the dump mapped in memory: no reads, no copies
+            self.buf = whole
+            self.end = len(whole)
+            self.eof = True
+        else:
+            self.buf = bytearray(CHUNK)
+            self.end = 0
+            self.eof = False
+        self.view = self.buf
+        # The compiled build checksums and warms pages on helper threads; as Python
+        # that would only add work.
+        self.pool = background_pool() if cython.compiled else None
+        self.crc_worker = None
+        if verify_crc and cython.compiled:
+            self.crc_worker = WholeCrc(whole) if self.whole else CrcWorker()
+        self.warm_columns = None
         self.crc = 0
         self.crc_pos = 0
         self.relaxed_version = relaxed_version
@@ -409,23 +605,45 @@ class Scanner:
 
     def _alloc_columns(self):
         """Give the next batch fresh buffers; Arrow takes the filled ones without a copy."""
+        if self.pool is None:
+            self._use_columns(self._new_columns())
+            return
+        if self.warm_columns is None:
+            self.warm_columns = self.pool.submit(touch_pages, self._new_columns())
+        columns = self.warm_columns.result()
+        self.warm_columns = self.pool.submit(touch_pages, self._new_columns())
+        self._use_columns(columns)
+
+    def _new_columns(self):
+        """The buffers every row writes: db, key offsets, type, encoding, sizes, counts, offset,
+        estimate, and key bytes (the other columns are written only for rows that have a value)."""
+        n = self.batch_rows
+        return [np.empty(n * 4, np.uint8), np.empty((n + 1) * 4, np.uint8), np.empty(n, np.uint8),
+                np.empty(n, np.uint8), np.empty(n * 8, np.uint8), np.empty(n * 8, np.uint8),
+                np.empty(n * 8, np.uint8), np.empty(n * 8, np.uint8), np.empty(n * 8, np.uint8),
+                np.empty(self.kcap, np.uint8)]
+
+    def _use_columns(self, dense):
         n = self.batch_rows
         bits = (n + 7) // 8
         # a_* are the arrays (read by batches.py); c_* are typed views of them.
-        self.a_db = np.empty(n, np.int32)
-        self.a_koff = np.empty(n + 1, np.int32)
-        self.a_type = np.empty(n, np.int8)
-        self.a_enc = np.empty(n, np.int8)
+        self.a_db = dense[0].view(np.int32)
+        self.a_koff = dense[1].view(np.int32)
+        self.a_type = dense[2].view(np.int8)
+        self.a_enc = dense[3].view(np.int8)
+        self.a_rdb_bytes = dense[4].view(np.uint64)
+        self.a_n = dense[5].view(np.uint64)
+        self.a_max = dense[6].view(np.uint64)
+        self.a_offset = dense[7].view(np.uint64)
+        self.a_est = dense[8].view(np.uint64)
+        self.keydata = dense[9]
+        self.kview = self.keydata
+        self.kcap = len(self.keydata)
         self.a_expire = np.empty(n, np.int64)
-        self.a_rdb_bytes = np.empty(n, np.uint64)
-        self.a_n = np.empty(n, np.uint64)
-        self.a_max = np.empty(n, np.uint64)
         self.a_lfu = np.empty(n, np.uint8)
         self.a_idle = np.empty(n, np.uint64)
-        self.a_offset = np.empty(n, np.uint64)
         self.a_module = np.empty(n, np.int32)
         self.a_ttl_fields = np.empty(n, np.uint64)
-        self.a_est = np.empty(n, np.uint64)
         self.a_est_fallback = np.zeros(bits, np.uint8)
         # Validity bitmaps (Arrow layout: bit i set when row i is not null).
         self.a_v_expire = np.zeros(bits, np.uint8)
@@ -462,8 +680,6 @@ class Scanner:
         self.nulls_module = 0
         self.nulls_ttl_fields = 0
         self.nulls_est = 0
-        self.keydata = np.empty(self.kcap, np.uint8)
-        self.kview = self.keydata
         self.klen = 0
         self.rows = 0
 
@@ -505,6 +721,8 @@ class Scanner:
         The buffer only grows as data actually arrives, so an absurd length in a
         corrupt dump ends as a truncation error, never a huge allocation.
         """
+        if self.whole:
+            self.fail(RdbTruncatedError, f"dump ends early: {need} bytes expected, {self.end - self.pos} left")
         if self.verify_crc and self.crc_worker is None:
             self.crc = crc64_update(self.crc, self.view, self.crc_pos, self.pos)
         keep = self.end - self.pos
@@ -735,6 +953,15 @@ class Scanner:
         Literal runs are skipped through the stream, so a huge value never has to
         fit in the buffer (src/lzf_d.c gives the token layout).
         """
+        if cython.compiled and clen <= self.end - self.pos:  # all in the buffer: walk it with a pointer
+            got = lzf_measure(cython.address(self.view[self.pos]), clen, ulen, cython.address(at))
+            if got < 0:
+                self.pos += at
+                self.lzf_fail(got, ulen)
+            self.pos += clen
+            if got != ulen:
+                self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
+            return 0
         stop = self.base + self.pos + clen
         out = 0
         while self.base + self.pos < stop:
@@ -762,15 +989,33 @@ class Scanner:
         if out != ulen:
             self.fail(RdbFormatError, f"LZF data decompresses to {out} bytes, {ulen} announced")
 
+    def lzf_fail(self, code, ulen):
+        """Raise the error an LZF_* code stands for."""
+        if code == LZF_LITERAL_PAST_END:
+            self.fail(RdbFormatError, "LZF literal run past the end of the compressed data")
+        if code == LZF_CUT:
+            self.fail(RdbFormatError, "LZF data cut inside a back reference")
+        if code == LZF_BEFORE_START:
+            self.fail(RdbFormatError, "LZF back reference before the start of the data")
+        self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
+
     def decompress_lzf(self, clen, ulen):
         """Decompress LZF data at ``pos`` into ``scratch[0:ulen]`` (src/lzf_d.c)."""
         if ulen > MAX_BLOB or clen > MAX_BLOB:
             self.fail(RdbFormatError, f"absurd LZF lengths {clen}/{ulen}")
         self.ensure(clen)
-        if ulen > len(self.scratch):
+        if ulen + LZF_SLACK > len(self.scratch):
             self.sview = None
-            self.scratch = bytearray(ulen)
+            self.scratch = bytearray(ulen + LZF_SLACK)
             self.sview = self.scratch
+        if cython.compiled and clen > 0 and ulen > 0:
+            got = lzf_expand(cython.address(self.view[self.pos]), clen, cython.address(self.sview[0]), ulen)
+            if got < 0:
+                self.lzf_fail(got, ulen)
+            if got != ulen:
+                self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
+            self.pos += clen
+            return 0
         src = self.view
         out = self.sview
         ip = self.pos
@@ -1704,6 +1949,9 @@ class Scanner:
 
     def scan_batch(self):
         """Scan keys until the batch is full or the dump ends; return the row count."""
+        if self.whole and self.pos - self.released > RELEASE_EVERY + CHUNK:
+            release_pages(self.buf, self.released, RELEASE_EVERY)
+            self.released += RELEASE_EVERY
         self._alloc_columns()
         self.c_koff[0] = 0
         while self.rows < self.batch_rows and not self.done:
@@ -1843,9 +2091,14 @@ class Scanner:
         return True
 
     def close(self):
-        """Stop the checksum thread."""
+        """Stop the helper threads and let go of the input buffer."""
         if self.crc_worker is not None:
             self.crc_worker.close()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.view = None
+        self.blob = None
+        self.buf = None
 
     def bytes_read(self):
         return self.base + self.pos

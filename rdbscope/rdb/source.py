@@ -76,6 +76,7 @@ class Source:
             raise TypeError("the file object must be opened in binary mode")
         if not (raw.seekable() if hasattr(raw, "seekable") else False):
             raw = _Prefixed(head, raw)
+        self._mapping = None
         self.compression = None
         for signature, name in _SIGNATURES:
             if head.startswith(signature):
@@ -85,6 +86,18 @@ class Source:
         if self.compression is not None:
             self.stream = _Guarded(self.stream, self.compression, self.name)
 
+    def mapped(self):
+        """The whole uncompressed dump mapped read-only in memory, or None when it is not a plain file.
+
+        The scanner reads a mapping without copying it; the mapping is closed
+        with the Source, so whoever reads it must let go of it first.
+        """
+        if self.compression is not None or self._mapping is False:
+            return None
+        if self._mapping is None:
+            self._mapping = _map_file(self._raw) or False
+        return self._mapping or None
+
     def position(self):
         """Bytes of the underlying file consumed so far, when it can tell."""
         try:
@@ -93,6 +106,11 @@ class Source:
             return None
 
     def close(self):
+        if self._mapping:
+            try:
+                self._mapping.close()
+            except BufferError:  # a view of it is still alive: the mapping goes with that view
+                pass
         if self.stream is not self._raw:
             try:
                 self.stream.close()
@@ -139,6 +157,25 @@ def _size_of(raw):
         return os.fstat(raw.fileno()).st_size
     except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
         return None
+
+
+def _map_file(raw):
+    """A read-only mapping of a regular, non-empty file from its current position's start, or None."""
+    import mmap
+    import stat
+
+    try:
+        info = os.fstat(raw.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0 or raw.tell() != 0:
+            return None
+        mapping = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return None
+    try:
+        mapping.madvise(mmap.MADV_SEQUENTIAL)
+    except (AttributeError, OSError):
+        pass
+    return mapping
 
 
 def _peek(raw, n):

@@ -26,11 +26,15 @@ def small_corpus_files():
     return [p for p in files if p.stat().st_size < 2048 and p.name not in FAILING_WHOLE]
 
 
-def scan_bytes(data, implementation):
-    """Scan a dump held in memory; return the key count, or the RdbError raised."""
+def scan_bytes(data, implementation, path=None):
+    """Scan a dump held in memory, or written to ``path`` (which the compiled build maps);
+    return the key count, or the RdbError raised."""
     started = time.perf_counter()
+    if path is not None:
+        path.write_bytes(data)
     try:
-        keys = rdbscope.load(io.BytesIO(data), batch_rows=64, implementation=implementation)
+        source = io.BytesIO(data) if path is None else path
+        keys = rdbscope.load(source, batch_rows=64, implementation=implementation)
         outcome = keys.num_rows
     except rdbscope.RdbError as exc:
         assert exc.offset is not None and 0 <= exc.offset <= len(data), exc
@@ -39,6 +43,11 @@ def scan_bytes(data, implementation):
     elapsed = time.perf_counter() - started
     assert elapsed < 1.0, f"{elapsed:.2f}s for one damaged dump"
     return outcome
+
+
+def describe(exc):
+    """What an error says, apart from the file it names."""
+    return type(exc), exc.offset, exc.message, exc.context
 
 
 def truncation_points(size, dense_prefix, stride):
@@ -73,6 +82,18 @@ def test_truncating_sample_dumps(path, implementation):
         assert isinstance(outcome, rdbscope.RdbTruncatedError) or isinstance(outcome, rdbscope.RdbError), cut
 
 
+@pytest.mark.parametrize("path", SMALL_SAMPLES, ids=[p.stem for p in SMALL_SAMPLES])
+def test_truncated_files_fail_the_same_mapped_or_streamed(path, implementation, tmp_path):
+    """A dump file is read mapped (compiled build) or streamed; a cut one fails the same either way."""
+    data = path.read_bytes()
+    cut_file = tmp_path / "cut.rdb"
+    for cut in truncation_points(len(data), 600, 97 if implementation == "cython" else 997):
+        mapped = scan_bytes(data[:cut], implementation, cut_file)
+        streamed = scan_bytes(data[:cut], implementation)
+        assert isinstance(mapped, rdbscope.RdbError), cut
+        assert describe(mapped) == describe(streamed), cut
+
+
 def mutate(data, rng):
     data = bytearray(data)
     kind = rng.randrange(4)
@@ -90,14 +111,15 @@ def mutate(data, rng):
     return bytes(data)
 
 
-def test_random_mutations(implementation):
+def test_random_mutations(implementation, tmp_path):
     rng = random.Random(20261122)
     sources = [p.read_bytes() for p in SMALL_SAMPLES] + [p.read_bytes() for p in small_corpus_files()]
     outcomes = {"keys": 0, "error": 0}
     runs = 3000 if implementation == "cython" else 600
-    for _ in range(runs):
+    for run in range(runs):
         data = mutate(rng.choice(sources), rng)
-        outcome = scan_bytes(data, implementation)
+        # Every other case from a file, which the compiled build maps instead of streaming.
+        outcome = scan_bytes(data, implementation, tmp_path / "mutated.rdb" if run % 2 else None)
         outcomes["error" if isinstance(outcome, rdbscope.RdbError) else "keys"] += 1
     # Most damage is caught by a structure check or the CRC64 trailer.
     assert outcomes["error"] > runs * 0.9, outcomes
@@ -188,24 +210,28 @@ def test_unknown_type_and_opcode_are_unsupported(implementation):
 
 
 @pytest.mark.skipif(len(rdbscope.rdb.implementations()) < 2, reason="the compiled scanner is not built here")
-def test_both_builds_agree_on_damaged_input():
-    """Same table or same error (class, offset, message) from the compiled and the Python scanner.
+def test_both_builds_agree_on_damaged_input(tmp_path):
+    """Same table or same error (class, offset, message) from the compiled scanner, streamed
+    and mapped, and from the Python scanner.
 
     C integer types are where the builds could part ways (an overflow the Python
     build cannot have), so damaged input is where they are compared.
     """
     rng = random.Random(7)
     sources = [p.read_bytes() for p in SMALL_SAMPLES] + [p.read_bytes() for p in small_corpus_files()]
+    damaged = tmp_path / "damaged.rdb"
     for _ in range(400):
         data = mutate(rng.choice(sources), rng)
+        damaged.write_bytes(data)
         outcomes = []
-        for name in ("cython", "python"):
+        for name, source in (("cython", io.BytesIO(data)), ("cython", damaged), ("python", io.BytesIO(data))):
             try:
-                outcomes.append(rdbscope.load(io.BytesIO(data), implementation=name).to_arrow())
+                outcomes.append(rdbscope.load(source, implementation=name).to_arrow())
             except rdbscope.RdbError as exc:
-                outcomes.append((type(exc), exc.offset, str(exc)))
-        compiled, python = outcomes
-        if isinstance(compiled, tuple) or isinstance(python, tuple):
-            assert compiled == python
-        else:
-            assert compiled.equals(python)
+                outcomes.append(describe(exc))
+        streamed, mapped, python = outcomes
+        for other in (mapped, python):
+            if isinstance(streamed, tuple) or isinstance(other, tuple):
+                assert streamed == other
+            else:
+                assert streamed.equals(other)
