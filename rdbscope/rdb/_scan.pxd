@@ -70,6 +70,7 @@ cdef class Scanner:
     cdef Py_ssize_t released
     cdef object crc_worker
     cdef object warm_columns
+    cdef object string_costs
     cdef u64 crc
     cdef Py_ssize_t crc_pos
     cdef bint relaxed_version
@@ -196,6 +197,10 @@ cdef class Scanner:
 
     @cython.locals(start=Py_ssize_t, at=Py_ssize_t, n=u64, i=Py_ssize_t)
     cdef Py_ssize_t read_key(self) except -1
+
+    @cython.locals(p=Py_ssize_t, end=Py_ssize_t, b=int, n=Py_ssize_t,
+                   kat=Py_ssize_t, vlen=Py_ssize_t, sint=bint, at=Py_ssize_t)
+    cdef bint read_string_record(self) except -1
 
     @cython.locals(clen=u64, ulen=u64, at=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t)
     cdef int read_key_encoded(self, u64 enc) except -1

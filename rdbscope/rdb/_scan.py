@@ -545,6 +545,7 @@ class Scanner:
         self.relaxed_version = relaxed_version
         self.kcap = 1 << 20
         self.module_ids = {}
+        self.string_costs = {}
         self.module_names = []
         self.blob = None  # the compact encoding being walked: a view of buf or of scratch
         self.scratch = bytearray(256)
@@ -637,7 +638,7 @@ class Scanner:
         self.a_offset = dense[7].view(np.uint64)
         self.a_est = dense[8].view(np.uint64)
         self.keydata = dense[9]
-        self.kview = self.keydata
+        self.kview = memoryview(self.keydata)
         self.kcap = len(self.keydata)
         self.a_expire = np.empty(n, np.int64)
         self.a_lfu = np.empty(n, np.uint8)
@@ -652,27 +653,28 @@ class Scanner:
         self.a_v_idle = np.zeros(bits, np.uint8)
         self.a_v_module = np.zeros(bits, np.uint8)
         self.a_v_ttl_fields = np.zeros(bits, np.uint8)
-        self.c_db = self.a_db
-        self.c_koff = self.a_koff
-        self.c_type = self.a_type
-        self.c_enc = self.a_enc
-        self.c_expire = self.a_expire
-        self.c_rdb_bytes = self.a_rdb_bytes
-        self.c_n = self.a_n
-        self.c_max = self.a_max
-        self.c_lfu = self.a_lfu
-        self.c_idle = self.a_idle
-        self.c_offset = self.a_offset
-        self.c_module = self.a_module
-        self.c_ttl_fields = self.a_ttl_fields
-        self.c_est = self.a_est
-        self.c_est_fallback = self.a_est_fallback
-        self.c_v_expire = self.a_v_expire
-        self.c_v_counts = self.a_v_counts
-        self.c_v_lfu = self.a_v_lfu
-        self.c_v_idle = self.a_v_idle
-        self.c_v_module = self.a_v_module
-        self.c_v_ttl_fields = self.a_v_ttl_fields
+        # Memoryviews: what the compiled build types them as, and faster to index as Python.
+        self.c_db = memoryview(self.a_db)
+        self.c_koff = memoryview(self.a_koff)
+        self.c_type = memoryview(self.a_type)
+        self.c_enc = memoryview(self.a_enc)
+        self.c_expire = memoryview(self.a_expire)
+        self.c_rdb_bytes = memoryview(self.a_rdb_bytes)
+        self.c_n = memoryview(self.a_n)
+        self.c_max = memoryview(self.a_max)
+        self.c_lfu = memoryview(self.a_lfu)
+        self.c_idle = memoryview(self.a_idle)
+        self.c_offset = memoryview(self.a_offset)
+        self.c_module = memoryview(self.a_module)
+        self.c_ttl_fields = memoryview(self.a_ttl_fields)
+        self.c_est = memoryview(self.a_est)
+        self.c_est_fallback = memoryview(self.a_est_fallback)
+        self.c_v_expire = memoryview(self.a_v_expire)
+        self.c_v_counts = memoryview(self.a_v_counts)
+        self.c_v_lfu = memoryview(self.a_v_lfu)
+        self.c_v_idle = memoryview(self.a_v_idle)
+        self.c_v_module = memoryview(self.a_v_module)
+        self.c_v_ttl_fields = memoryview(self.a_v_ttl_fields)
         self.nulls_expire = 0
         self.nulls_counts = 0
         self.nulls_lfu = 0
@@ -695,7 +697,7 @@ class Scanner:
             cap *= 2
         grown = np.empty(cap, np.uint8)
         grown[: self.klen] = self.keydata[: self.klen]
-        self.kview = grown
+        self.kview = memoryview(grown)
         self.keydata = grown
         self.kcap = cap
 
@@ -905,6 +907,71 @@ class Scanner:
         self.pos += n
         self.klen = at + n
         return n
+
+    def read_string_record(self):
+        """Read the commonest record, a plain key and a plain or integer string value, in one go.
+
+        Returns False, having consumed nothing, for anything else or for a record
+        not wholly in the buffer; the general path then reads it. On success it
+        leaves what read_key and read_value would.
+        """
+        p = self.pos
+        end = self.end
+        if end - p < 3:
+            return False
+        b = self.view[p]
+        if b < 64:
+            n = b
+            p += 1
+        elif b < 128:
+            n = ((b & 0x3F) << 8) | self.view[p + 1]
+            p += 2
+        else:
+            return False
+        kat = p
+        p += n
+        if end - p < 2:
+            return False
+        b = self.view[p]
+        sint = False
+        if b < 64:
+            vlen = b
+            p += 1
+        elif b < 128:
+            vlen = ((b & 0x3F) << 8) | self.view[p + 1]
+            p += 2
+        elif b == 0xC0:
+            vlen = int_text_len(to_signed(self.view[p + 1], 1))
+            sint = True
+            p += 2
+        else:  # a wider integer, LZF or a long length: the general path
+            return False
+        if not sint:
+            if end - p < vlen:
+                return False
+            if vlen <= 20:
+                sint = is_int_text(self.view, p, vlen)
+            p += vlen
+        at = self._key_reserve(n)
+        if cython.compiled:
+            memcpy(cython.address(self.kview[at]), cython.address(self.view[kat]), n)
+        else:
+            self.kview[at:at + n] = self.view[kat:kat + n]
+        self.klen = at + n
+        self.cur_klen = n
+        self.pos = p
+        self.value_type = 0
+        self.r_ttl_fields = 0
+        self.r_no_counts = False
+        self.m_elems = 0
+        self.m_blob = 0
+        self.m_nodes = 0
+        self.m_lzf = 0
+        self.r_type = T_STRING
+        self.r_n = vlen
+        self.r_max = vlen
+        self.r_enc = E_INT if sint else self.string_encoding(vlen)
+        return True
 
     def read_key_encoded(self, enc):
         """A key stored as an integer or LZF-compressed (rare: kept off read_key's path)."""
@@ -2005,14 +2072,15 @@ class Scanner:
                 self.fail(RdbUnsupportedError, f"unknown object type or opcode {op}")
             if self.mm is None:
                 self.mm = self.memory_model_for(self)
-            self.context = "key"
             kstart = self.klen
-            self.cur_klen = self.read_key()
-            self.cur_kstart = kstart
             self.r_module_id = 0
-            self.read_value(op)
-            self.cur_kstart = -1
-            self.context = "file"
+            if op != 0 or not self.read_string_record():
+                self.context = "key"
+                self.cur_klen = self.read_key()
+                self.cur_kstart = kstart
+                self.read_value(op)
+                self.cur_kstart = -1
+                self.context = "file"
             if self.keep_row(kstart):
                 r = self.rows
                 byte = r >> 3
@@ -2050,9 +2118,12 @@ class Scanner:
                     self.nulls_module += 1
                 self.c_offset[r] = start
                 if self.estimating:
-                    est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
-                                           self.value_type, self.r_n, self.m_blob, self.m_elems, self.m_nodes,
-                                           self.r_ttl_fields)
+                    if not cython.compiled and self.r_type == T_STRING:
+                        est = self.string_cost()
+                    else:
+                        est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
+                                               self.value_type, self.r_n, self.m_blob, self.m_elems,
+                                               self.m_nodes, self.r_ttl_fields)
                     if est == 0:  # no model: a module value costs what it serializes to, at least
                         est = self.base + self.pos - start
                         self.c_est_fallback[byte] |= bit
@@ -2072,6 +2143,21 @@ class Scanner:
             self.idle = -1
             self.prefix_start = -1
         return self.rows
+
+    def string_cost(self):
+        """The model's estimate of the current string key, remembered by its inputs.
+
+        Only the Python build calls this: there the model's chain of calls costs
+        more than reading the key, and string keys repeat a few shapes.
+        """
+        shape = (self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_enc, self.r_n)
+        est = self.string_costs.get(shape)
+        if est is None:
+            est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, T_STRING, self.r_enc, 0,
+                                   self.r_n, 0, 0, 0, 0)
+            if len(self.string_costs) < 65536:
+                self.string_costs[shape] = est
+        return est
 
     def known_type(self, t):
         """Object types this file's magic allows (src/rdb.h rdbIsObjectType)."""
