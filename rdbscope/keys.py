@@ -49,6 +49,7 @@ def load(source, **options):
     Raises:
         RdbFormatError, RdbTruncatedError, RdbUnsupportedError: see ``scan``.
     """
+    options.setdefault("contiguous", True)
     result = scan(source, **options)
     batches = list(result)
     table = pa.Table.from_batches(batches, schema=KEYS_SCHEMA)

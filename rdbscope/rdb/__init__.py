@@ -55,7 +55,8 @@ class Scan:
 
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
-                 implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True):
+                 implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True,
+                 contiguous=False):
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
@@ -65,6 +66,7 @@ class Scan:
         self._types = _type_indices(types)
         self._key_filter = _key_matcher(key_glob)
         self._batch_rows = batch_rows
+        self._contiguous = contiguous
         self._verify_crc = verify_crc
         self._on_error = on_error
         self._on_progress = on_progress
@@ -98,7 +100,8 @@ class Scan:
             # The compiled scanner reads a plain dump file mapped in memory, without copies.
             whole = src.mapped() if self._module is not _load_python_scanner() else None
             scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc,
-                                           self._relaxed_version, self._memory_model_for, whole)
+                                           self._relaxed_version, self._memory_model_for, whole,
+                                           self._contiguous)
             scanner.want_db = self._db
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
@@ -107,12 +110,13 @@ class Scan:
                 scanner.read_header()
                 self.info.update_from(scanner)
                 while not scanner.done:
-                    rows = scanner.scan_batch()
+                    scanner.scan_batch()
                     self.info.update_from(scanner)
                     if self._on_progress is not None:
                         self._on_progress(src.position() or scanner.bytes_read(), src.size)
-                    if rows:
-                        yield build_batch(scanner, rows)
+                    if scanner.rows and (scanner.full or scanner.done):
+                        yield build_batch(scanner, scanner.rows)
+                        scanner.new_batch()
             except RdbError as exc:
                 exc.with_path(src.name)
                 if self._on_error == "raise" or scanner.version == 0:
@@ -152,6 +156,10 @@ def scan(source, **options):
             which decides the memory of list nodes.
         estimate_memory: fill ``est_memory_bytes`` (default True); False
             leaves it null and saves the model's share of the scan.
+        contiguous: make each batch as large as the database it reads
+            (from the dump's RESIZEDB counts) instead of ``batch_rows``, so
+            a whole-dump table comes in one chunk or a few; what ``load()``
+            uses. ``batch_rows`` then only spaces the ``on_progress`` calls.
 
     Returns:
         A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.

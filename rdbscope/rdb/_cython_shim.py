@@ -6,7 +6,7 @@ import contextlib
 
 compiled = False
 nogil = contextlib.nullcontext()
-int = longlong = ulonglong = Py_ssize_t = "integer"
+int = longlong = ulonglong = Py_ssize_t = size_t = "integer"
 double = "floating"
 
 

@@ -3,6 +3,7 @@
 
 import cython
 from libc.string cimport memcpy
+from posix.mman cimport madvise, MADV_DONTNEED
 
 from rdbscope.rdb._memory cimport MemoryModel
 
@@ -20,8 +21,17 @@ cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, 
 @cython.locals(view="const unsigned char[::1]")
 cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
-@cython.locals(view="unsigned char[::1]", n=Py_ssize_t, i=Py_ssize_t)
-cpdef object touch_pages(object arrays)
+cdef Py_ssize_t RELEASE_EVERY, CHUNK
+
+@cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]", n=Py_ssize_t,
+               crc=u64, at=Py_ssize_t, k=Py_ssize_t)
+cpdef object crc_marks(object data, object marks, object stop)
+
+cdef int MADV_POPULATE_WRITE
+cdef Py_ssize_t PAGE
+
+@cython.locals(view="unsigned char[::1]", start=Py_ssize_t, stop=Py_ssize_t, first=size_t, last=size_t, refused=int)
+cpdef object warm_pages(object regions)
 
 cdef void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
 
@@ -66,6 +76,14 @@ cdef class Scanner:
     cdef bint eof
     cdef bint verify_crc
     cdef object pool
+    cdef readonly bint contiguous
+    cdef readonly Py_ssize_t cap
+    cdef readonly bint full
+    cdef i64 db_keys
+    cdef Py_ssize_t next_cap
+    cdef Py_ssize_t key_limit
+    cdef bint warm_linux
+    cdef object dense
     cdef bint whole
     cdef Py_ssize_t released
     cdef object crc_worker
@@ -289,5 +307,6 @@ cdef class Scanner:
 
     cdef inline bint keep_row(self, Py_ssize_t kstart) except -1
 
-    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=int, byte=Py_ssize_t, bit=int, est=u64)
-    cpdef int scan_batch(self) except -1
+    @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=Py_ssize_t, byte=Py_ssize_t, bit=int, est=u64,
+                   first=Py_ssize_t, stop=Py_ssize_t)
+    cpdef Py_ssize_t scan_batch(self) except -1

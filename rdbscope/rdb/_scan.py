@@ -14,6 +14,8 @@ try:
     import cython
 except ImportError:  # running as Python without Cython installed
     from . import _cython_shim as cython
+import sys
+
 import numpy as np
 
 from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
@@ -116,7 +118,7 @@ MAX_COUNT = cython.declare(cython.ulonglong, 281474976710656)  # 2**48: more tha
 U64_MAX = cython.declare(cython.ulonglong, 18446744073709551615)
 I64_MAX = cython.declare(cython.ulonglong, 9223372036854775807)
 I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
-CHUNK = 1 << 20
+CHUNK = cython.declare(cython.Py_ssize_t, 1 << 20)
 
 
 def _crc64_tables():
@@ -261,23 +263,15 @@ class WholeCrc:
         import threading
 
         self.data = data
-        self.marks = [0]  # marks[k]: the CRC of the first k * CHUNK bytes
-        self.stopping = False
+        self.marks = np.zeros(len(data) // CHUNK + 1, np.uint64)  # marks[k]: CRC of the first k * CHUNK bytes
+        self.stop = np.zeros(1, np.uint8)  # set to ask the thread to stop early
         self.finished = threading.Event()
         self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
         self.thread.start()
 
     def _run(self):
         try:
-            crc = 0
-            at = 0
-            n = len(self.data)
-            while at + CHUNK <= n and not self.stopping:
-                crc = crc64_chunk(crc, self.data, at, at + CHUNK)
-                at += CHUNK
-                self.marks.append(crc)
-                if at % RELEASE_EVERY == 0:
-                    release_pages(self.data, at - RELEASE_EVERY, RELEASE_EVERY)
+            crc_marks(self.data, self.marks, self.stop)
         finally:
             self.finished.set()
 
@@ -289,11 +283,35 @@ class WholeCrc:
 
     def close(self):
         """Stop the thread; it must let go of the mapping before the mapping closes."""
-        self.stopping = True
+        self.stop[0] = 1
         self.finished.wait()
 
 
-RELEASE_EVERY = 64 << 20
+def crc_marks(data, marks, stop):
+    """Fill ``marks`` with the CRC at every CHUNK boundary of ``data``, without the GIL.
+
+    Pages already checksummed are dropped from the mapping as it goes (they stay
+    in the page cache). Returns early once ``stop[0]`` is set.
+    """
+    view = data
+    out = marks
+    flag = stop
+    n = len(data)
+    with cython.nogil:
+        crc = 0
+        at = 0
+        k = 1
+        while at + CHUNK <= n and flag[0] == 0:
+            crc = crc64_update(crc, view, at, at + CHUNK)
+            at += CHUNK
+            out[k] = crc
+            k += 1
+            if at % RELEASE_EVERY == 0:
+                madvise(cython.cast(cython.p_void, cython.address(view[at - RELEASE_EVERY])), RELEASE_EVERY,
+                        MADV_DONTNEED)
+
+
+RELEASE_EVERY = cython.declare(cython.Py_ssize_t, 64 << 20)
 
 
 def release_pages(mapping, start, length):
@@ -313,21 +331,49 @@ def background_pool():
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-scan")
 
 
-def touch_pages(arrays):
-    """Write a zero into every page of each (uint8 view of an) array; return the arrays.
+MADV_POPULATE_WRITE = cython.declare(cython.int, 23)  # Linux 5.14 and later
+PAGE = cython.declare(cython.Py_ssize_t, 4096)
 
-    Run on the helper thread for the next batch's buffers, so that the kernel
-    maps and clears their pages there instead of inside the scan loop.
+
+def warm_pages(regions):
+    """Have the kernel map and clear the pages of each ``(uint8 array, start, stop)`` byte region.
+
+    Runs on the helper thread, so that page faults on fresh column buffers cost
+    the scan loop nothing. MADV_POPULATE_WRITE faults pages in as a write would,
+    without writing, so it is safe while the scanner writes the same pages. A
+    kernel without it refuses, and the scan loop takes the faults itself.
     """
-    for a in arrays:
-        view = a
-        n = len(a)
-        with cython.nogil:
-            i = 0
-            while i < n:
-                view[i] = 0
-                i += 4096
-    return arrays
+    for region in regions:
+        view = region[0]
+        start = region[1]
+        stop = region[2]
+        if stop > len(region[0]):
+            stop = len(region[0])
+        if start >= stop:
+            continue
+        first = cython.cast(cython.size_t, cython.address(view[start]))
+        last = first + cython.cast(cython.size_t, stop - start)
+        first = (first + PAGE - 1) & ~cython.cast(cython.size_t, PAGE - 1)
+        last = last & ~cython.cast(cython.size_t, PAGE - 1)
+        refused = 0
+        if last > first:
+            with cython.nogil:
+                refused = madvise(cython.cast(cython.p_void, first), last - first, MADV_POPULATE_WRITE)
+        if refused:
+            return False
+    return True
+
+
+def lazy_zeros(nbytes):
+    """A uint8 array of ``nbytes`` whose pages exist only once written (an anonymous mapping).
+
+    Big batch buffers are sized for the rows a database announces, and only
+    what is written costs memory.
+    """
+    import mmap
+
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # not Python's default MAP_SHARED: that is shmem
+    return np.frombuffer(mmap.mmap(-1, max(nbytes, 1), flags=flags), np.uint8)[:nbytes]
 
 
 def copy_forward(dst, src, n):
@@ -508,6 +554,31 @@ def is_int_text(data, start, n):
     return v <= I64_MAX
 
 
+#: Bytes per row of the columns every row writes, in _new_columns order: db, key
+#: offsets, type, encoding, rdb_bytes, n_elements, max_element_bytes, offset, estimate.
+DENSE_WIDTHS = (4, 4, 1, 1, 8, 8, 8, 8, 8)
+
+
+def _empty_bytes(nbytes):
+    return np.empty(nbytes, np.uint8)
+
+
+def _zero_bytes(nbytes):
+    return np.zeros(nbytes, np.uint8)
+
+
+class _Ready:
+    """Columns handed to the helper thread, to take back once it has warmed them."""
+
+    def __init__(self, future, columns):
+        self.future = future
+        self.columns = columns
+
+    def result(self):
+        self.future.result()
+        return self.columns
+
+
 class Scanner:
     """Reads one dump from a binary stream and fills key-table columns.
 
@@ -517,7 +588,8 @@ class Scanner:
     bounded by the buffer and the largest single compact blob.
     """
 
-    def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None, whole=None):
+    def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None, whole=None,
+                 contiguous=False):
         self.src = stream
         self.pos = 0
         self.base = 0
@@ -551,6 +623,16 @@ class Scanner:
         self.scratch = bytearray(256)
         self.sview = self.scratch
         self.batch_rows = batch_rows
+        # Contiguous batches hold as many rows as the database announces (RESIZEDB),
+        # so a whole-dump table comes in a chunk or a few; scan_batch still returns
+        # every batch_rows rows, for progress.
+        self.contiguous = contiguous
+        self.cap = 0
+        self.full = False
+        self.db_keys = 0
+        self.next_cap = 1 << 20
+        self.key_limit = (1 << 30) if contiguous else (256 << 20)
+        self.warm_linux = sys.platform.startswith("linux")
         self.version = 0
         self.valkey = False
         self.done = False
@@ -606,27 +688,75 @@ class Scanner:
 
     def _alloc_columns(self):
         """Give the next batch fresh buffers; Arrow takes the filled ones without a copy."""
-        if self.pool is None:
-            self._use_columns(self._new_columns())
+        if self.contiguous:
+            self.cap = self._contiguous_capacity()
+            self._use_columns([lazy_zeros(self.cap * width + (4 if i == 1 else 0))
+                               for i, width in enumerate(DENSE_WIDTHS)]
+                              + [lazy_zeros(min(self.cap * 64, self.key_limit))], True)
+            return
+        self.cap = self.batch_rows
+        if self.pool is None or not self.warm_linux:
+            self._use_columns(self._new_columns(), False)
             return
         if self.warm_columns is None:
-            self.warm_columns = self.pool.submit(touch_pages, self._new_columns())
+            self.warm_columns = self._warmed(self._new_columns())
         columns = self.warm_columns.result()
-        self.warm_columns = self.pool.submit(touch_pages, self._new_columns())
-        self._use_columns(columns)
+        self.warm_columns = self._warmed(self._new_columns())
+        self._use_columns(columns, False)
+
+    def _warmed(self, columns):
+        """A future of ``columns`` once the helper thread has faulted their pages in."""
+        return _Ready(self.pool.submit(warm_pages, [(c, 0, len(c)) for c in columns]), columns)
+
+    def _contiguous_capacity(self):
+        """Rows for the next contiguous batch: what is left of the current database's RESIZEDB
+        count, else twice the last guess; at most what the rest of a mapped dump can hold."""
+        cap = 0
+        if self.resizedb and self.resizedb[len(self.resizedb) - 1][0] == self.db:
+            announced = self.resizedb[len(self.resizedb) - 1][1]
+            if announced > self.db_keys:
+                cap = announced - self.db_keys
+        if cap == 0:
+            cap = self.next_cap
+            self.next_cap = min(self.next_cap * 2, 1 << 25)
+        if self.whole:
+            cap = min(cap, (self.end - self.pos) // 3 + 1)  # a key takes 3 bytes at least
+        cap = min(max(cap, 1024), 1 << 25)
+        return (cap + 7) // 8 * 8
+
+    def _warm_ahead(self):
+        """Fault in the pages the next window of rows will write, on the helper thread."""
+        if self.pool is None or not self.contiguous or not self.warm_linux or self.cap == 0:
+            return
+        w = self.batch_rows
+        first = self.rows + w
+        last = min(self.rows + 2 * w, self.cap)
+        if first >= last:
+            return
+        regions = [(self.dense[i], first * DENSE_WIDTHS[i], last * DENSE_WIDTHS[i] + 4)
+                   for i in range(len(DENSE_WIDTHS))]
+        per_key = self.klen // self.rows + 1 if self.rows else 16
+        regions.append((self.keydata, self.klen + per_key * w, self.klen + per_key * 2 * w))
+        self.pool.submit(warm_pages, regions)
+
+    def new_batch(self):
+        """Start a new batch after the caller took the full one."""
+        self.cap = 0
+        self.rows = 0
+        self.klen = 0
+        self.full = False
 
     def _new_columns(self):
         """The buffers every row writes: db, key offsets, type, encoding, sizes, counts, offset,
         estimate, and key bytes (the other columns are written only for rows that have a value)."""
         n = self.batch_rows
-        return [np.empty(n * 4, np.uint8), np.empty((n + 1) * 4, np.uint8), np.empty(n, np.uint8),
-                np.empty(n, np.uint8), np.empty(n * 8, np.uint8), np.empty(n * 8, np.uint8),
-                np.empty(n * 8, np.uint8), np.empty(n * 8, np.uint8), np.empty(n * 8, np.uint8),
-                np.empty(self.kcap, np.uint8)]
+        return [np.empty(n * width + (4 if i == 1 else 0), np.uint8) for i, width in enumerate(DENSE_WIDTHS)] + [
+            np.empty(self.kcap, np.uint8)]
 
-    def _use_columns(self, dense):
-        n = self.batch_rows
+    def _use_columns(self, dense, lazy):
+        n = self.cap
         bits = (n + 7) // 8
+        self.dense = dense
         # a_* are the arrays (read by batches.py); c_* are typed views of them.
         self.a_db = dense[0].view(np.int32)
         self.a_koff = dense[1].view(np.int32)
@@ -640,19 +770,24 @@ class Scanner:
         self.keydata = dense[9]
         self.kview = memoryview(self.keydata)
         self.kcap = len(self.keydata)
-        self.a_expire = np.empty(n, np.int64)
-        self.a_lfu = np.empty(n, np.uint8)
-        self.a_idle = np.empty(n, np.uint64)
-        self.a_module = np.empty(n, np.int32)
-        self.a_ttl_fields = np.empty(n, np.uint64)
-        self.a_est_fallback = np.zeros(bits, np.uint8)
+        if lazy:
+            empty = zeros = lazy_zeros
+        else:
+            empty = _empty_bytes
+            zeros = _zero_bytes
+        self.a_expire = empty(n * 8).view(np.int64)
+        self.a_lfu = empty(n)
+        self.a_idle = empty(n * 8).view(np.uint64)
+        self.a_module = empty(n * 4).view(np.int32)
+        self.a_ttl_fields = empty(n * 8).view(np.uint64)
+        self.a_est_fallback = zeros(bits)
         # Validity bitmaps (Arrow layout: bit i set when row i is not null).
-        self.a_v_expire = np.zeros(bits, np.uint8)
-        self.a_v_counts = np.zeros(bits, np.uint8)
-        self.a_v_lfu = np.zeros(bits, np.uint8)
-        self.a_v_idle = np.zeros(bits, np.uint8)
-        self.a_v_module = np.zeros(bits, np.uint8)
-        self.a_v_ttl_fields = np.zeros(bits, np.uint8)
+        self.a_v_expire = zeros(bits)
+        self.a_v_counts = zeros(bits)
+        self.a_v_lfu = zeros(bits)
+        self.a_v_idle = zeros(bits)
+        self.a_v_module = zeros(bits)
+        self.a_v_ttl_fields = zeros(bits)
         # Memoryviews: what the compiled build types them as, and faster to index as Python.
         self.c_db = memoryview(self.a_db)
         self.c_koff = memoryview(self.a_koff)
@@ -684,6 +819,7 @@ class Scanner:
         self.nulls_est = 0
         self.klen = 0
         self.rows = 0
+        self.c_koff[0] = 0
 
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
@@ -695,7 +831,7 @@ class Scanner:
         cap = self.kcap
         while cap < need:
             cap *= 2
-        grown = np.empty(cap, np.uint8)
+        grown = lazy_zeros(cap) if self.contiguous else np.empty(cap, np.uint8)
         grown[: self.klen] = self.keydata[: self.klen]
         self.kview = memoryview(grown)
         self.keydata = grown
@@ -2015,14 +2151,22 @@ class Scanner:
         return index
 
     def scan_batch(self):
-        """Scan keys until the batch is full or the dump ends; return the row count."""
+        """Scan up to batch_rows more keys into the current batch; return how many were kept.
+
+        ``full`` then says whether the batch can take no more (hand it over and
+        call new_batch()), ``done`` whether the dump has ended.
+        """
         if self.whole and self.pos - self.released > RELEASE_EVERY + CHUNK:
             release_pages(self.buf, self.released, RELEASE_EVERY)
             self.released += RELEASE_EVERY
-        self._alloc_columns()
-        self.c_koff[0] = 0
-        while self.rows < self.batch_rows and not self.done:
-            if self.klen > (256 << 20):
+        self._warm_ahead()
+        with cython.nogil:
+            pass  # let the helper threads take the GIL they need to start their work
+        first = self.rows
+        stop = self.rows + self.batch_rows
+        while self.rows < stop and not self.full and not self.done:
+            if self.klen > self.key_limit:
+                self.full = True
                 break
             start = self.base + self.pos
             self.context = "opcode"
@@ -2053,6 +2197,7 @@ class Scanner:
                     if db > 2147483647:
                         self.fail(RdbFormatError, f"absurd db number {db}")
                     self.db = db
+                    self.db_keys = 0
                 elif op == OP_EOF:
                     self.finish()
                 elif not self.read_aux_like(op):
@@ -2072,6 +2217,9 @@ class Scanner:
                 self.fail(RdbUnsupportedError, f"unknown object type or opcode {op}")
             if self.mm is None:
                 self.mm = self.memory_model_for(self)
+            if self.cap == 0:
+                self._alloc_columns()
+            self.db_keys += 1
             kstart = self.klen
             self.r_module_id = 0
             if op != 0 or not self.read_string_record():
@@ -2136,13 +2284,15 @@ class Scanner:
                 else:
                     self.nulls_ttl_fields += 1
                 self.rows = r + 1
+                if self.rows == self.cap:
+                    self.full = True
             else:
                 self.klen = kstart
             self.expire_ms = NO_EXPIRE
             self.lfu = -1
             self.idle = -1
             self.prefix_start = -1
-        return self.rows
+        return self.rows - first
 
     def string_cost(self):
         """The model's estimate of the current string key, remembered by its inputs.

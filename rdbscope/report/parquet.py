@@ -1,9 +1,11 @@
 """The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
 
 import dataclasses
+import itertools
 import json
 from concurrent.futures import ThreadPoolExecutor
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..rdb import KEYS_SCHEMA
@@ -29,6 +31,15 @@ def dump_metadata(info):
     })
 
 
+#: Rows per Parquet row group: big enough to encode well, small enough to hold in memory.
+ROW_GROUP_ROWS = 1 << 19
+
+#: Columns worth dictionary-encoding; keys, offsets and sizes are nearly all distinct,
+#: so a dictionary only costs time and space there.
+DICTIONARY_COLUMNS = [name for name in KEYS_SCHEMA.names
+                      if name not in ("key", "offset", "rdb_bytes", "est_memory_bytes")]
+
+
 def write_keys_parquet(scan, path):
     """Write every batch of a :class:`~rdbscope.rdb.Scan` to ``path``; return the row count.
 
@@ -36,16 +47,25 @@ def write_keys_parquet(scan, path):
     """
     rows = 0
     with atomic_path(path) as tmp:
-        with pq.ParquetWriter(tmp, KEYS_SCHEMA, compression="zstd") as writer, \
+        with pq.ParquetWriter(tmp, KEYS_SCHEMA, compression="zstd", use_dictionary=DICTIONARY_COLUMNS) as writer, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-parquet") as pool:
-            # Encoding a batch (Arrow releases the GIL) overlaps scanning the next one;
-            # at most one batch waits, so memory stays bounded.
+            # Encoding a row group (Arrow releases the GIL) overlaps scanning the next one;
+            # at most one group waits, so memory stays bounded.
             pending = None
-            for batch in scan:
+            group = []
+            for batch in itertools.chain(scan, [None]):
+                if batch is not None:
+                    group.append(batch)
+                    rows += batch.num_rows
+                    if sum(b.num_rows for b in group) < ROW_GROUP_ROWS:
+                        continue
                 if pending is not None:
                     pending.result()
-                pending = pool.submit(writer.write_batch, batch)
-                rows += batch.num_rows
+                    pending = None
+                if group:
+                    table = pa.Table.from_batches(group, schema=KEYS_SCHEMA)
+                    pending = pool.submit(writer.write_table, table, row_group_size=len(table))
+                    group = []
             if pending is not None:
                 pending.result()
             writer.add_key_value_metadata({METADATA_KEY: dump_metadata(scan.info).encode()})

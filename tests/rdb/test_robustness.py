@@ -29,9 +29,9 @@ def small_corpus_files():
 def scan_bytes(data, implementation, path=None):
     """Scan a dump held in memory, or written to ``path`` (which the compiled build maps);
     return the key count, or the RdbError raised."""
-    started = time.perf_counter()
     if path is not None:
         path.write_bytes(data)
+    started = time.perf_counter()
     try:
         source = io.BytesIO(data) if path is None else path
         keys = rdbscope.load(source, batch_rows=64, implementation=implementation)

@@ -153,3 +153,62 @@ def test_key_glob_follows_redis(glob, expected):
         assert keys == expected
     else:
         assert keys and all(k.startswith(expected) for k in keys)
+
+
+def _decoded_modules(table):
+    """The table with module names as plain strings: batches built at different times
+    carry different module dictionaries for the same names."""
+    at = table.schema.get_field_index("module_name")
+    return table.set_column(at, "module_name", table["module_name"].cast(pa.string()))
+
+
+def _tables_by_build(source_of, **options):
+    """The key table of each available build, read in contiguous batches and in bounded ones."""
+    out = []
+    for name in rdbscope.rdb.implementations():
+        whole = rdbscope.load(source_of(), implementation=name, **options).to_arrow()
+        bounded = pa.Table.from_batches(list(rdbscope.scan(source_of(), implementation=name, batch_rows=64,
+                                                           **options)))
+        out.append((name, _decoded_modules(whole), _decoded_modules(bounded)))
+    return out
+
+
+@pytest.mark.parametrize("path", sample_dumps(), ids=[p.stem for p in sample_dumps()])
+def test_load_builds_one_chunk_per_database_with_the_same_rows(path):
+    dbs = len(set(rdbscope.load(path, batch_rows=64).to_arrow()["db"].to_pylist()))
+    for streamed in (False, True):
+        def source():
+            return io.BytesIO(path.read_bytes()) if streamed else path
+
+        for name, whole, bounded in _tables_by_build(source):
+            assert whole.equals(bounded), (name, streamed)
+            # RESIZEDB announces each database's keys, so a database fills one chunk at most
+            # (two share one when a database held fewer keys than it announced).
+            assert 1 <= whole["key"].num_chunks <= dbs, (name, streamed)
+
+
+def _string_record(key, value):
+    return b"\x00" + bytes([len(key)]) + key + bytes([len(value)]) + value
+
+
+def _dump(announced, keys, version=9):
+    """A dump of db 0 holding ``keys`` string keys; RESIZEDB announces ``announced`` (None: no RESIZEDB)."""
+    body = b"\xfe\x00"
+    if announced is not None:
+        body += b"\xfb" + bytes([announced]) + b"\x00"
+    body += b"".join(_string_record(b"k:%d" % i, b"v%d" % i) for i in range(keys))
+    return b"REDIS%04d" % version + body + b"\xff" + b"\x00" * 8
+
+
+@pytest.mark.parametrize("announced", [None, 1, 3000 // 64, 60])
+def test_contiguous_batches_grow_past_a_wrong_or_missing_resizedb(announced, tmp_path):
+    path = tmp_path / "dump.rdb"
+    path.write_bytes(_dump(announced, 3000, version=6 if announced is None else 9))
+    for name, whole, bounded in _tables_by_build(lambda: path):
+        assert whole.num_rows == 3000 and whole.equals(bounded), name
+        assert whole["key"].to_pylist()[2999] == b"k:2999"
+
+
+def test_contiguous_batches_with_filters_keep_what_bounded_ones_keep():
+    for name, whole, bounded in _tables_by_build(lambda: DEFAULT, key_glob="user:*", db=0):
+        assert whole.num_rows > 0 and whole.equals(bounded), name
