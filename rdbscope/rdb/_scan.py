@@ -607,7 +607,7 @@ class Scanner:
         self.view = self.buf
         # The compiled build checksums and warms pages on helper threads; as Python
         # that would only add work.
-        self.pool = background_pool() if cython.compiled else None
+        self.pool = None
         self.crc_worker = None
         if verify_crc and cython.compiled:
             self.crc_worker = WholeCrc(whole) if self.whole else CrcWorker()
@@ -632,7 +632,7 @@ class Scanner:
         self.db_keys = 0
         self.next_cap = 1 << 20
         self.key_limit = (1 << 30) if contiguous else (256 << 20)
-        self.warm_linux = sys.platform.startswith("linux")
+        self.warm_linux = cython.compiled and sys.platform.startswith("linux")
         self.version = 0
         self.valkey = False
         self.done = False
@@ -690,12 +690,13 @@ class Scanner:
         """Give the next batch fresh buffers; Arrow takes the filled ones without a copy."""
         if self.contiguous:
             self.cap = self._contiguous_capacity()
-            self._use_columns([lazy_zeros(self.cap * width + (4 if i == 1 else 0))
-                               for i, width in enumerate(DENSE_WIDTHS)]
-                              + [lazy_zeros(min(self.cap * 64, self.key_limit))], True)
+            lazy = self.cap > 65536  # small batches: mappings cost more than they save
+            alloc = lazy_zeros if lazy else _empty_bytes
+            self._use_columns([alloc(self.cap * width + (4 if i == 1 else 0)) for i, width in enumerate(DENSE_WIDTHS)]
+                              + [alloc(min(self.cap * 64, self.key_limit))], lazy)
             return
         self.cap = self.batch_rows
-        if self.pool is None or not self.warm_linux:
+        if self._helper() is None:
             self._use_columns(self._new_columns(), False)
             return
         if self.warm_columns is None:
@@ -703,6 +704,13 @@ class Scanner:
         columns = self.warm_columns.result()
         self.warm_columns = self._warmed(self._new_columns())
         self._use_columns(columns, False)
+
+    def _helper(self):
+        """The helper thread's pool, started once the dump proves big enough to need it; None
+        where warming pages cannot work (Python build, no Linux)."""
+        if self.pool is None and self.warm_linux and self.base + self.pos > (4 << 20):
+            self.pool = background_pool()
+        return self.pool
 
     def _warmed(self, columns):
         """A future of ``columns`` once the helper thread has faulted their pages in."""
@@ -726,7 +734,7 @@ class Scanner:
 
     def _warm_ahead(self):
         """Fault in the pages the next window of rows will write, on the helper thread."""
-        if self.pool is None or not self.contiguous or not self.warm_linux or self.cap == 0:
+        if not self.contiguous or self.cap == 0 or self._helper() is None:
             return
         w = self.batch_rows
         first = self.rows + w
