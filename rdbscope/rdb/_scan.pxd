@@ -3,7 +3,7 @@
 
 import cython
 from libc.string cimport memcpy
-from posix.mman cimport madvise, MADV_DONTNEED
+from posix.mman cimport madvise
 
 from rdbscope.rdb._memory cimport MemoryModel
 
@@ -23,9 +23,9 @@ cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
 cdef Py_ssize_t RELEASE_EVERY, CHUNK
 
-@cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]", n=Py_ssize_t,
-               crc=u64, at=Py_ssize_t, k=Py_ssize_t)
-cpdef object crc_marks(object data, object marks, object stop)
+@cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]",
+               done="long long[::1]", n=Py_ssize_t, crc=u64, at=Py_ssize_t, k=Py_ssize_t)
+cpdef object crc_marks(object data, object marks, object stop, object progress)
 
 cdef int MADV_POPULATE_WRITE
 cdef Py_ssize_t PAGE

@@ -254,9 +254,8 @@ class WholeCrc:
     """Checksums a dump that is mapped whole, on a second thread, as the scan runs.
 
     It records the CRC at every CHUNK boundary, so the CRC up to the trailer
-    is finished from the chunk that holds it. Pages it has read are dropped
-    from the mapping again (they stay in the page cache), so a big dump does
-    not count in the process's resident memory.
+    is finished from the chunk that holds it, and publishes how far it got, so
+    the scanner drops from the mapping only pages both have read.
     """
 
     def __init__(self, data):
@@ -265,13 +264,15 @@ class WholeCrc:
         self.data = data
         self.marks = np.zeros(len(data) // CHUNK + 1, np.uint64)  # marks[k]: CRC of the first k * CHUNK bytes
         self.stop = np.zeros(1, np.uint8)  # set to ask the thread to stop early
+        self.progress = np.zeros(1, np.int64)  # bytes checksummed so far
         self.finished = threading.Event()
         self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
         self.thread.start()
 
     def _run(self):
         try:
-            crc_marks(self.data, self.marks, self.stop)
+            crc_marks(self.data, self.marks, self.stop, self.progress)
+            self.progress[0] = len(self.data)
         finally:
             self.finished.set()
 
@@ -287,15 +288,15 @@ class WholeCrc:
         self.finished.wait()
 
 
-def crc_marks(data, marks, stop):
+def crc_marks(data, marks, stop, progress):
     """Fill ``marks`` with the CRC at every CHUNK boundary of ``data``, without the GIL.
 
-    Pages already checksummed are dropped from the mapping as it goes (they stay
-    in the page cache). Returns early once ``stop[0]`` is set.
+    ``progress[0]`` follows the bytes done; returns early once ``stop[0]`` is set.
     """
     view = data
     out = marks
     flag = stop
+    done = progress
     n = len(data)
     with cython.nogil:
         crc = 0
@@ -306,9 +307,7 @@ def crc_marks(data, marks, stop):
             at += CHUNK
             out[k] = crc
             k += 1
-            if at % RELEASE_EVERY == 0:
-                madvise(cython.cast(cython.p_void, cython.address(view[at - RELEASE_EVERY])), RELEASE_EVERY,
-                        MADV_DONTNEED)
+            done[0] = at
 
 
 RELEASE_EVERY = cython.declare(cython.Py_ssize_t, 64 << 20)
@@ -746,6 +745,16 @@ class Scanner:
         per_key = self.klen // self.rows + 1 if self.rows else 16
         regions.append((self.keydata, self.klen + per_key * w, self.klen + per_key * 2 * w))
         self.pool.submit(warm_pages, regions)
+
+    def _release_behind(self):
+        """Drop from the mapping the pages of the dump that the scan and the checksum have both
+        read (they stay in the page cache), so a big dump does not count in resident memory."""
+        behind = self.pos
+        if self.crc_worker is not None:
+            behind = min(behind, self.crc_worker.progress[0])
+        while behind - self.released > RELEASE_EVERY + CHUNK:
+            release_pages(self.buf, self.released, RELEASE_EVERY)
+            self.released += RELEASE_EVERY
 
     def new_batch(self):
         """Start a new batch after the caller took the full one."""
@@ -2164,9 +2173,8 @@ class Scanner:
         ``full`` then says whether the batch can take no more (hand it over and
         call new_batch()), ``done`` whether the dump has ended.
         """
-        if self.whole and self.pos - self.released > RELEASE_EVERY + CHUNK:
-            release_pages(self.buf, self.released, RELEASE_EVERY)
-            self.released += RELEASE_EVERY
+        if self.whole:
+            self._release_behind()
         self._warm_ahead()
         with cython.nogil:
             pass  # let the helper threads take the GIL they need to start their work
