@@ -14,6 +14,8 @@ try:
     import cython
 except ImportError:  # running as Python without Cython installed
     from . import _cython_shim as cython
+if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
+    from . import _cython_shim as cython
 import sys
 
 import numpy as np
