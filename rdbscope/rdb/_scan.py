@@ -373,6 +373,8 @@ def lazy_zeros(nbytes):
     """
     import mmap
 
+    if not hasattr(mmap, "MAP_ANONYMOUS"):  # Windows: no anonymous private mappings
+        return np.zeros(nbytes, np.uint8)
     flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # not Python's default MAP_SHARED: that is shmem
     return np.frombuffer(mmap.mmap(-1, max(nbytes, 1), flags=flags), np.uint8)[:nbytes]
 
