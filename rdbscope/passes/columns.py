@@ -119,8 +119,7 @@ class KeyColumns:
     @functools.cached_property
     def keys(self):
         """The key column as one ``pyarrow.BinaryArray``."""
-        column = self.table["key"]
-        return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        return single_array(self.table["key"])
 
     def key_text(self, positions):
         """Keys at ``positions`` as text, non-UTF-8 bytes escaped ``\\xNN``."""
@@ -136,28 +135,40 @@ def memory_basis(table):
     return MEMORY_ESTIMATE if table.num_rows and column.null_count < table.num_rows else MEMORY_IN_DUMP
 
 
+def single_array(column):
+    """A (chunked) column as one ``pyarrow.Array``: its only chunk as it is, else the chunks joined."""
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+
+
 def _numpy(column, dtype):
     """A (chunked) fixed-width Arrow column as a numpy array of ``dtype``, nulls as 0.
 
-    Reads the value buffers directly (one copy to join the chunks); the
-    values under nulls are zeroed afterwards.
+    A column of one chunk without nulls whose type matches ``dtype`` comes back
+    as a read-only view of its buffer, without a copy; otherwise the value
+    buffers are read directly (one copy to join the chunks) and the values
+    under nulls are zeroed afterwards.
     """
     n = len(column)
     if n == 0:
         return np.zeros(0, dtype)
     if column.null_count == n:
         return np.zeros(n, dtype)
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    chunks = [c for c in (column.chunks if isinstance(column, pa.ChunkedArray) else [column]) if len(c)]
     if pa.types.is_boolean(column.type):
         parts = [c.to_numpy(zero_copy_only=False) for c in chunks]
-        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+        return np.concatenate(parts).astype(dtype, copy=False)
     item = column.type.bit_width // 8
     native = np.dtype(f"{'u' if pa.types.is_unsigned_integer(column.type) else 'i'}{item}")
-    parts = [np.frombuffer(c.buffers()[1], dtype=native, count=len(c), offset=c.offset * item)
-             for c in chunks if len(c)]
+    parts = [np.frombuffer(c.buffers()[1], dtype=native, count=len(c), offset=c.offset * item) for c in chunks]
+    if len(parts) == 1 and not column.null_count:
+        return parts[0].astype(dtype, copy=False)
     values = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
     if column.null_count:
-        valid = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks if len(c)])
+        valid = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks])
         values[np.flatnonzero(~valid)] = 0
     return values.astype(dtype, copy=False)
 
