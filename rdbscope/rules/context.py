@@ -147,7 +147,8 @@ class RuleContext:
     @functools.cached_property
     def key_bytes(self):
         """Length of each key in bytes (int32)."""
-        return np.asarray(pc.binary_length(self.columns.keys).to_numpy(zero_copy_only=False), np.int32)
+        offsets, _data = self._buffers
+        return np.diff(offsets).astype(np.int32, copy=False)
 
     @functools.cached_property
     def read_groups(self):
@@ -249,7 +250,10 @@ class RuleContext:
                 self._codes[column] = _small_codes(self.columns.table[column])
             codes, all_names = self._codes[column]
             chosen = [i for i, name in enumerate(all_names) if name in names]
-            self._masks[key] = np.isin(codes, chosen) if chosen else np.zeros(len(codes), bool)
+            mask = np.zeros(len(codes), bool)
+            for code in chosen:  # a comparison per name beats np.isin on millions of small codes
+                mask |= codes == code
+            self._masks[key] = mask
         return self._masks[key]
 
     def pattern_count(self, mask):
