@@ -139,12 +139,31 @@ def decode(array):
     return pc.replace_with_mask(array.view(text_type), mask, pa.array(fixed, text_type))
 
 
-def first_and_last(groups, n_groups):
-    """Row of the first and of the last occurrence of each group number."""
-    rows = np.arange(len(groups), dtype=np.int64)
-    first = np.empty(n_groups, dtype=np.int64)
-    last = np.empty(n_groups, dtype=np.int64)
-    # With repeated indices, numpy's assignment keeps the last value written.
-    first[groups[::-1]] = rows[::-1]
-    last[groups] = rows
+def first_and_last(groups, wanted, chunk=65_536):
+    """Row of the first and of the last occurrence of each group number ``wanted`` (bool per
+    group); -1 for the others.
+
+    The first and the last ``chunk`` rows are read first, the rest only for
+    wanted groups not seen there.
+    """
+    m = len(groups)
+    first = np.full(len(wanted), -1, dtype=np.int64)
+    last = np.full(len(wanted), -1, dtype=np.int64)
+    if m == 0 or not wanted.any():
+        return first, last
+    head, tail = min(chunk, m), max(m - chunk, 0)
+    _ends(first, groups, 0, head, wanted, keep_first=True)
+    _ends(first, groups, head, m, wanted & (first < 0), keep_first=True)
+    _ends(last, groups, tail, m, wanted, keep_first=False)
+    _ends(last, groups, 0, tail, wanted & (last < 0), keep_first=False)
     return first, last
+
+
+def _ends(out, groups, start, stop, wanted, keep_first):
+    """Record in ``out`` the first (or last) row of ``start:stop`` of each wanted group."""
+    if start >= stop or not wanted.any():
+        return
+    rows = start + np.flatnonzero(wanted[groups[start:stop]])
+    if keep_first:
+        rows = rows[::-1]  # with repeated indices, numpy's assignment keeps the last value written
+    out[groups[rows]] = rows
