@@ -150,6 +150,13 @@ class RuleContext:
         offsets, _data = self._buffers
         return np.diff(offsets).astype(np.int32, copy=False)
 
+    def key_bytes_at(self, rows):
+        """Length in bytes (int32) of the keys at ``rows``, without measuring every key."""
+        if "key_bytes" in self.__dict__:
+            return self.key_bytes[rows]
+        offsets, _data = self._buffers
+        return (offsets[rows + 1] - offsets[rows]).astype(np.int32, copy=False)
+
     @functools.cached_property
     def read_groups(self):
         """Pattern groups whose keys must be read byte by byte: their pattern has a placeholder
