@@ -145,6 +145,26 @@ class SortedGroups:
         return out
 
 
+#: Rows per np.bincount call in :func:`bincount`.
+BINCOUNT_ROWS = 1 << 20
+
+
+def bincount(ids, n, weights=None):
+    """``np.bincount(ids, weights, minlength=n)``, a million rows at a time.
+
+    np.bincount first copies small ids to intp (80 MB for 10M keys) and
+    weights to float64; chunks keep these copies small and in cache. Sums of
+    integer weights are exact below 2**53, in any order.
+    """
+    if len(ids) <= BINCOUNT_ROWS:
+        return np.bincount(ids, weights, minlength=n)
+    out = np.zeros(n, np.int64 if weights is None else np.float64)
+    for start in range(0, len(ids), BINCOUNT_ROWS):
+        stop = start + BINCOUNT_ROWS
+        out += np.bincount(ids[start:stop], None if weights is None else weights[start:stop], minlength=n)
+    return out
+
+
 def _exact_sums(groups, values, n_groups):
     total = np.zeros(n_groups, np.uint64)
     np.add.at(total, groups, values.astype(np.uint64))

@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from . import markers as m
 from .digits import settle, settle_typed
 from .forms import (
-    as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions, version_candidates,
+    as_binary_array, decode, encode, first_and_last, id_counts, mask_digits, restore_short_versions,
+    version_candidates,
 )
 from .generalize import Thresholds
 from .shapes import type_column
@@ -84,12 +85,12 @@ def infer_patterns(keys, thresholds=None):
     typed_forms = by_slices(type_column, decode(forms))
     # A form with one key cannot mix versions; its digits are settled later.
     versions = version_candidates(typed_forms)
-    form_counts = np.bincount(form_of_key, minlength=len(forms))
+    form_counts = id_counts(form_of_key, len(forms))
     versions = versions[form_counts[versions] > 1]
     if len(versions):
         form_of_key, added, used = restore_short_versions(keys, form_of_key, forms, versions)
         typed_forms = pa.concat_arrays([typed_forms, type_column(decode(added))]).filter(pa.array(used))
-        form_counts = np.bincount(form_of_key, minlength=len(typed_forms))
+        form_counts = id_counts(form_of_key, len(typed_forms))
     typed_of_form, typed = encode(typed_forms)
     typed_of_form = typed_of_form.astype(np.int64)
     key_counts = np.bincount(typed_of_form, weights=form_counts, minlength=len(typed))
@@ -104,5 +105,8 @@ def infer_patterns(keys, thresholds=None):
     dictionary = sorted(set(rendered))
     position = {p: i for i, p in enumerate(dictionary)}
     renumbered = np.array([position[p] for p in rendered], dtype=np.int32)
-    indices = renumbered[pattern_of_settled][settled_of_typed][typed_of_form][form_of_key]
+    if len(dictionary) == 1:
+        indices = np.zeros(len(keys), np.int32)
+    else:
+        indices = renumbered[pattern_of_settled][settled_of_typed][typed_of_form][form_of_key]
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string()))

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..passes.grouping import example_positions
+from ..passes.grouping import bincount, example_positions
 from ..rdb.cluster import N_SLOTS, key_slots
 from . import keybytes
 from .base import PatternHit
@@ -65,8 +65,7 @@ class RuleContext:
     def pattern_memory(self):
         if self._stats is not None:
             return self._stats.memory.sums.astype(np.int64)
-        return np.rint(np.bincount(self.groups.group, weights=self.memory_f64,
-                                   minlength=self.groups.n)).astype(np.int64)
+        return np.rint(bincount(self.groups.group, self.groups.n, self.memory)).astype(np.int64)
 
     @functools.cached_property
     def _pattern_examples(self):
@@ -107,7 +106,7 @@ class RuleContext:
         group = self.groups.group[rows]
         n_groups = self.groups.n
         n = np.bincount(group, minlength=n_groups)
-        memory = _sums(group, self.memory_f64[rows], n_groups)
+        memory = _sums(group, self.memory[rows], n_groups)
         offsets, example_rows = example_positions(group, n_groups, self.n_examples, positions=rows)
         texts = self.columns.key_text(example_rows)
         hits = []
@@ -134,11 +133,6 @@ class RuleContext:
         return _sums(self.groups.group[rows], values, self.groups.n)
 
     # ------------------------------------------------------------ per key
-
-    @functools.cached_property
-    def memory_f64(self):
-        """Memory per key as float64, the weights of per-group sums (exact below 2**53)."""
-        return self.memory.astype(np.float64)
 
     @functools.cached_property
     def _buffers(self):
@@ -213,12 +207,12 @@ class RuleContext:
     @functools.cached_property
     def slot_keys(self):
         """Keys per hash slot (16384 int64)."""
-        return np.bincount(self.slots, minlength=N_SLOTS).astype(np.int64)
+        return bincount(self.slots, N_SLOTS).astype(np.int64, copy=False)
 
     @functools.cached_property
     def slot_memory(self):
         """Memory per hash slot (16384 float64)."""
-        return np.bincount(self.slots, weights=self.memory_f64, minlength=N_SLOTS)
+        return bincount(self.slots, N_SLOTS, self.memory)
 
     @functools.cached_property
     def hash_tags(self):
@@ -257,9 +251,14 @@ class RuleContext:
                 self._codes[column] = _small_codes(self.columns.table[column])
             codes, all_names = self._codes[column]
             chosen = [i for i, name in enumerate(all_names) if name in names]
-            mask = np.zeros(len(codes), bool)
-            for code in chosen:  # a comparison per name beats np.isin on millions of small codes
-                mask |= codes == code
+            if not chosen:
+                mask = np.zeros(len(codes), bool)
+            elif len(chosen) == len(all_names):
+                mask = np.ones(len(codes), bool)
+            else:  # a comparison per name beats np.isin on millions of small codes
+                mask = codes == chosen[0]
+                for code in chosen[1:]:
+                    mask |= codes == code
             self._masks[key] = mask
         return self._masks[key]
 
