@@ -11,6 +11,7 @@ into the forms (see :func:`restore_short_versions`).
 """
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -48,9 +49,42 @@ def _data(array):
 
 
 def mask_digits(keys):
-    """Each key with its digits replaced by ``0``: same offsets, one new data buffer."""
-    masked = pa.py_buffer(_data(keys).to_pybytes().translate(_DIGITS_TO_ZERO))
-    return pa.Array.from_buffers(keys.type, len(keys), [None, keys.buffers()[1], masked], offset=keys.offset)
+    """Each key with its digits replaced by ``0``: one new data buffer holding only these keys' bytes."""
+    offsets = _offsets(keys)
+    start, stop = int(offsets[0]), int(offsets[-1])
+    masked = pa.py_buffer(_data(keys)[start:stop].to_pybytes().translate(_DIGITS_TO_ZERO))
+    if start == 0:
+        return pa.Array.from_buffers(keys.type, len(keys), [None, keys.buffers()[1], masked], offset=keys.offset)
+    return pa.Array.from_buffers(keys.type, len(keys), [None, pa.py_buffer(offsets - offsets[0]), masked])
+
+
+#: Keys per slice of :func:`encode_forms`.
+FORM_SLICE_ROWS = 1 << 20
+
+
+def encode_forms(keys, slice_rows=FORM_SLICE_ROWS):
+    """``encode(mask_digits(keys))``, a slice at a time: while this thread masks
+    a slice (``bytes.translate`` holds the GIL), another dictionary-encodes the
+    one before (pyarrow releases it).
+
+    The forms come in the order they first occur, as with one ``encode``.
+    """
+    if len(keys) <= slice_rows:
+        return encode(mask_digits(keys))
+    with ThreadPoolExecutor(1) as pool:
+        pending = [pool.submit(pa.Array.dictionary_encode, mask_digits(keys.slice(start, slice_rows)))
+                   for start in range(0, len(keys), slice_rows)]
+        parts = [future.result() for future in pending]
+    # Numbering the slices' dictionaries in slice order numbers each form where it first occurs.
+    renumber, forms = encode(pa.concat_arrays([part.dictionary for part in parts]))
+    form_of_key = np.empty(len(keys), np.int32)
+    row = first = 0
+    for part in parts:
+        local = part.indices.to_numpy(zero_copy_only=False)
+        np.take(renumber[first:first + len(part.dictionary)], local, out=form_of_key[row:row + len(local)])
+        row += len(local)
+        first += len(part.dictionary)
+    return form_of_key, forms
 
 
 _VERSION_RE2 = r"(?:^|[^A-Za-z0-9])[A-Za-z]{1,2}0{1,2}(?:[^A-Za-z0-9]|$)"

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from . import markers as m
 from .digits import settle, settle_typed
 from .forms import (
-    as_binary_array, decode, encode, first_and_last, id_counts, mask_digits, restore_short_versions,
+    as_binary_array, decode, encode, encode_forms, first_and_last, id_counts, restore_short_versions,
     version_candidates,
 )
 from .generalize import Thresholds
@@ -81,7 +81,7 @@ def infer_patterns(keys, thresholds=None):
     if len(keys) == 0:
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
 
-    form_of_key, forms = encode(mask_digits(keys))
+    form_of_key, forms = encode_forms(keys)
     typed_forms = by_slices(type_column, decode(forms))
     # A form with one key cannot mix versions; its digits are settled later.
     versions = version_candidates(typed_forms)
