@@ -1,10 +1,13 @@
 """Numpy views of the keys table, computed once per analysis and shared by the passes."""
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from ..rdb.cluster import key_slots
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -23,6 +26,27 @@ class KeyColumns:
         self.table = table
         self.info = info
         self.n = table.num_rows
+        self._background = {}
+
+    def prefetch(self, names):
+        """Start computing the columns ``names`` (``"slots"``) in a background thread.
+
+        The slots are computed a slice at a time, holding the GIL, so the
+        thread mostly runs while the passes wait in numpy or pyarrow kernels.
+        """
+        for name in names:
+            if name in self.__dict__ or name in self._background:
+                continue
+            compute = {"slots": _slots}[name]
+            pool = ThreadPoolExecutor(1, thread_name_prefix=f"rdbscope-{name}")
+            self._background[name] = pool.submit(compute, self.keys)
+            pool.shutdown(wait=False)
+
+    @functools.cached_property
+    def slots(self):
+        """The Redis Cluster hash slot of each key (uint16)."""
+        future = self._background.pop("slots", None)
+        return future.result() if future is not None else _slots(self.keys)
 
     @functools.cached_property
     def db(self):
@@ -127,6 +151,18 @@ class KeyColumns:
             return []
         taken = self.keys.take(pa.array(np.asarray(positions, dtype=np.int64)))
         return [k.decode("utf-8", "backslashreplace") for k in taken.to_pylist()]
+
+
+#: Keys per call of the compiled slot function: short enough for the GIL to change hands between calls.
+SLOT_SLICE_ROWS = 1 << 18
+
+
+def _slots(keys):
+    out = np.empty(len(keys), np.uint16)
+    for start in range(0, len(keys), SLOT_SLICE_ROWS):
+        part = key_slots(keys.slice(start, SLOT_SLICE_ROWS))
+        out[start:start + len(part)] = part.to_numpy(zero_copy_only=False)
+    return out
 
 
 def memory_basis(table):

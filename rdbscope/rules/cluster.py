@@ -82,6 +82,7 @@ class NodeImbalance(Rule):
 
     code = "CLU001"
     name = "node-imbalance"
+    prefetch = ("slots",)
     severity = Severity.WARNING
     message = ("With {masters} masters, master {node} (slots {slots}) would hold {memory_share} of the "
                "memory ({memory}) and {keys_share} of the keys, {ratio}× the mean {measure}; {cause}")

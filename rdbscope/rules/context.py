@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..passes.grouping import bincount, example_positions
-from ..rdb.cluster import N_SLOTS, key_slots
+from ..rdb.cluster import N_SLOTS
 from . import keybytes
 from .base import PatternHit
 from .hashtags import HashTags
@@ -202,7 +202,7 @@ class RuleContext:
     @functools.cached_property
     def slots(self):
         """The Redis Cluster hash slot of each key (uint16 numpy)."""
-        return np.asarray(key_slots(self.columns.keys).to_numpy(zero_copy_only=False), np.uint16)
+        return self.columns.slots
 
     @functools.cached_property
     def slot_keys(self):
