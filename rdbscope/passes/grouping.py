@@ -150,7 +150,7 @@ BINCOUNT_ROWS = 1 << 20
 
 
 def bincount(ids, n, weights=None):
-    """``np.bincount(ids, weights, minlength=n)``, a million rows at a time.
+    """``np.bincount(ids, weights, minlength=n)`` for ids in ``0..n-1``, a million rows at a time.
 
     np.bincount first copies small ids to intp (80 MB for 10M keys) and
     weights to float64; chunks keep these copies small and in cache. Sums of
@@ -158,6 +158,8 @@ def bincount(ids, n, weights=None):
     """
     if len(ids) <= BINCOUNT_ROWS:
         return np.bincount(ids, weights, minlength=n)
+    if n == 1:  # every id is 0
+        return np.array([len(ids)]) if weights is None else np.array([np.sum(weights, dtype=np.float64)])
     out = np.zeros(n, np.int64 if weights is None else np.float64)
     for start in range(0, len(ids), BINCOUNT_ROWS):
         stop = start + BINCOUNT_ROWS
