@@ -212,7 +212,7 @@ def _numpy(column, dtype):
 def dictionary_codes(column):
     """``(codes, names)`` of a dictionary column (chunks may carry different dictionaries).
 
-    ``codes`` is a small-int numpy array, one per row, indexing ``names`` (a
+    ``codes`` is an integer numpy array, one per row, indexing ``names`` (a
     tuple of distinct strings); a null reads as the name ``""``.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
@@ -223,10 +223,11 @@ def dictionary_codes(column):
     names = dictionary.to_pylist()
     same = all(c.dictionary.equals(dictionary) for c in chunks[1:])
     if same and column.null_count == 0 and None not in names and len(set(names)) == len(names):
-        # The common case: one dictionary for every chunk, used as it is.
-        indices = [c.indices for c in chunks]
-        codes = _numpy(pa.chunked_array(indices, indices[0].type), _small_int(len(names)))
-        return codes, tuple(names)
+        # The common case: one dictionary for every chunk, its indices used as they are
+        # (a view of them for one chunk; a small-int copy otherwise).
+        indices = pa.chunked_array([c.indices for c in chunks], chunks[0].indices.type)
+        dtype = indices.type.to_pandas_dtype() if len(chunks) == 1 else _small_int(len(names))
+        return _numpy(indices, dtype), tuple(names)
     seen = {}
     parts = []
     for chunk in chunks:
