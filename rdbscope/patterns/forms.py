@@ -17,6 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .numbering import KeyForms
+
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
@@ -63,28 +65,32 @@ FORM_SLICE_ROWS = 1 << 20
 
 
 def encode_forms(keys, slice_rows=FORM_SLICE_ROWS):
-    """``encode(mask_digits(keys))``, a slice at a time: while this thread masks
-    a slice (``bytes.translate`` holds the GIL), another dictionary-encodes the
-    one before (pyarrow releases it).
+    """``(key_forms, forms)``: the :class:`~.numbering.KeyForms` of the keys and
+    the distinct forms, in the order they first occur, as ``encode(mask_digits(keys))``
+    gives them.
 
-    The forms come in the order they first occur, as with one ``encode``.
+    A slice at a time: while this thread masks a slice (``bytes.translate``
+    holds the GIL), another dictionary-encodes the one before (pyarrow
+    releases it). Each slice keeps its own numbering of forms.
     """
     if len(keys) <= slice_rows:
-        return encode(mask_digits(keys))
+        form_of_key, forms = encode(mask_digits(keys))
+        return KeyForms.of(form_of_key, len(forms)), forms
     with ThreadPoolExecutor(1) as pool:
         pending = [pool.submit(pa.Array.dictionary_encode, mask_digits(keys.slice(start, slice_rows)))
                    for start in range(0, len(keys), slice_rows)]
         parts = [future.result() for future in pending]
     # Numbering the slices' dictionaries in slice order numbers each form where it first occurs.
     renumber, forms = encode(pa.concat_arrays([part.dictionary for part in parts]))
-    form_of_key = np.empty(len(keys), np.int32)
+    renumber = renumber.astype(np.int64)
+    slices = []
     row = first = 0
     for part in parts:
         local = part.indices.to_numpy(zero_copy_only=False)
-        np.take(renumber[first:first + len(part.dictionary)], local, out=form_of_key[row:row + len(local)])
+        slices.append((row, local, renumber[first:first + len(part.dictionary)]))
         row += len(local)
         first += len(part.dictionary)
-    return form_of_key, forms
+    return KeyForms(len(forms), tuple(slices)), forms
 
 
 _VERSION_RE2 = r"(?:^|[^A-Za-z0-9])[A-Za-z]{1,2}0{1,2}(?:[^A-Za-z0-9]|$)"
@@ -171,42 +177,3 @@ def decode(array):
     mask = pa.array(has_high)
     fixed = [value.decode("utf-8", "backslashreplace") for value in array.filter(mask).to_pylist()]
     return pc.replace_with_mask(array.view(text_type), mask, pa.array(fixed, text_type))
-
-
-def id_counts(ids, n, chunk=1 << 20):
-    """How often each of ``0..n-1`` occurs in ``ids``, counted a million at a time
-    (np.bincount copies its input to intp first: 80 MB for 10M ids at once)."""
-    counts = np.zeros(n, np.int64)
-    for start in range(0, len(ids), chunk):
-        counts += np.bincount(ids[start:start + chunk], minlength=n)
-    return counts
-
-
-def first_and_last(groups, wanted, chunk=65_536):
-    """Row of the first and of the last occurrence of each group number ``wanted`` (bool per
-    group); -1 for the others.
-
-    The first and the last ``chunk`` rows are read first, the rest only for
-    wanted groups not seen there.
-    """
-    m = len(groups)
-    first = np.full(len(wanted), -1, dtype=np.int64)
-    last = np.full(len(wanted), -1, dtype=np.int64)
-    if m == 0 or not wanted.any():
-        return first, last
-    head, tail = min(chunk, m), max(m - chunk, 0)
-    _ends(first, groups, 0, head, wanted, keep_first=True)
-    _ends(first, groups, head, m, wanted & (first < 0), keep_first=True)
-    _ends(last, groups, tail, m, wanted, keep_first=False)
-    _ends(last, groups, 0, tail, wanted & (last < 0), keep_first=False)
-    return first, last
-
-
-def _ends(out, groups, start, stop, wanted, keep_first):
-    """Record in ``out`` the first (or last) row of ``start:stop`` of each wanted group."""
-    if start >= stop or not wanted.any():
-        return
-    rows = start + np.flatnonzero(wanted[groups[start:stop]])
-    if keep_first:
-        rows = rows[::-1]  # with repeated indices, numpy's assignment keeps the last value written
-    out[groups[rows]] = rows

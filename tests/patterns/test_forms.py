@@ -6,7 +6,8 @@ import numpy as np
 import pyarrow as pa
 
 from rdbscope.patterns import infer_patterns
-from rdbscope.patterns.forms import encode, encode_forms, first_and_last, id_counts, mask_digits
+from rdbscope.patterns.forms import encode, encode_forms, mask_digits
+from rdbscope.patterns.numbering import first_and_last, id_counts
 
 
 def some_keys(n=500, seed=3):
@@ -31,13 +32,20 @@ def test_mask_digits_of_a_slice_holds_only_its_bytes():
 def test_forms_by_slices_are_the_forms_of_the_whole():
     keys = some_keys()
     expected_ids, expected_forms = encode(mask_digits(keys))
+    wanted = np.arange(len(expected_forms)) % 3 != 1
+    rows = [np.flatnonzero(expected_ids == f) for f in range(len(expected_forms))]
     for slice_rows in (1, 7, 64, 499, 500, 10_000):
-        ids, forms = encode_forms(keys, slice_rows=slice_rows)
+        key_forms, forms = encode_forms(keys, slice_rows=slice_rows)
         assert forms.equals(expected_forms), slice_rows
-        assert np.array_equal(ids, expected_ids), slice_rows
-    ids, forms = encode_forms(keys.slice(13), slice_rows=50)
+        assert np.array_equal(key_forms.per_key(np.arange(len(forms))), expected_ids), slice_rows
+        assert np.array_equal(key_forms.counts(), np.bincount(expected_ids)), slice_rows
+        first, last = key_forms.first_and_last(wanted)
+        assert first.tolist() == [r[0] if w else -1 for r, w in zip(rows, wanted)], slice_rows
+        assert last.tolist() == [r[-1] if w else -1 for r, w in zip(rows, wanted)], slice_rows
+    key_forms, forms = encode_forms(keys.slice(13), slice_rows=50)
     expected_ids, expected_forms = encode(mask_digits(keys.slice(13)))
-    assert forms.equals(expected_forms) and np.array_equal(ids, expected_ids)
+    assert forms.equals(expected_forms)
+    assert np.array_equal(key_forms.per_key(np.arange(len(forms))), expected_ids)
 
 
 def test_first_and_last_rows_of_wanted_groups():
