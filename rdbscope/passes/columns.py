@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..rdb.cluster import key_slots
+from ..rdb.cluster import N_SLOTS, key_slots
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -35,18 +35,33 @@ class KeyColumns:
         thread mostly runs while the passes wait in numpy or pyarrow kernels.
         """
         for name in names:
-            if name in self.__dict__ or name in self._background:
+            if name != "slots":
+                raise ValueError(f"no background computation of {name!r}")
+            if "_slot_columns" in self.__dict__ or name in self._background:
                 continue
-            compute = {"slots": _slots}[name]
             pool = ThreadPoolExecutor(1, thread_name_prefix=f"rdbscope-{name}")
-            self._background[name] = pool.submit(compute, self.keys)
+            self._background[name] = pool.submit(_slots, self.keys, self.memory)
             pool.shutdown(wait=False)
 
     @functools.cached_property
+    def _slot_columns(self):
+        future = self._background.pop("slots", None)
+        return future.result() if future is not None else _slots(self.keys, self.memory)
+
+    @property
     def slots(self):
         """The Redis Cluster hash slot of each key (uint16)."""
-        future = self._background.pop("slots", None)
-        return future.result() if future is not None else _slots(self.keys)
+        return self._slot_columns[0]
+
+    @property
+    def slot_keys(self):
+        """Keys per hash slot (16384 int64)."""
+        return self._slot_columns[1]
+
+    @property
+    def slot_memory(self):
+        """Memory per hash slot (16384 float64; exact below 2**53 bytes)."""
+        return self._slot_columns[2]
 
     @functools.cached_property
     def db(self):
@@ -157,12 +172,17 @@ class KeyColumns:
 SLOT_SLICE_ROWS = 1 << 18
 
 
-def _slots(keys):
-    out = np.empty(len(keys), np.uint16)
+def _slots(keys, memory):
+    """``(slot per key, keys per slot, memory per slot)``, counted a slice at a time while in cache."""
+    slots = np.empty(len(keys), np.uint16)
+    n_keys = np.zeros(N_SLOTS, np.int64)
+    total = np.zeros(N_SLOTS, np.float64)
     for start in range(0, len(keys), SLOT_SLICE_ROWS):
-        part = key_slots(keys.slice(start, SLOT_SLICE_ROWS))
-        out[start:start + len(part)] = part.to_numpy(zero_copy_only=False)
-    return out
+        part = key_slots(keys.slice(start, SLOT_SLICE_ROWS)).to_numpy(zero_copy_only=False)
+        slots[start:start + len(part)] = part
+        n_keys += np.bincount(part, minlength=N_SLOTS)
+        total += np.bincount(part, memory[start:start + len(part)], minlength=N_SLOTS)
+    return slots, n_keys, total
 
 
 def memory_basis(table):

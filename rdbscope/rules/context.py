@@ -204,15 +204,15 @@ class RuleContext:
         """The Redis Cluster hash slot of each key (uint16 numpy)."""
         return self.columns.slots
 
-    @functools.cached_property
+    @property
     def slot_keys(self):
         """Keys per hash slot (16384 int64)."""
-        return bincount(self.slots, N_SLOTS).astype(np.int64, copy=False)
+        return self.columns.slot_keys
 
-    @functools.cached_property
+    @property
     def slot_memory(self):
         """Memory per hash slot (16384 float64)."""
-        return bincount(self.slots, N_SLOTS, self.memory)
+        return self.columns.slot_memory
 
     @functools.cached_property
     def hash_tags(self):

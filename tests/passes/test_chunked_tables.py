@@ -70,6 +70,8 @@ def test_prefetched_slots_are_the_slots(both):
     assert columns.slots.dtype == np.uint16
     assert np.array_equal(columns.slots, expected)
     assert np.array_equal(KeyColumns(single.to_arrow(), single.info).slots, expected)
+    assert np.array_equal(columns.slot_keys, np.bincount(expected, minlength=16384))
+    assert np.array_equal(columns.slot_memory, np.bincount(expected, columns.memory, minlength=16384))
 
 
 def test_numpy_view_of_a_column_with_nulls_zeroes_them():
