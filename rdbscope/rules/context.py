@@ -236,6 +236,11 @@ class RuleContext:
         """Elements per key (uint64; 0 where unknown)."""
         return self.columns.n_elements
 
+    def has_any(self, type_name, *encodings):
+        """Whether some key has type ``type_name`` and one of ``encodings``: read from the
+        (type, encoding) pairs the dump holds, so rules skip what it does not."""
+        return any(t == type_name and e in encodings for t, e in self.columns.type_encodings[1])
+
     def type_mask(self, *names):
         """True for keys whose type is one of ``names``."""
         return self._mask("type", names)

@@ -63,6 +63,8 @@ class UncompressedBigList(Rule):
     def check(self, ctx, options):
         if not ctx.has_memory_estimates or memory_model(ctx.info).list_compress_depth > 0:
             return
+        if not ctx.has_any("list", "quicklist"):
+            return
         rows = np.flatnonzero(ctx.type_mask("list") & ctx.encoding_mask("quicklist"))
         rows = rows[ctx.memory[rows] >= options.min_memory_bytes]
         if len(rows) == 0:

@@ -74,6 +74,8 @@ class TimeSeriesZset(Rule):
 
     def check(self, ctx, options):
         words = {w.lower() for w in options.words}
+        if not ctx.has_any("zset", "skiplist"):
+            return
         rows = np.flatnonzero(ctx.type_mask("zset") & ctx.encoding_mask("skiplist"))
         rows = rows[ctx.n_elements[rows] >= options.min_members]
         if len(rows) == 0:
