@@ -7,7 +7,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..passes.grouping import bincount, example_positions
-from ..rdb.cluster import N_SLOTS
 from . import keybytes
 from .base import PatternHit
 from .hashtags import HashTags
