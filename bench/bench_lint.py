@@ -7,6 +7,10 @@ For each dump this loads the keys table with the compiled scanner (best of
 own. ``--cli`` also times the whole ``rdbscope lint DUMP`` command, start-up
 included, beside ``rdbscope scan DUMP -o keys.parquet``.
 
+Before timing, the loaded table is made one chunk per column
+(``combine_chunks()``, outside the timed region), the way ``load()`` is to
+deliver it; ``--multi-chunk`` lints the table as ``load()`` returned it.
+
 ``--synthetic N`` adds bench_passes.py's generated table of N keys (forty
 pattern families, TTLs, realistic sizes), since ``populate-10m`` is one pattern.
 
@@ -17,6 +21,7 @@ Usage::
 
     python bench/bench_lint.py                                   # populate-10m
     python bench/bench_lint.py --dump mixed-1m.rdb --synthetic 10000000 --cli
+    python bench/bench_lint.py --multi-chunk                      # the table as load() returned it
 """
 
 import argparse
@@ -35,6 +40,7 @@ sys.path.insert(0, str(REPO_ROOT / "bench"))
 
 import rdbscope  # noqa: E402
 import rdbscope.rdb  # noqa: E402
+from rdbscope.keys import KeyTable  # noqa: E402
 from rdbscope.rules import lint  # noqa: E402
 
 DEFAULT_DUMPS = Path("/tmp/rdbscope-bench")
@@ -71,9 +77,9 @@ def time_command(args):
     return seconds
 
 
-def report(name, scan_s, lint_s, steps, result, n_keys):
-    print(f"{name}: {n_keys:,} keys, {len({f.pattern for f in result.findings})} patterns in findings, "
-          f"{len(result.findings)} findings")
+def report(name, scan_s, lint_s, steps, result, n_keys, chunks):
+    print(f"{name}: {n_keys:,} keys in {chunks} chunk{'s' if chunks != 1 else ''}, "
+          f"{len({f.pattern for f in result.findings})} patterns in findings, {len(result.findings)} findings")
     if scan_s is not None:
         print(f"  scan (compiled load)   {scan_s:7.3f} s")
     print(f"  lint, all default rules {lint_s:6.3f} s" +
@@ -97,6 +103,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cli", action="store_true", help="also time the rdbscope lint and scan commands")
     ap.add_argument("--json", type=Path, help="save the figures here")
+    ap.add_argument("--multi-chunk", action="store_true", help="lint the table as load() returned it, "
+                    "not joined into one chunk per column")
     args = ap.parse_args(argv)
     if rdbscope.rdb.IMPLEMENTATION != "cython":
         print("warning: the scanner is not compiled here; build with setup.py build_ext --inplace",
@@ -107,10 +115,13 @@ def main(argv=None):
     for name in args.dump or ["populate-10m.rdb"]:
         path = args.dumps / name
         scan_s, keys = best_of(args.repeat, lambda: rdbscope.load(path))
+        if not args.multi_chunk:
+            keys = KeyTable(keys.to_arrow().combine_chunks(), keys.info)
+        chunks = keys.to_arrow()["key"].num_chunks
         lint_s, steps, result = time_lint(keys, args.repeat)
-        report(name, scan_s, lint_s, steps, result, keys.num_rows)
-        entry = {"dump": name, "keys": keys.num_rows, "scan_s": scan_s, "lint_s": lint_s, "steps_s": steps,
-                 "findings": len(result.findings)}
+        report(name, scan_s, lint_s, steps, result, keys.num_rows, chunks)
+        entry = {"dump": name, "keys": keys.num_rows, "chunks": chunks, "scan_s": scan_s, "lint_s": lint_s,
+                 "steps_s": steps, "findings": len(result.findings)}
         if args.cli:
             exe = [sys.executable, "-m", "rdbscope"]
             with tempfile.TemporaryDirectory() as tmp:
@@ -125,7 +136,8 @@ def main(argv=None):
 
         keys = synthetic_keys(args.synthetic)
         lint_s, steps, result = time_lint(keys, args.repeat)
-        report(f"synthetic {args.synthetic:,}", None, lint_s, steps, result, keys.num_rows)
+        report(f"synthetic {args.synthetic:,}", None, lint_s, steps, result, keys.num_rows,
+               keys.to_arrow()["key"].num_chunks)
         figures.append({"dump": f"synthetic-{args.synthetic}", "keys": keys.num_rows, "lint_s": lint_s,
                         "steps_s": steps, "findings": len(result.findings)})
     if args.json:

@@ -8,6 +8,12 @@ file. This process loads that file into memory and times ``analyze()`` on it
 with this checkout's passes, pass by pass (best of ``--repeat``), plus
 ``infer_patterns`` alone, since it is the bulk of the patterns pass.
 
+Before timing, the table is made one chunk per column (``combine_chunks()``,
+outside the timed region), as ``load()`` delivers it; the passes then read
+its columns without copying. ``--multi-chunk`` times the table in the record
+batches the scan wrote instead (153 on ``populate-10m``), where the passes
+join each column they read.
+
 ``--synthetic N`` adds a generated table of N keys that looks like a real
 keyspace (about forty pattern families, 40% of keys with a TTL, batches that
 expire together), because ``populate-10m`` is one pattern without TTLs.
@@ -17,6 +23,7 @@ Usage::
     python bench/bench_passes.py                                  # populate-10m
     python bench/bench_passes.py --dump mixed-1m.rdb --synthetic 10000000
     python bench/bench_passes.py --scanner-root /path/to/built/checkout --json out.json
+    python bench/bench_passes.py --multi-chunk                    # the table as the scan's batches
 """
 
 import argparse
@@ -70,11 +77,15 @@ def scan_in_child(dump, scanner_root, repeat, out):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def read_ipc(path):
+def read_ipc(path, multi_chunk=False):
+    """The keys table of the IPC file: one chunk per column, or the scan's batches with ``multi_chunk``."""
     with pa.OSFile(str(path), "rb") as source:
         table = pa.ipc.open_file(source).read_all()
     aux = json.loads(table.schema.metadata[b"aux"])
-    return KeyTable(table.replace_schema_metadata(None), DumpInfo(aux=aux))
+    table = table.replace_schema_metadata(None)
+    if not multi_chunk:
+        table = table.combine_chunks()
+    return KeyTable(table, DumpInfo(aux=aux))
 
 
 def time_passes(keys, repeat):
@@ -88,6 +99,10 @@ def time_passes(keys, repeat):
             best_total, best_passes = total, dict(result.seconds)
     infer = min(_timed(lambda: infer_patterns(keys.to_arrow()["key"])) for _ in range(repeat))
     return best_total, best_passes, infer, result
+
+
+def _chunks(keys):
+    return keys.to_arrow()["key"].num_chunks
 
 
 def _timed(call):
@@ -232,9 +247,9 @@ def _dictionary(names, sizes, order, typ):
 
 # --- report -------------------------------------------------------------------------
 
-def report(name, n_keys, scan_s, total, passes, infer, result):
-    print(f"\n{name}: {n_keys:,} keys, {len(result.tables['patterns']):,} patterns, "
-          f"{len(result.finding_list)} findings")
+def report(name, n_keys, scan_s, total, passes, infer, result, chunks):
+    print(f"\n{name}: {n_keys:,} keys in {chunks} chunk{'s' if chunks != 1 else ''}, "
+          f"{len(result.tables['patterns']):,} patterns, {len(result.finding_list)} findings")
     if scan_s is not None:
         print(f"  scan (compiled)      {scan_s:7.3f} s")
     for pass_id, seconds in passes.items():
@@ -243,7 +258,7 @@ def report(name, n_keys, scan_s, total, passes, infer, result):
     print(f"  analyze() in all     {total:7.3f} s" +
           (f"  ({total / scan_s:.2f}x the scan)" if scan_s else ""))
     print(f"  passes without infer_patterns {total - infer:6.3f} s")
-    return {"name": name, "keys": n_keys, "patterns": len(result.tables["patterns"]),
+    return {"name": name, "keys": n_keys, "chunks": chunks, "patterns": len(result.tables["patterns"]),
             "scan_s": scan_s, "analyze_s": total, "passes_s": passes, "infer_patterns_s": infer}
 
 
@@ -256,20 +271,26 @@ def main(argv=None):
                         help="checkout whose compiled scanner scans the dumps")
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also a generated table of N keys")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--multi-chunk", action="store_true",
+                        help="time the table in the scan's record batches, not joined into one chunk")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     results = []
     with tempfile.TemporaryDirectory(prefix="rdbscope-bench-passes-") as tmp:
         for name in args.dump or (["populate-10m.rdb"] if not args.synthetic else []):
             scanned = scan_in_child(args.dumps / name, args.scanner_root, args.repeat, Path(tmp) / "keys.arrow")
-            keys = read_ipc(Path(tmp) / "keys.arrow")
+            keys = read_ipc(Path(tmp) / "keys.arrow", args.multi_chunk)
             total, passes, infer, result = time_passes(keys, args.repeat)
-            results.append(report(name, keys.num_rows, scanned["scan_s"], total, passes, infer, result))
+            results.append(report(name, keys.num_rows, scanned["scan_s"], total, passes, infer, result,
+                                  _chunks(keys)))
             del keys, result
     if args.synthetic:
         keys = synthetic_keys(args.synthetic)
+        if not args.multi_chunk:
+            keys = KeyTable(keys.to_arrow().combine_chunks(), keys.info)
         total, passes, infer, result = time_passes(keys, args.repeat)
-        results.append(report(f"synthetic-{args.synthetic}", keys.num_rows, None, total, passes, infer, result))
+        results.append(report(f"synthetic-{args.synthetic}", keys.num_rows, None, total, passes, infer, result,
+                              _chunks(keys)))
     if args.json:
         args.json.write_text(json.dumps({"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                                      "processor": platform.processor()},

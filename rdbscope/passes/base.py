@@ -57,6 +57,9 @@ class Pass(Protocol):
         requires: ids of passes whose output it reads.
         Options: frozen dataclass of its options.
         checks: the :class:`~rdbscope.findings.Check` codes it can report.
+        prefetch: optional; names of :class:`~rdbscope.passes.columns.KeyColumns`
+            columns it reads that may be computed in the background from the
+            start of the run (see ``KeyColumns.prefetch``).
     """
 
     id: ClassVar[str]

@@ -225,9 +225,11 @@ def _big_key_table(over, columns, groups):
 
 def _top_key_table(columns, groups, top_n):
     type_codes, type_names = columns.types
+    present_types = {t for t, _e in columns.type_encodings[1]}
+    absent = [code for code, name in enumerate(type_names) if name not in present_types]
     parts = []
     for ranking, values in (("memory", columns.memory), ("length", columns.n_elements)):
-        per_type = _top_per_code(values, type_codes, len(type_names), top_n)
+        per_type = _top_per_code(values, type_codes, len(type_names), top_n, absent=absent)
         present = [code for code in range(len(type_names)) if len(per_type[code])]
         merged = np.sort(np.concatenate([per_type[c] for c in present])) if present else np.zeros(0, np.int64)
         parts.append((ranking, "all", _top(merged, values[merged], top_n)))
@@ -241,13 +243,14 @@ def _top_key_table(columns, groups, top_n):
     return _key_rows(rows, columns, groups, TOP_KEY_COLUMNS, extra=extra)
 
 
-def _top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18):
+def _top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18, absent=()):
     """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first).
 
     A strided sample gives, per code, a value that at least ``n`` keys reach;
     only the keys above it are read again, then the first keys equal to it
     if more are needed. Exact: the sample's values are real values, so the
-    true n-th largest is never below the threshold.
+    true n-th largest is never below the threshold. Codes known to be
+    ``absent`` (no key has them) are not looked for.
     """
     m = len(values)
     sampled = np.arange(0, m, max(1, m // sample))
@@ -259,7 +262,7 @@ def _top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18):
     above = rows_above(values, codes, threshold)
     above_codes = codes[above]
     chosen = {code: above[np.flatnonzero(above_codes == code)] for code in range(n_codes)}
-    need = {code: n - len(rows) for code, rows in chosen.items() if len(rows) < n}
+    need = {code: n - len(rows) for code, rows in chosen.items() if len(rows) < n and code not in absent}
     ties = {code: [] for code in need}
     for start in range(0, m, chunk):
         if not need:

@@ -1,10 +1,13 @@
 """Numpy views of the keys table, computed once per analysis and shared by the passes."""
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from ..rdb.cluster import N_SLOTS, key_slots
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -23,6 +26,42 @@ class KeyColumns:
         self.table = table
         self.info = info
         self.n = table.num_rows
+        self._background = {}
+
+    def prefetch(self, names):
+        """Start computing the columns ``names`` (``"slots"``) in a background thread.
+
+        The slots are computed a slice at a time, holding the GIL, so the
+        thread mostly runs while the passes wait in numpy or pyarrow kernels.
+        """
+        for name in names:
+            if name != "slots":
+                raise ValueError(f"no background computation of {name!r}")
+            if "_slot_columns" in self.__dict__ or name in self._background:
+                continue
+            pool = ThreadPoolExecutor(1, thread_name_prefix=f"rdbscope-{name}")
+            self._background[name] = pool.submit(_slots, self.keys, self.memory)
+            pool.shutdown(wait=False)
+
+    @functools.cached_property
+    def _slot_columns(self):
+        future = self._background.pop("slots", None)
+        return future.result() if future is not None else _slots(self.keys, self.memory)
+
+    @property
+    def slots(self):
+        """The Redis Cluster hash slot of each key (uint16)."""
+        return self._slot_columns[0]
+
+    @property
+    def slot_keys(self):
+        """Keys per hash slot (16384 int64)."""
+        return self._slot_columns[1]
+
+    @property
+    def slot_memory(self):
+        """Memory per hash slot (16384 float64; exact below 2**53 bytes)."""
+        return self._slot_columns[2]
 
     @functools.cached_property
     def db(self):
@@ -119,8 +158,7 @@ class KeyColumns:
     @functools.cached_property
     def keys(self):
         """The key column as one ``pyarrow.BinaryArray``."""
-        column = self.table["key"]
-        return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        return single_array(self.table["key"])
 
     def key_text(self, positions):
         """Keys at ``positions`` as text, non-UTF-8 bytes escaped ``\\xNN``."""
@@ -130,34 +168,63 @@ class KeyColumns:
         return [k.decode("utf-8", "backslashreplace") for k in taken.to_pylist()]
 
 
+#: Keys per call of the compiled slot function: short enough for the GIL to change hands between calls.
+SLOT_SLICE_ROWS = 1 << 18
+
+
+def _slots(keys, memory):
+    """``(slot per key, keys per slot, memory per slot)``, counted a slice at a time while in cache."""
+    slots = np.empty(len(keys), np.uint16)
+    n_keys = np.zeros(N_SLOTS, np.int64)
+    total = np.zeros(N_SLOTS, np.float64)
+    for start in range(0, len(keys), SLOT_SLICE_ROWS):
+        part = key_slots(keys.slice(start, SLOT_SLICE_ROWS)).to_numpy(zero_copy_only=False)
+        slots[start:start + len(part)] = part
+        n_keys += np.bincount(part, minlength=N_SLOTS)
+        total += np.bincount(part, memory[start:start + len(part)], minlength=N_SLOTS)
+    return slots, n_keys, total
+
+
 def memory_basis(table):
     """``"est_memory_bytes"`` when a keys table has memory estimates, else ``"rdb_bytes"``."""
     column = table["est_memory_bytes"]
     return MEMORY_ESTIMATE if table.num_rows and column.null_count < table.num_rows else MEMORY_IN_DUMP
 
 
+def single_array(column):
+    """A (chunked) column as one ``pyarrow.Array``: its only chunk as it is, else the chunks joined."""
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+
+
 def _numpy(column, dtype):
     """A (chunked) fixed-width Arrow column as a numpy array of ``dtype``, nulls as 0.
 
-    Reads the value buffers directly (one copy to join the chunks); the
-    values under nulls are zeroed afterwards.
+    A column of one chunk without nulls whose type matches ``dtype`` comes back
+    as a read-only view of its buffer, without a copy; otherwise the value
+    buffers are read directly (one copy to join the chunks) and the values
+    under nulls are zeroed afterwards.
     """
     n = len(column)
     if n == 0:
         return np.zeros(0, dtype)
     if column.null_count == n:
         return np.zeros(n, dtype)
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    chunks = [c for c in (column.chunks if isinstance(column, pa.ChunkedArray) else [column]) if len(c)]
     if pa.types.is_boolean(column.type):
         parts = [c.to_numpy(zero_copy_only=False) for c in chunks]
-        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+        return np.concatenate(parts).astype(dtype, copy=False)
     item = column.type.bit_width // 8
     native = np.dtype(f"{'u' if pa.types.is_unsigned_integer(column.type) else 'i'}{item}")
-    parts = [np.frombuffer(c.buffers()[1], dtype=native, count=len(c), offset=c.offset * item)
-             for c in chunks if len(c)]
+    parts = [np.frombuffer(c.buffers()[1], dtype=native, count=len(c), offset=c.offset * item) for c in chunks]
+    if len(parts) == 1 and not column.null_count:
+        return parts[0].astype(dtype, copy=False)
     values = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
     if column.null_count:
-        valid = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks if len(c)])
+        valid = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks])
         values[np.flatnonzero(~valid)] = 0
     return values.astype(dtype, copy=False)
 
@@ -165,7 +232,7 @@ def _numpy(column, dtype):
 def dictionary_codes(column):
     """``(codes, names)`` of a dictionary column (chunks may carry different dictionaries).
 
-    ``codes`` is a small-int numpy array, one per row, indexing ``names`` (a
+    ``codes`` is an integer numpy array, one per row, indexing ``names`` (a
     tuple of distinct strings); a null reads as the name ``""``.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
@@ -176,10 +243,11 @@ def dictionary_codes(column):
     names = dictionary.to_pylist()
     same = all(c.dictionary.equals(dictionary) for c in chunks[1:])
     if same and column.null_count == 0 and None not in names and len(set(names)) == len(names):
-        # The common case: one dictionary for every chunk, used as it is.
-        indices = [c.indices for c in chunks]
-        codes = _numpy(pa.chunked_array(indices, indices[0].type), _small_int(len(names)))
-        return codes, tuple(names)
+        # The common case: one dictionary for every chunk, its indices used as they are
+        # (a view of them for one chunk; a small-int copy otherwise).
+        indices = pa.chunked_array([c.indices for c in chunks], chunks[0].indices.type)
+        dtype = indices.type.to_pandas_dtype() if len(chunks) == 1 else _small_int(len(names))
+        return _numpy(indices, dtype), tuple(names)
     seen = {}
     parts = []
     for chunk in chunks:

@@ -55,14 +55,15 @@ class SortedGroups:
             dtype, shift = np.uint64, 64 - group_bits
         clipped = value_bits > shift
         limit = (1 << shift) - 1
-        combined = groups.astype(dtype)
-        np.left_shift(combined, dtype(shift), out=combined)
-        if clipped:
-            # Values beyond the bits left (2**40 with 16M groups) sort as the largest;
-            # sums below still come from the exact values.
-            np.bitwise_or(combined, np.minimum(values, limit), out=combined, casting="unsafe")
+        # Values beyond the bits left (2**40 with 16M groups) sort as the largest;
+        # sums below still come from the exact values.
+        bounded = np.minimum(values, limit) if clipped else values
+        if n_groups == 1:  # group 0: the values alone
+            combined = bounded.astype(dtype)
         else:
-            np.bitwise_or(combined, values, out=combined, casting="unsafe")
+            combined = groups.astype(dtype)
+            np.left_shift(combined, dtype(shift), out=combined)
+            np.bitwise_or(combined, bounded, out=combined, casting="unsafe")
         combined.sort()
         if clipped:
             sums = _exact_sums(groups, values, n_groups)
@@ -143,6 +144,28 @@ class SortedGroups:
         out[:] = low
         out[sizes == 0] = 0
         return out
+
+
+#: Rows per np.bincount call in :func:`bincount`.
+BINCOUNT_ROWS = 1 << 20
+
+
+def bincount(ids, n, weights=None):
+    """``np.bincount(ids, weights, minlength=n)`` for ids in ``0..n-1``, a million rows at a time.
+
+    np.bincount first copies small ids to intp (80 MB for 10M keys) and
+    weights to float64; chunks keep these copies small and in cache. Sums of
+    integer weights are exact below 2**53, in any order.
+    """
+    if len(ids) <= BINCOUNT_ROWS:
+        return np.bincount(ids, weights, minlength=n)
+    if n == 1:  # every id is 0
+        return np.array([len(ids)]) if weights is None else np.array([np.sum(weights, dtype=np.float64)])
+    out = np.zeros(n, np.int64 if weights is None else np.float64)
+    for start in range(0, len(ids), BINCOUNT_ROWS):
+        stop = start + BINCOUNT_ROWS
+        out += np.bincount(ids[start:stop], None if weights is None else weights[start:stop], minlength=n)
+    return out
 
 
 def _exact_sums(groups, values, n_groups):
@@ -226,8 +249,10 @@ def name_matrix(groups, n_groups, codes, n_names, group_counts=None):
         if group_counts is None:
             group_counts = np.bincount(groups, minlength=n_groups)
         return np.asarray(group_counts, np.int64).reshape(n_groups, 1)
-    combined = groups * n_names + codes
-    return np.bincount(combined, minlength=n_groups * n_names).reshape(n_groups, n_names)
+    dtype = np.int32 if n_groups * n_names < 2 ** 31 else np.int64
+    combined = groups.astype(dtype, copy=False) * dtype(n_names)
+    combined += codes
+    return bincount(combined, n_groups * n_names).astype(np.int64, copy=False).reshape(n_groups, n_names)
 
 
 def present_names(matrix, names):
@@ -254,14 +279,17 @@ def masked(values, valid, typ):
 def dense_ids(*codes):
     """Number the distinct combinations of several small non-negative int code arrays.
 
-    Returns ``(ids, combos, counts)``: ``ids`` per row (int64, ``0..len(combos)-1``),
-    ``combos`` an int64 array of shape (n_ids, len(codes)) in ascending order, and
-    the rows of each id.
+    Returns ``(ids, combos, counts)``: ``ids`` per row (``0..len(combos)-1``; int64,
+    or the int32 codes themselves when there is one array of them and every
+    code occurs), ``combos`` an int64 array of shape (n_ids, len(codes)) in
+    ascending order, and the rows of each id.
     Linear time: codes are combined into one dense index, never sorted.
     """
     sizes = [int(c.max()) + 1 if len(c) else 1 for c in codes]
     if len(codes) == 1:
-        dense = np.asarray(codes[0], dtype=np.int64)
+        dense = np.asarray(codes[0])
+        if dense.dtype not in (np.int32, np.int64):
+            dense = dense.astype(np.int64)
     else:
         dense = np.asarray(codes[0], dtype=np.int64) * sizes[1]
         dense += codes[1]
@@ -269,7 +297,7 @@ def dense_ids(*codes):
             dense *= size
             dense += c
     total = int(np.prod(sizes, dtype=np.int64))
-    per_combo = np.bincount(dense, minlength=total) if len(dense) else np.zeros(total, np.int64)
+    per_combo = bincount(dense, total) if len(dense) else np.zeros(total, np.int64)
     present = np.flatnonzero(per_combo)
     combos = np.array(np.unravel_index(present, sizes)).T.reshape(len(present), len(codes))
     if len(present) == total:

@@ -12,7 +12,7 @@ class PatternGroups:
     """Keys grouped by database and inferred pattern.
 
     Attributes:
-        group: int64 per key, the index of its group.
+        group: int32 or int64 per key, the index of its group.
         db: int32 per group.
         pattern: the pattern text of each group (a tuple).
         n_keys: keys per group.

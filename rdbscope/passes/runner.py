@@ -48,8 +48,11 @@ def run_passes(keys, config, passes, wanted=None):
     if not isinstance(keys, KeyTable):
         raise TypeError(f"expected a KeyTable (from rdbscope.load), got {type(keys).__name__}")
     columns = KeyColumns(keys.to_arrow(), keys.info)
+    order = dependency_order(passes, wanted)
+    for pass_class in order:
+        columns.prefetch(getattr(pass_class, "prefetch", ()))
     outputs, seconds = {}, {}
-    for pass_class in dependency_order(passes, wanted):
+    for pass_class in order:
         instance = pass_class()
         ctx = PassContext(
             keys=keys,

@@ -11,10 +11,13 @@ into the forms (see :func:`restore_short_versions`).
 """
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from .numbering import KeyForms
 
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
@@ -48,9 +51,46 @@ def _data(array):
 
 
 def mask_digits(keys):
-    """Each key with its digits replaced by ``0``: same offsets, one new data buffer."""
-    masked = pa.py_buffer(_data(keys).to_pybytes().translate(_DIGITS_TO_ZERO))
-    return pa.Array.from_buffers(keys.type, len(keys), [None, keys.buffers()[1], masked], offset=keys.offset)
+    """Each key with its digits replaced by ``0``: one new data buffer holding only these keys' bytes."""
+    offsets = _offsets(keys)
+    start, stop = int(offsets[0]), int(offsets[-1])
+    masked = pa.py_buffer(_data(keys)[start:stop].to_pybytes().translate(_DIGITS_TO_ZERO))
+    if start == 0:
+        return pa.Array.from_buffers(keys.type, len(keys), [None, keys.buffers()[1], masked], offset=keys.offset)
+    return pa.Array.from_buffers(keys.type, len(keys), [None, pa.py_buffer(offsets - offsets[0]), masked])
+
+
+#: Keys per slice of :func:`encode_forms`.
+FORM_SLICE_ROWS = 1 << 20
+
+
+def encode_forms(keys, slice_rows=FORM_SLICE_ROWS):
+    """``(key_forms, forms)``: the :class:`~.numbering.KeyForms` of the keys and
+    the distinct forms, in the order they first occur, as ``encode(mask_digits(keys))``
+    gives them.
+
+    A slice at a time: while this thread masks a slice (``bytes.translate``
+    holds the GIL), another dictionary-encodes the one before (pyarrow
+    releases it). Each slice keeps its own numbering of forms.
+    """
+    if len(keys) <= slice_rows:
+        form_of_key, forms = encode(mask_digits(keys))
+        return KeyForms.of(form_of_key, len(forms)), forms
+    with ThreadPoolExecutor(1) as pool:
+        pending = [pool.submit(pa.Array.dictionary_encode, mask_digits(keys.slice(start, slice_rows)))
+                   for start in range(0, len(keys), slice_rows)]
+        parts = [future.result() for future in pending]
+    # Numbering the slices' dictionaries in slice order numbers each form where it first occurs.
+    renumber, forms = encode(pa.concat_arrays([part.dictionary for part in parts]))
+    renumber = renumber.astype(np.int64)
+    slices = []
+    row = first = 0
+    for part in parts:
+        local = part.indices.to_numpy(zero_copy_only=False)
+        slices.append((row, local, renumber[first:first + len(part.dictionary)]))
+        row += len(local)
+        first += len(part.dictionary)
+    return KeyForms(len(forms), tuple(slices)), forms
 
 
 _VERSION_RE2 = r"(?:^|[^A-Za-z0-9])[A-Za-z]{1,2}0{1,2}(?:[^A-Za-z0-9]|$)"
@@ -137,14 +177,3 @@ def decode(array):
     mask = pa.array(has_high)
     fixed = [value.decode("utf-8", "backslashreplace") for value in array.filter(mask).to_pylist()]
     return pc.replace_with_mask(array.view(text_type), mask, pa.array(fixed, text_type))
-
-
-def first_and_last(groups, n_groups):
-    """Row of the first and of the last occurrence of each group number."""
-    rows = np.arange(len(groups), dtype=np.int64)
-    first = np.empty(n_groups, dtype=np.int64)
-    last = np.empty(n_groups, dtype=np.int64)
-    # With repeated indices, numpy's assignment keeps the last value written.
-    first[groups[::-1]] = rows[::-1]
-    last[groups] = rows
-    return first, last

@@ -17,10 +17,9 @@ import pyarrow.compute as pc
 
 from . import markers as m
 from .digits import settle, settle_typed
-from .forms import (
-    as_binary_array, decode, encode, first_and_last, mask_digits, restore_short_versions, version_candidates,
-)
+from .forms import as_binary_array, decode, encode, encode_forms, restore_short_versions, version_candidates
 from .generalize import Thresholds
+from .numbering import KeyForms
 from .shapes import type_column
 from .threads import by_slices
 from .tree import generalize
@@ -29,11 +28,28 @@ _NUMBER_CANDIDATE = f"{m.OPEN}n"
 _NEEDS_SETTLING = f"0|{_NUMBER_CANDIDATE}"
 
 
-def _settled_forms(typed, keys, first, last):
-    """Each typed form with its digits settled (see :mod:`.digits`)."""
-    forms = typed.to_pylist()
+def _settling_rows(typed, typed_of_form, key_forms):
+    """Which typed forms have digits to settle, and the first and last key row of each of them.
+
+    Returns ``(needs, numbers, first, last)``: ``needs`` and ``numbers`` are
+    bool per typed form (digits left, number candidates), ``first`` and
+    ``last`` key rows per typed form (-1 where not needed).
+    """
     needs = pc.match_substring_regex(typed, _NEEDS_SETTLING).to_numpy(zero_copy_only=False)
     numbers = pc.match_substring(typed, _NUMBER_CANDIDATE).to_numpy(zero_copy_only=False)
+    form_first, form_last = key_forms.first_and_last(needs[typed_of_form])
+    first = np.full(len(typed), np.iinfo(np.int64).max, dtype=np.int64)
+    last = np.full(len(typed), -1, dtype=np.int64)
+    wanted = np.flatnonzero(form_first >= 0)
+    np.minimum.at(first, typed_of_form[wanted], form_first[wanted])
+    np.maximum.at(last, typed_of_form[wanted], form_last[wanted])
+    first[~needs] = -1
+    return needs, numbers, first, last
+
+
+def _settled_forms(typed, keys, needs, numbers, first, last):
+    """Each typed form with its digits settled (see :mod:`.digits`)."""
+    forms = typed.to_pylist()
     bulk = np.flatnonzero(needs & ~numbers)
     if len(bulk):
         firsts = type_column(decode(keys.take(pa.array(first[bulk])))).to_pylist()
@@ -63,20 +79,23 @@ def infer_patterns(keys, thresholds=None):
     if len(keys) == 0:
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
 
-    form_of_key, forms = encode(mask_digits(keys))
+    key_forms, forms = encode_forms(keys)
     typed_forms = by_slices(type_column, decode(forms))
     # A form with one key cannot mix versions; its digits are settled later.
     versions = version_candidates(typed_forms)
-    versions = versions[np.bincount(form_of_key, minlength=len(forms))[versions] > 1]
+    form_counts = key_forms.counts()
+    versions = versions[form_counts[versions] > 1]
     if len(versions):
-        form_of_key, added, used = restore_short_versions(keys, form_of_key, forms, versions)
+        form_of_key, added, used = restore_short_versions(keys, key_forms.per_key(np.arange(len(forms))), forms,
+                                                          versions)
         typed_forms = pa.concat_arrays([typed_forms, type_column(decode(added))]).filter(pa.array(used))
+        key_forms = KeyForms.of(form_of_key, len(typed_forms))
+        form_counts = key_forms.counts()
     typed_of_form, typed = encode(typed_forms)
-    typed_of_key = typed_of_form[form_of_key]
-    key_counts = np.bincount(typed_of_key, minlength=len(typed))
-    first, last = first_and_last(typed_of_key, len(typed))
+    typed_of_form = typed_of_form.astype(np.int64)
+    key_counts = np.bincount(typed_of_form, weights=form_counts, minlength=len(typed))
 
-    settled = _settled_forms(typed, keys, first, last)
+    settled = _settled_forms(typed, keys, *_settling_rows(typed, typed_of_form, key_forms))
     settled_ids = {}
     settled_of_typed = np.array([settled_ids.setdefault(s, len(settled_ids)) for s in settled], dtype=np.int64)
     settled_counts = np.bincount(settled_of_typed, weights=key_counts, minlength=len(settled_ids))
@@ -86,5 +105,8 @@ def infer_patterns(keys, thresholds=None):
     dictionary = sorted(set(rendered))
     position = {p: i for i, p in enumerate(dictionary)}
     renumbered = np.array([position[p] for p in rendered], dtype=np.int32)
-    indices = renumbered[pattern_of_settled][settled_of_typed][typed_of_key]
+    if len(dictionary) == 1:
+        indices = np.zeros(len(keys), np.int32)
+    else:
+        indices = key_forms.per_key(renumbered[pattern_of_settled][settled_of_typed][typed_of_form])
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string()))

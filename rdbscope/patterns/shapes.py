@@ -41,6 +41,8 @@ are looked at later, see :mod:`rdbscope.patterns.forms`).
 import itertools
 import re
 
+import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import markers as m
@@ -90,18 +92,31 @@ _PY_B64_MIXED = re.compile(_B64_MIXED, re.ASCII)
 def _where_matching(column, required, passes):
     """``passes(column)`` applied only to the rows where every regex of ``required`` matches.
 
-    ``required`` must hold wherever a pass could change a row; most rows fail it.
+    ``required`` must hold wherever a pass could change a row. Each regex is
+    tried only on the rows the ones before it left, and the passes run on the
+    rows left at the end: the cost of a regex pass is mostly per row.
     """
-    mask = None
+    rows = None  # positions in column of the rows left; None while all are
+    left = column
     for pattern in required:
-        found = pc.match_substring_regex(column, pattern)
-        mask = found if mask is None else pc.and_(mask, found)
-    hits = pc.sum(mask).as_py() or 0
-    if hits == 0:
-        return column
-    if hits > len(column) // 2:
+        found = pc.match_substring_regex(left, pattern)
+        hits = pc.sum(found).as_py() or 0
+        if hits == 0:
+            return column
+        if hits < len(left):
+            left = left.filter(found)
+            kept = np.flatnonzero(found.to_numpy(zero_copy_only=False))
+            rows = kept if rows is None else rows[kept]
+    if rows is None:
         return passes(column)
-    return pc.replace_with_mask(column, mask, passes(column.filter(mask)))
+    mask = np.zeros(len(column), bool)
+    mask[rows] = True
+    return pc.replace_with_mask(column, pa.array(mask), passes(left))
+
+
+def _replacing(pattern, replacement):
+    """A pass replacing ``pattern`` everywhere with ``replacement``."""
+    return lambda column: pc.replace_substring_regex(column, pattern, replacement)
 
 
 def _any(patterns):
@@ -110,7 +125,7 @@ def _any(patterns):
 
 def _typed_before_numbers(column):
     for name, pattern in _RULES_BEFORE_NUMBERS:
-        column = pc.replace_substring_regex(column, pattern, m.marker(name))
+        column = _where_matching(column, [pattern], _replacing(pattern, m.marker(name)))
     return column
 
 
@@ -128,7 +143,7 @@ _CANDIDATE_NUMBERS = [rf"\b[0-9]{{{length}}}\b" for length in m.NUMBER_CANDIDATE
 
 def _typed_candidate_numbers(column):
     for length, pattern in zip(m.NUMBER_CANDIDATE_LENGTHS, _CANDIDATE_NUMBERS):
-        column = pc.replace_substring_regex(column, pattern, m.marker(m.number_candidate(length)))
+        column = _where_matching(column, [pattern], _replacing(pattern, m.marker(m.number_candidate(length))))
     return column
 
 
@@ -141,9 +156,9 @@ def type_column(forms):
     out = _where_matching(out, [_any(p for _, p in _RULES_BEFORE_NUMBERS)], _typed_before_numbers)
     out = _where_matching(out, [_B64_RUN, "[A-Z]", "[a-z]", "[0-9]"], _typed_b64)
     out = _where_matching(out, [_any(_CANDIDATE_NUMBERS)], _typed_candidate_numbers)
-    out = pc.replace_substring_regex(out, _NUMBER, m.marker(m.ID))
+    out = _where_matching(out, [_NUMBER], _replacing(_NUMBER, m.marker(m.ID)))
     for name, pattern in _RULES_AFTER_NUMBERS:
-        out = pc.replace_substring_regex(out, pattern, m.marker(name))
+        out = _where_matching(out, [pattern], _replacing(pattern, m.marker(name)))
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
 
 

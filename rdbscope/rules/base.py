@@ -60,7 +60,9 @@ class Rule:
       their full code or through a preset;
     * a docstring whose first line says what is found, followed by the
       sections of :data:`DOC_SECTIONS` (``## What it does`` …), citing the
-      seed document the convention comes from.
+      seed document the convention comes from;
+    * ``prefetch`` (optional): key columns it reads that lint may compute in
+      the background while patterns are inferred (``("slots",)``).
 
     and implements ``check(ctx, options)``, yielding findings made with
     :meth:`finding` or :meth:`dump_finding`.
@@ -72,6 +74,7 @@ class Rule:
     message: ClassVar[str]
     Options: ClassVar[type] = NoOptions
     default: ClassVar[bool] = True
+    prefetch: ClassVar[tuple] = ()
 
     def check(self, ctx, options):
         """Yield the findings of this rule over ``ctx`` (a :class:`RuleContext`)."""

@@ -82,6 +82,7 @@ class NodeImbalance(Rule):
 
     code = "CLU001"
     name = "node-imbalance"
+    prefetch = ("slots",)
     severity = Severity.WARNING
     message = ("With {masters} masters, master {node} (slots {slots}) would hold {memory_share} of the "
                "memory ({memory}) and {keys_share} of the keys, {ratio}× the mean {measure}; {cause}")
@@ -113,7 +114,7 @@ class NodeImbalance(Rule):
         rows = np.flatnonzero((ctx.slots >= first) & (ctx.slots <= last))
 
         # Patterns holding more than their fair share of memory on this master.
-        memory = ctx.memory_f64[rows]
+        memory = ctx.memory[rows].astype(np.float64)
         on_node = np.bincount(ctx.groups.group[rows], weights=memory, minlength=ctx.groups.n)
         excess = on_node - ctx.pattern_memory / masters
         top = [int(g) for g in np.argsort(-excess, kind="stable")[:3] if excess[g] > 0]

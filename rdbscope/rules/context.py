@@ -6,8 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..passes.grouping import example_positions
-from ..rdb.cluster import N_SLOTS, key_slots
+from ..passes.grouping import bincount, example_positions
 from . import keybytes
 from .base import PatternHit
 from .hashtags import HashTags
@@ -65,8 +64,7 @@ class RuleContext:
     def pattern_memory(self):
         if self._stats is not None:
             return self._stats.memory.sums.astype(np.int64)
-        return np.rint(np.bincount(self.groups.group, weights=self.memory_f64,
-                                   minlength=self.groups.n)).astype(np.int64)
+        return np.rint(bincount(self.groups.group, self.groups.n, self.memory)).astype(np.int64)
 
     @functools.cached_property
     def _pattern_examples(self):
@@ -107,7 +105,7 @@ class RuleContext:
         group = self.groups.group[rows]
         n_groups = self.groups.n
         n = np.bincount(group, minlength=n_groups)
-        memory = _sums(group, self.memory_f64[rows], n_groups)
+        memory = _sums(group, self.memory[rows], n_groups)
         offsets, example_rows = example_positions(group, n_groups, self.n_examples, positions=rows)
         texts = self.columns.key_text(example_rows)
         hits = []
@@ -136,18 +134,21 @@ class RuleContext:
     # ------------------------------------------------------------ per key
 
     @functools.cached_property
-    def memory_f64(self):
-        """Memory per key as float64, the weights of per-group sums (exact below 2**53)."""
-        return self.memory.astype(np.float64)
-
-    @functools.cached_property
     def _buffers(self):
         return keybytes.key_buffers(self.columns.keys)
 
     @functools.cached_property
     def key_bytes(self):
         """Length of each key in bytes (int32)."""
-        return np.asarray(pc.binary_length(self.columns.keys).to_numpy(zero_copy_only=False), np.int32)
+        offsets, _data = self._buffers
+        return np.diff(offsets).astype(np.int32, copy=False)
+
+    def key_bytes_at(self, rows):
+        """Length in bytes (int32) of the keys at ``rows``, without measuring every key."""
+        if "key_bytes" in self.__dict__:
+            return self.key_bytes[rows]
+        offsets, _data = self._buffers
+        return (offsets[rows + 1] - offsets[rows]).astype(np.int32, copy=False)
 
     @functools.cached_property
     def read_groups(self):
@@ -200,17 +201,17 @@ class RuleContext:
     @functools.cached_property
     def slots(self):
         """The Redis Cluster hash slot of each key (uint16 numpy)."""
-        return np.asarray(key_slots(self.columns.keys).to_numpy(zero_copy_only=False), np.uint16)
+        return self.columns.slots
 
-    @functools.cached_property
+    @property
     def slot_keys(self):
         """Keys per hash slot (16384 int64)."""
-        return np.bincount(self.slots, minlength=N_SLOTS).astype(np.int64)
+        return self.columns.slot_keys
 
-    @functools.cached_property
+    @property
     def slot_memory(self):
         """Memory per hash slot (16384 float64)."""
-        return np.bincount(self.slots, weights=self.memory_f64, minlength=N_SLOTS)
+        return self.columns.slot_memory
 
     @functools.cached_property
     def hash_tags(self):
@@ -234,6 +235,11 @@ class RuleContext:
         """Elements per key (uint64; 0 where unknown)."""
         return self.columns.n_elements
 
+    def has_any(self, type_name, *encodings):
+        """Whether some key has type ``type_name`` and one of ``encodings``: read from the
+        (type, encoding) pairs the dump holds, so rules skip what it does not."""
+        return any(t == type_name and e in encodings for t, e in self.columns.type_encodings[1])
+
     def type_mask(self, *names):
         """True for keys whose type is one of ``names``."""
         return self._mask("type", names)
@@ -249,7 +255,15 @@ class RuleContext:
                 self._codes[column] = _small_codes(self.columns.table[column])
             codes, all_names = self._codes[column]
             chosen = [i for i, name in enumerate(all_names) if name in names]
-            self._masks[key] = np.isin(codes, chosen) if chosen else np.zeros(len(codes), bool)
+            if not chosen:
+                mask = np.zeros(len(codes), bool)
+            elif len(chosen) == len(all_names):
+                mask = np.ones(len(codes), bool)
+            else:  # a comparison per name beats np.isin on millions of small codes
+                mask = codes == chosen[0]
+                for code in chosen[1:]:
+                    mask |= codes == code
+            self._masks[key] = mask
         return self._masks[key]
 
     def pattern_count(self, mask):

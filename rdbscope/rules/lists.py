@@ -63,14 +63,16 @@ class UncompressedBigList(Rule):
     def check(self, ctx, options):
         if not ctx.has_memory_estimates or memory_model(ctx.info).list_compress_depth > 0:
             return
-        memory = ctx.memory.astype(np.int64)
-        rows = np.flatnonzero(ctx.type_mask("list") & ctx.encoding_mask("quicklist")
-                              & (memory >= options.min_memory_bytes))
+        if not ctx.has_any("list", "quicklist"):
+            return
+        rows = np.flatnonzero(ctx.type_mask("list") & ctx.encoding_mask("quicklist"))
+        rows = rows[ctx.memory[rows] >= options.min_memory_bytes]
         if len(rows) == 0:
             return
+        memory = ctx.memory[rows].astype(np.int64)
         in_dump = ctx.columns.rdb_bytes[rows].astype(np.float64)
-        ratio = np.clip(in_dump / memory[rows], 0.0, 1.0)
-        saving = np.maximum(memory[rows] - 2 * options.node_bytes, 0) * (1.0 - ratio)
+        ratio = np.clip(in_dump / memory, 0.0, 1.0)
+        saving = np.maximum(memory - 2 * options.node_bytes, 0) * (1.0 - ratio)
         for hit in ctx.hits(rows):
             mine = ctx.groups.group[rows] == hit.group
             saved = int(saving[mine].sum())

@@ -44,6 +44,7 @@ class RulesPass:
 
     id = "rules"
     requires = ("patterns",)
+    prefetch = ("slots",)  # the slot column: computed in the background while the patterns pass runs
     Options = None
     checks = tuple(rule.as_check() for rule in RULES)
     settings = None  # a RuleSettings; configured() binds one
@@ -128,7 +129,7 @@ def lint(keys, config=None):
         ran = tuple(pass_id for pass_id in outputs if pass_id != "rules")
     else:
         started = time.perf_counter()
-        ctx = rule_context(keys)
+        ctx = rule_context(keys, prefetch={name for rule, _options in settings.enabled for name in rule.prefetch})
         seconds["patterns"] = time.perf_counter() - started
         findings, rule_seconds = run_rules(ctx, settings)
         seconds.update(rule_seconds)
@@ -140,9 +141,13 @@ def lint(keys, config=None):
     )
 
 
-def rule_context(keys):
-    """A :class:`RuleContext` of ``keys``, with patterns inferred but no pattern tables."""
+def rule_context(keys, prefetch=()):
+    """A :class:`RuleContext` of ``keys``, with patterns inferred but no pattern tables.
+
+    ``prefetch``: key columns to compute in the background meanwhile (see ``KeyColumns.prefetch``).
+    """
     columns = KeyColumns(keys.to_arrow(), keys.info)
+    columns.prefetch(prefetch)
     inferred = infer_patterns(columns.keys)
     if isinstance(inferred, pa.ChunkedArray):
         inferred = inferred.combine_chunks()

@@ -20,10 +20,9 @@ SLOT_COLUMNS = {
 
 def slot_table(ctx):
     """One row per slot that holds keys or that the dump records, in slot order."""
-    slots = ctx.slots
-    n_keys = np.bincount(slots, minlength=N_SLOTS)
-    n_ttl = np.bincount(slots[ctx.columns.has_ttl], minlength=N_SLOTS)
-    memory = np.rint(np.bincount(slots, weights=ctx.memory.astype(np.float64), minlength=N_SLOTS))
+    n_keys = ctx.slot_keys
+    n_ttl = np.bincount(ctx.slots[ctx.columns.ttl_rows], minlength=N_SLOTS)
+    memory = np.rint(ctx.slot_memory)
     recorded_keys = np.zeros(N_SLOTS, np.int64)
     recorded_expires = np.zeros(N_SLOTS, np.int64)
     is_recorded = np.zeros(N_SLOTS, bool)

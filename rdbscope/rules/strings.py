@@ -89,7 +89,7 @@ class TinyStrings(Rule):
         value_bytes = ctx.n_elements[rows]
         sampled = np.bincount(group, minlength=ctx.groups.n)
         small = np.bincount(group[value_bytes <= options.max_value_bytes], minlength=ctx.groups.n)
-        mean_key = np.bincount(group, weights=ctx.key_bytes[rows], minlength=ctx.groups.n) / np.maximum(sampled, 1)
+        mean_key = np.bincount(group, weights=ctx.key_bytes_at(rows), minlength=ctx.groups.n) / np.maximum(sampled, 1)
         mean_value = np.bincount(group, weights=value_bytes, minlength=ctx.groups.n) / np.maximum(sampled, 1)
         model = memory_model(ctx.info)
         for g in np.flatnonzero(candidates & (small >= 0.9 * sampled)):

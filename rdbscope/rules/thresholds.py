@@ -80,6 +80,8 @@ class JustOverCompactLimit(Rule):
             yield from self._check_type(ctx, options, type_name)
 
     def _check_type(self, ctx, options, type_name):
+        if not ctx.has_any(type_name, *TABLE_ENCODINGS):
+            return
         of_type = ctx.type_mask(type_name)
         table = of_type & ctx.encoding_mask(*TABLE_ENCODINGS)
         if not table.any():

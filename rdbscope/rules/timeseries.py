@@ -74,8 +74,10 @@ class TimeSeriesZset(Rule):
 
     def check(self, ctx, options):
         words = {w.lower() for w in options.words}
-        rows = np.flatnonzero(ctx.type_mask("zset") & ctx.encoding_mask("skiplist")
-                              & (ctx.n_elements >= options.min_members))
+        if not ctx.has_any("zset", "skiplist"):
+            return
+        rows = np.flatnonzero(ctx.type_mask("zset") & ctx.encoding_mask("skiplist"))
+        rows = rows[ctx.n_elements[rows] >= options.min_members]
         if len(rows) == 0:
             return
         named = np.array([bool(words & {w.lower() for w in alpha_words(p)})

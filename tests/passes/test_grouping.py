@@ -108,3 +108,18 @@ def test_dictionary_codes_unify_chunk_dictionaries():
     second = pa.DictionaryArray.from_arrays(pa.array([0, None, 1], pa.int8()), pa.array(["y", "z"]))
     codes, names = dictionary_codes(pa.chunked_array([first, second]))
     assert [names[c] for c in codes] == ["x", "y", "x", "y", "", "z"]
+
+
+def test_bincount_by_chunks_is_np_bincount():
+    from rdbscope.passes.grouping import BINCOUNT_ROWS, bincount
+
+    rng = np.random.default_rng(2)
+    n = BINCOUNT_ROWS * 2 + 17
+    ids = rng.integers(0, 7, n).astype(np.uint16)
+    weights = rng.integers(0, 1 << 30, n).astype(np.uint64)  # sums below 2**53: exact in any order
+    assert np.array_equal(bincount(ids, 7), np.bincount(ids, minlength=7))
+    assert np.array_equal(bincount(ids, 7, weights), np.bincount(ids, weights, minlength=7))
+    zeros = np.zeros(n, np.int64)
+    assert bincount(zeros, 1).tolist() == [n]
+    assert bincount(zeros, 1, weights).tolist() == [float(weights.sum())]
+    assert np.array_equal(bincount(ids[:100], 9, weights[:100]), np.bincount(ids[:100], weights[:100], minlength=9))

@@ -1,0 +1,103 @@
+"""Which form each key has, kept as the slices of keys the forms were numbered in.
+
+:func:`~rdbscope.patterns.forms.encode_forms` numbers the forms of each slice
+of keys on its own; a slice keeps those local numbers and the global number
+of each. Per-key results are read through the slices (one gather per slice
+from a small per-form table), so the local numbers are never rewritten as
+global ones.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class KeyForms:
+    """The form of every key.
+
+    Attributes:
+        n_forms: how many forms there are (numbered ``0..n_forms-1``).
+        slices: ``(first row, local number per key, global number per local number)``
+            for consecutive slices of the keys, in order.
+    """
+
+    n_forms: int
+    slices: tuple
+
+    @classmethod
+    def of(cls, form_of_key, n_forms):
+        """One slice: ``form_of_key`` holds the global numbers."""
+        return cls(n_forms, ((0, form_of_key, np.arange(n_forms, dtype=np.int64)),))
+
+    @property
+    def n_keys(self):
+        return sum(len(local) for _row, local, _numbers in self.slices)
+
+    def counts(self):
+        """Keys per form (int64)."""
+        counts = np.zeros(self.n_forms, np.int64)
+        for _row, local, numbers in self.slices:
+            counts[numbers] += id_counts(local, len(numbers))  # numbers are distinct within a slice
+        return counts
+
+    def per_key(self, table):
+        """``table[form of each key]``: a value per form spread to the keys."""
+        table = np.asarray(table)
+        out = np.empty(self.n_keys, table.dtype)
+        for row, local, numbers in self.slices:
+            np.take(table[numbers], local, out=out[row:row + len(local)])
+        return out
+
+    def first_and_last(self, wanted):
+        """Row of the first and of the last key of each form ``wanted`` (bool per form); -1 for the others."""
+        first = np.full(self.n_forms, -1, np.int64)
+        last = np.full(self.n_forms, -1, np.int64)
+        for ends, order, side in ((first, self.slices, 0), (last, self.slices[::-1], 1)):
+            for row, local, numbers in order:
+                missing = wanted & (ends < 0)
+                if not missing.any():
+                    break
+                local_ends = first_and_last(local, missing[numbers])[side]
+                found = np.flatnonzero(local_ends >= 0)
+                ends[numbers[found]] = row + local_ends[found]
+        return first, last
+
+
+def id_counts(ids, n, chunk=1 << 20):
+    """How often each of ``0..n-1`` occurs in ``ids``, counted a million at a time
+    (np.bincount copies its input to intp first: 80 MB for 10M ids at once)."""
+    counts = np.zeros(n, np.int64)
+    for start in range(0, len(ids), chunk):
+        counts += np.bincount(ids[start:start + chunk], minlength=n)
+    return counts
+
+
+def first_and_last(groups, wanted, chunk=65_536):
+    """Row of the first and of the last occurrence of each group number ``wanted`` (bool per
+    group); -1 for the others.
+
+    The first and the last ``chunk`` rows are read first, the rest only for
+    wanted groups not seen there.
+    """
+    m = len(groups)
+    first = np.full(len(wanted), -1, dtype=np.int64)
+    last = np.full(len(wanted), -1, dtype=np.int64)
+    if m == 0 or not wanted.any():
+        return first, last
+    head, tail = min(chunk, m), max(m - chunk, 0)
+    _ends(first, groups, 0, head, wanted, keep_first=True)
+    _ends(first, groups, head, m, wanted & (first < 0), keep_first=True)
+    _ends(last, groups, tail, m, wanted, keep_first=False)
+    _ends(last, groups, 0, tail, wanted & (last < 0), keep_first=False)
+    return first, last
+
+
+def _ends(out, groups, start, stop, wanted, keep_first):
+    """Record in ``out`` the first (or last) row of ``start:stop`` of each wanted group."""
+    if start >= stop or not wanted.any():
+        return
+    rows = start + np.flatnonzero(wanted[groups[start:stop]])
+    if keep_first:
+        rows = rows[::-1]  # with repeated indices, numpy's assignment keeps the last value written
+    out[groups[rows]] = rows

@@ -1,0 +1,76 @@
+"""The per-key steps of infer_patterns: forms by slices, first and last rows, counts."""
+
+import random
+
+import numpy as np
+import pyarrow as pa
+
+from rdbscope.patterns import infer_patterns
+from rdbscope.patterns.forms import encode, encode_forms, mask_digits
+from rdbscope.patterns.numbering import first_and_last, id_counts
+
+
+def some_keys(n=500, seed=3):
+    rng = random.Random(seed)
+    shapes = ["user:{}:profile", "session:{:x}", "v{}:item:{}", "k{}", "a:b:{}", "plain"]
+    keys = []
+    for _ in range(n):
+        shape = rng.choice(shapes)
+        keys.append(shape.format(*(rng.randrange(10 ** rng.randrange(1, 9)) for _ in range(shape.count("{"))))
+                    .encode())
+    return pa.array(keys, pa.binary())
+
+
+def test_mask_digits_of_a_slice_holds_only_its_bytes():
+    keys = pa.array([b"a1", b"b22", b"c333"], pa.binary())
+    masked = mask_digits(keys.slice(1))
+    assert masked.to_pylist() == [b"b00", b"c000"]
+    assert masked.buffers()[2].size == len(b"b22c333")
+    assert mask_digits(keys).to_pylist() == [b"a0", b"b00", b"c000"]
+
+
+def test_forms_by_slices_are_the_forms_of_the_whole():
+    keys = some_keys()
+    expected_ids, expected_forms = encode(mask_digits(keys))
+    wanted = np.arange(len(expected_forms)) % 3 != 1
+    rows = [np.flatnonzero(expected_ids == f) for f in range(len(expected_forms))]
+    for slice_rows in (1, 7, 64, 499, 500, 10_000):
+        key_forms, forms = encode_forms(keys, slice_rows=slice_rows)
+        assert forms.equals(expected_forms), slice_rows
+        assert np.array_equal(key_forms.per_key(np.arange(len(forms))), expected_ids), slice_rows
+        assert np.array_equal(key_forms.counts(), np.bincount(expected_ids)), slice_rows
+        first, last = key_forms.first_and_last(wanted)
+        assert first.tolist() == [r[0] if w else -1 for r, w in zip(rows, wanted)], slice_rows
+        assert last.tolist() == [r[-1] if w else -1 for r, w in zip(rows, wanted)], slice_rows
+    key_forms, forms = encode_forms(keys.slice(13), slice_rows=50)
+    expected_ids, expected_forms = encode(mask_digits(keys.slice(13)))
+    assert forms.equals(expected_forms)
+    assert np.array_equal(key_forms.per_key(np.arange(len(forms))), expected_ids)
+
+
+def test_first_and_last_rows_of_wanted_groups():
+    rng = np.random.default_rng(5)
+    groups = rng.integers(0, 40, 5000).astype(np.int32)
+    groups[4321] = 40  # a group seen once, far from both ends
+    wanted = np.ones(41, bool)
+    wanted[[3, 17]] = False
+    for chunk in (1, 10, 100, 10_000):
+        first, last = first_and_last(groups, wanted, chunk=chunk)
+        for g in range(41):
+            rows = np.flatnonzero(groups == g)
+            assert first[g] == (rows[0] if wanted[g] else -1), (chunk, g)
+            assert last[g] == (rows[-1] if wanted[g] else -1), (chunk, g)
+    assert first_and_last(groups, np.zeros(41, bool))[0].tolist() == [-1] * 41
+
+
+def test_id_counts_by_chunks():
+    ids = np.random.default_rng(1).integers(0, 9, 10_001).astype(np.int32)
+    assert np.array_equal(id_counts(ids, 12, chunk=1000), np.bincount(ids, minlength=12))
+
+
+def test_patterns_of_a_big_column_match_those_of_its_slices():
+    # More keys than one slice of encode_forms: the threaded path, compared with small inputs.
+    keys = pa.array([f"user:{i}:profile".encode() for i in range(1_200_000)] + [b"config"], pa.binary())
+    inferred = infer_patterns(keys)
+    assert inferred.dictionary.to_pylist() == ["config", "user:{id}:profile"]
+    assert np.array_equal(inferred.indices.to_numpy(), np.r_[np.ones(1_200_000, np.int32), 0])
