@@ -8,11 +8,10 @@ file. This process loads that file into memory and times ``analyze()`` on it
 with this checkout's passes, pass by pass (best of ``--repeat``), plus
 ``infer_patterns`` alone, since it is the bulk of the patterns pass.
 
-Before timing, the table is made one chunk per column (``combine_chunks()``,
-outside the timed region), as ``load()`` delivers it; the passes then read
-its columns without copying. ``--multi-chunk`` times the table in the record
-batches the scan wrote instead (153 on ``populate-10m``), where the passes
-join each column they read.
+``load()`` delivers one chunk per column (per database), and the passes read
+such columns without copying. ``--multi-chunk`` times the table cut into the
+65536-row batches ``scan()`` yields instead (153 on ``populate-10m``), where
+the passes join each column they read.
 
 ``--synthetic N`` adds a generated table of N keys that looks like a real
 keyspace (about forty pattern families, 40% of keys with a TTL, batches that
@@ -23,7 +22,7 @@ Usage::
     python bench/bench_passes.py                                  # populate-10m
     python bench/bench_passes.py --dump mixed-1m.rdb --synthetic 10000000
     python bench/bench_passes.py --scanner-root /path/to/built/checkout --json out.json
-    python bench/bench_passes.py --multi-chunk                    # the table as the scan's batches
+    python bench/bench_passes.py --multi-chunk                    # the table in scan()'s batches
 """
 
 import argparse
@@ -83,8 +82,8 @@ def read_ipc(path, multi_chunk=False):
         table = pa.ipc.open_file(source).read_all()
     aux = json.loads(table.schema.metadata[b"aux"])
     table = table.replace_schema_metadata(None)
-    if not multi_chunk:
-        table = table.combine_chunks()
+    if multi_chunk:  # as scan() yields it: 65536-row batches
+        table = pa.Table.from_batches(table.to_batches(max_chunksize=65536))
     return KeyTable(table, DumpInfo(aux=aux))
 
 

@@ -41,19 +41,20 @@ def fill_slots(offsets, data, out):
     """Slot of each key of an Arrow binary array given as its offsets and data buffers."""
     table = CRC16_TABLE
     n = out.shape[0]
-    r = 0
-    while r < n:
-        lo = offsets[r]
-        hi = offsets[r + 1]
-        i = lo
-        while i < hi and data[i] != 123:  # "{"
-            i += 1
-        if i < hi:
-            j = i + 1
-            while j < hi and data[j] != 125:  # "}"
-                j += 1
-            if j < hi and j > i + 1:  # a non-empty tag: hash only the tag
-                lo = i + 1
-                hi = j
-        out[r] = crc16(data, lo, hi, table) & 16383
-        r += 1
+    with cython.nogil:  # other threads (the patterns pass) run meanwhile
+        r = 0
+        while r < n:
+            lo = offsets[r]
+            hi = offsets[r + 1]
+            i = lo
+            while i < hi and data[i] != 123:  # "{"
+                i += 1
+            if i < hi:
+                j = i + 1
+                while j < hi and data[j] != 125:  # "}"
+                    j += 1
+                if j < hi and j > i + 1:  # a non-empty tag: hash only the tag
+                    lo = i + 1
+                    hi = j
+            out[r] = crc16(data, lo, hi, table) & 16383
+            r += 1
