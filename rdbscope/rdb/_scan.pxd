@@ -89,6 +89,11 @@ cdef class Scanner:
     cdef object crc_worker
     cdef object warm_columns
     cdef object string_costs
+    cdef Py_ssize_t sc_klen
+    cdef u64 sc_n
+    cdef int sc_enc
+    cdef bint sc_expire
+    cdef u64 sc_est
     cdef u64 crc
     cdef Py_ssize_t crc_pos
     cdef bint relaxed_version
@@ -302,6 +307,9 @@ cdef class Scanner:
 
     @cython.locals(classes=u64, i=u64)
     cdef int skip_key_meta(self) except -1
+
+    @cython.locals(has_expire=bint, est=u64)
+    cdef u64 string_cost(self) except? 0
 
     cdef int known_type(self, int t)
 

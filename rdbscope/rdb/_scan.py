@@ -621,6 +621,11 @@ class Scanner:
         self.kcap = 1 << 20
         self.module_ids = {}
         self.string_costs = {}
+        self.sc_klen = -1  # the last string shape and its estimate (string_cost)
+        self.sc_n = 0
+        self.sc_enc = -1
+        self.sc_expire = False
+        self.sc_est = 0
         self.module_names = []
         self.blob = None  # the compact encoding being walked: a view of buf or of scratch
         self.scratch = bytearray(256)
@@ -2286,7 +2291,7 @@ class Scanner:
                     self.nulls_module += 1
                 self.c_offset[r] = start
                 if self.estimating:
-                    if not cython.compiled and self.r_type == T_STRING:
+                    if self.r_type == T_STRING:
                         est = self.string_cost()
                     else:
                         est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
@@ -2317,16 +2322,29 @@ class Scanner:
     def string_cost(self):
         """The model's estimate of the current string key, remembered by its inputs.
 
-        Only the Python build calls this: there the model's chain of calls costs
-        more than reading the key, and string keys repeat a few shapes.
+        String keys come in few shapes (key length, value length, encoding,
+        expiry), and neighbours often share one: the last shape is kept, and as
+        Python, where the model's chain of calls costs more than reading the key,
+        every shape seen.
         """
-        shape = (self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_enc, self.r_n)
-        est = self.string_costs.get(shape)
-        if est is None:
-            est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, T_STRING, self.r_enc, 0,
-                                   self.r_n, 0, 0, 0, 0)
-            if len(self.string_costs) < 65536:
+        has_expire = self.expire_ms != NO_EXPIRE
+        if (self.cur_klen == self.sc_klen and self.r_n == self.sc_n and self.r_enc == self.sc_enc
+                and has_expire == self.sc_expire):
+            return self.sc_est
+        est = 0
+        shape = None
+        if not cython.compiled:
+            shape = (self.cur_klen, has_expire, self.r_enc, self.r_n)
+            est = self.string_costs.get(shape, 0)
+        if est == 0:
+            est = self.mm.estimate(self.cur_klen, has_expire, T_STRING, self.r_enc, 0, self.r_n, 0, 0, 0, 0)
+            if not cython.compiled and len(self.string_costs) < 65536:
                 self.string_costs[shape] = est
+        self.sc_klen = self.cur_klen
+        self.sc_n = self.r_n
+        self.sc_enc = self.r_enc
+        self.sc_expire = has_expire
+        self.sc_est = est
         return est
 
     def known_type(self, t):
