@@ -247,7 +247,6 @@ class CrcWorker:
                 return crc64_chunk(before, data, 0, offset - start)
         return self.crc
 
-
     def close(self):
         self.pool.shutdown(wait=False, cancel_futures=True)
 
@@ -570,16 +569,10 @@ def _zero_bytes(nbytes):
     return np.zeros(nbytes, np.uint8)
 
 
-class _Ready:
-    """Columns handed to the helper thread, to take back once it has warmed them."""
-
-    def __init__(self, future, columns):
-        self.future = future
-        self.columns = columns
-
-    def result(self):
-        self.future.result()
-        return self.columns
+def warmed_columns(columns):
+    """``columns``, once their pages are faulted in (run on the helper thread)."""
+    warm_pages([(c, 0, len(c)) for c in columns])
+    return columns
 
 
 class Scanner:
@@ -588,7 +581,8 @@ class Scanner:
     The caller (``rdbscope.rdb.scan``) drives it: ``read_header()`` once, then
     ``scan_batch()`` until it returns 0 rows, taking the columns after each call.
     Everything here works on a sliding buffer over the stream, so memory stays
-    bounded by the buffer and the largest single compact blob.
+    bounded by the buffer and the largest single compact blob; or, for a plain
+    dump file, on the file mapped whole (``whole``), which is never copied.
     """
 
     def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None, whole=None,
@@ -699,18 +693,17 @@ class Scanner:
         if self.contiguous:
             self.cap = self._contiguous_capacity()
             lazy = self.cap > 65536  # small batches: mappings cost more than they save
-            alloc = lazy_zeros if lazy else _empty_bytes
-            self._use_columns([alloc(self.cap * width + (4 if i == 1 else 0)) for i, width in enumerate(DENSE_WIDTHS)]
-                              + [alloc(min(self.cap * 64, self.key_limit))], lazy)
+            columns = self._new_columns(lazy_zeros if lazy else _empty_bytes, min(self.cap * 64, self.key_limit))
+            self._use_columns(columns, lazy)
             return
         self.cap = self.batch_rows
         if self._helper() is None:
-            self._use_columns(self._new_columns(), False)
+            self._use_columns(self._new_columns(_empty_bytes, self.kcap), False)
             return
         if self.warm_columns is None:
-            self.warm_columns = self._warmed(self._new_columns())
+            self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(_empty_bytes, self.kcap))
         columns = self.warm_columns.result()
-        self.warm_columns = self._warmed(self._new_columns())
+        self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(_empty_bytes, self.kcap))
         self._use_columns(columns, False)
 
     def _helper(self):
@@ -719,10 +712,6 @@ class Scanner:
         if self.pool is None and self.warm_linux and self.base + self.pos > (4 << 20):
             self.pool = background_pool()
         return self.pool
-
-    def _warmed(self, columns):
-        """A future of ``columns`` once the helper thread has faulted their pages in."""
-        return _Ready(self.pool.submit(warm_pages, [(c, 0, len(c)) for c in columns]), columns)
 
     def _contiguous_capacity(self):
         """Rows for the next contiguous batch: what is left of the current database's RESIZEDB
@@ -772,12 +761,12 @@ class Scanner:
         self.klen = 0
         self.full = False
 
-    def _new_columns(self):
-        """The buffers every row writes: db, key offsets, type, encoding, sizes, counts, offset,
-        estimate, and key bytes (the other columns are written only for rows that have a value)."""
-        n = self.batch_rows
-        return [np.empty(n * width + (4 if i == 1 else 0), np.uint8) for i, width in enumerate(DENSE_WIDTHS)] + [
-            np.empty(self.kcap, np.uint8)]
+    def _new_columns(self, alloc, key_bytes):
+        """The buffers every row of a batch of ``cap`` rows writes, from ``alloc(nbytes)``: db, key
+        offsets (one more than rows), type, encoding, sizes, counts, offset, estimate, and
+        ``key_bytes`` of keys (the other columns are written only for rows that have a value)."""
+        return [alloc(self.cap * width + (4 if i == 1 else 0)) for i, width in enumerate(DENSE_WIDTHS)] + [
+            alloc(key_bytes)]
 
     def _use_columns(self, dense, lazy):
         n = self.cap

@@ -92,11 +92,9 @@ class Source:
         The scanner reads a mapping without copying it; the mapping is closed
         with the Source, so whoever reads it must let go of it first.
         """
-        if self.compression is not None or self._mapping is False:
-            return None
-        if self._mapping is None:
-            self._mapping = _map_file(self._raw) or False
-        return self._mapping or None
+        if self._mapping is None and self.compression is None:
+            self._mapping = _map_file(self._raw)
+        return self._mapping
 
     def position(self):
         """Bytes of the underlying file consumed so far, when it can tell."""
@@ -106,7 +104,7 @@ class Source:
             return None
 
     def close(self):
-        if self._mapping:
+        if self._mapping is not None:
             try:
                 self._mapping.close()
             except BufferError:  # a view of it is still alive: the mapping goes with that view
@@ -160,7 +158,7 @@ def _size_of(raw):
 
 
 def _map_file(raw):
-    """A read-only mapping of a regular, non-empty file from its current position's start, or None."""
+    """A read-only mapping of a regular, non-empty file not yet read from, or None."""
     import mmap
     import stat
 

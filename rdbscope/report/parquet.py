@@ -1,7 +1,6 @@
 """The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
 
 import dataclasses
-import itertools
 import json
 from concurrent.futures import ThreadPoolExecutor
 
@@ -52,24 +51,28 @@ def write_keys_parquet(scan, path):
             # Encoding a row group (Arrow releases the GIL) overlaps scanning the next one;
             # at most one group waits, so memory stays bounded.
             pending = None
-            group = []
-            for batch in itertools.chain(scan, [None]):
-                if batch is not None:
-                    group.append(batch)
-                    rows += batch.num_rows
-                    if sum(b.num_rows for b in group) < ROW_GROUP_ROWS:
-                        continue
+            for table in _row_groups(scan):
                 if pending is not None:
                     pending.result()
-                    pending = None
-                if group:
-                    table = pa.Table.from_batches(group, schema=KEYS_SCHEMA)
-                    pending = pool.submit(writer.write_table, table, row_group_size=len(table))
-                    group = []
+                pending = pool.submit(writer.write_table, table, row_group_size=len(table))
+                rows += len(table)
             if pending is not None:
                 pending.result()
             writer.add_key_value_metadata({METADATA_KEY: dump_metadata(scan.info).encode()})
     return rows
+
+
+def _row_groups(batches):
+    """The batches gathered into tables of at least ROW_GROUP_ROWS rows (the last one: the rest)."""
+    group, rows = [], 0
+    for batch in batches:
+        group.append(batch)
+        rows += batch.num_rows
+        if rows >= ROW_GROUP_ROWS:
+            yield pa.Table.from_batches(group, schema=KEYS_SCHEMA)
+            group, rows = [], 0
+    if group:
+        yield pa.Table.from_batches(group, schema=KEYS_SCHEMA)
 
 
 def read_dump_metadata(path):
