@@ -615,6 +615,7 @@ class Scanner:
         self.kcap = 1 << 20
         self.module_ids = {}
         self.string_costs = {}
+        self.run_shapes = {}  # string shapes seen by the pure-Python string runs
         self.sc_klen = -1  # the last string shape and its estimate (string_cost)
         self.sc_n = 0
         self.sc_enc = -1
@@ -2306,6 +2307,8 @@ class Scanner:
             self.lfu = -1
             self.idle = -1
             self.prefix_start = -1
+            if not cython.compiled and self.value_type == 0:  # strings come in runs: read the rest in one go
+                string_run(self, stop, is_int_text)
         return self.rows - first
 
     def string_cost(self):
@@ -2376,3 +2379,7 @@ def _double_text(raw):
     if text.endswith(".0"):
         text = text[: len(text) - 2]
     return text
+
+
+if not cython.compiled:
+    from ._pure_runs import string_run

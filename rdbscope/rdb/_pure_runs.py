@@ -1,0 +1,211 @@
+"""Runs of plain string records, read as Python: the pure-Python build's hot path.
+
+Dumps are mostly long runs of string keys: a type byte 0 (after an optional
+EXPIRETIME_MS), a plain key, and a plain or small-integer value. As Python,
+reading such a record through the Scanner's general methods costs a dozen
+calls; here a whole run is parsed in one loop over local variables, and the
+columns of the run are then filled with numpy in a few operations.
+
+``string_run`` stops, having consumed nothing more, at the first record it does
+not handle (another type or opcode, a wider or LZF encoding, a record not
+wholly in the buffer, a full batch); the Scanner's general path reads that
+record, so every result and every error is the general path's. The compiled
+build never calls this.
+"""
+
+import numpy as np
+
+from .format import E_INT, OPCODE_EXPIRETIME_MS, T_STRING
+
+NO_EXPIRE = -(1 << 63)  # the expire column's "none" inside the scanner
+
+EXPIRE_BYTES = 10  # opcode, 8-byte time, then the type byte
+
+
+def string_run(s, stop, is_int_text):
+    """Read the plain string records at ``s.pos`` into rows, up to row ``stop``; return how many.
+
+    ``is_int_text`` is the scanner's own test of which strings load as integers.
+    """
+    if s.want_db is not None or s.want_types is not None or s.key_filter is not None:
+        return 0
+    buf = s.view
+    end = s.end
+    p = s.pos
+    limit = min(stop, s.cap)
+    room = min(s.kcap, s.key_limit) - s.klen
+    shapes = s.run_shapes
+    kat_l = []
+    kat_add = kat_l.append
+    n_l = []
+    n_add = n_l.append
+    v_l = []
+    v_add = v_l.append
+    shape_l = []
+    shape_add = shape_l.append
+    start_l = []
+    start_add = start_l.append
+    exp_l = []
+    exp_add = exp_l.append
+    rows = s.rows
+    count = 0
+    while rows + count < limit and end - p >= 4:
+        q = p
+        t = buf[q]
+        expire = NO_EXPIRE
+        if t == OPCODE_EXPIRETIME_MS:
+            if end - q < EXPIRE_BYTES + 3 or buf[q + 9] != 0:
+                break
+            expire = int.from_bytes(buf[q + 1:q + 9], "little", signed=True)
+            q += EXPIRE_BYTES
+        elif t != 0:
+            break
+        else:
+            q += 1
+        b = buf[q]
+        if b < 64:
+            n = b
+            q += 1
+        elif b < 128:
+            n = ((b & 0x3F) << 8) | buf[q + 1]
+            q += 2
+        else:
+            break
+        kat = q
+        q += n
+        if end - q < 2 or n > room:
+            break
+        b = buf[q]
+        if b < 64:
+            vlen = b
+            q += 1
+        elif b < 128:
+            vlen = ((b & 0x3F) << 8) | buf[q + 1]
+            q += 2
+        elif b == 0xC0:
+            vlen = -1
+        else:
+            break
+        if vlen < 0:
+            v = buf[q + 1]
+            vlen = len(str(v - 256 if v > 127 else v))
+            sint = 1
+            q += 2
+        else:
+            if end - q < vlen:
+                break
+            sint = 0
+            if vlen <= 20 and vlen:
+                c = buf[q]
+                if (48 <= c <= 57 or c == 45) and is_int_text(buf, q, vlen):
+                    sint = 1
+            q += vlen
+        shape = ((n << 16 | vlen) << 2 | sint << 1 | (expire != NO_EXPIRE))
+        if shape not in shapes and not _learn_shape(s, shapes, shape, n, vlen, sint, expire):
+            break
+        room -= n
+        kat_add(kat)
+        n_add(n)
+        v_add(vlen)
+        shape_add(shape)
+        start_add(p)
+        exp_add(expire)
+        count += 1
+        p = q
+    if count:
+        _fill_columns(s, count, p, kat_l, n_l, v_l, shape_l, start_l, exp_l)
+    return count
+
+
+def _learn_shape(s, shapes, shape, n, vlen, sint, expire):
+    """Work out a string shape's encoding and estimate as the general path does; False if it cannot."""
+    s.cur_klen = n
+    s.expire_ms = expire
+    enc = E_INT if sint else s.string_encoding(vlen)
+    s.expire_ms = NO_EXPIRE
+    est = 0
+    if s.estimating:
+        est = s.mm.estimate(n, expire != NO_EXPIRE, T_STRING, enc, 0, vlen, 0, 0, 0, 0)
+        if est == 0:  # the general path then falls back to the record's size
+            return False
+    if len(shapes) >= 65536:
+        return False
+    shapes[shape] = (enc, est)
+    return True
+
+
+def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
+    r0 = s.rows
+    r1 = r0 + count
+    k0 = s.klen
+    lengths = np.array(n_l, dtype=np.int64)
+    key_ends = k0 + np.cumsum(lengths)
+    total = int(key_ends[-1]) - k0 if count else 0
+    starts = np.array(start_l, dtype=np.int64)
+    first = int(starts[0])
+    span = stop_at - first
+    # The key bytes are the runs [kat, kat + n) of the records' span: mark them and take them out.
+    marks = np.zeros(span + 1, dtype=np.int8)
+    kats = np.array(kat_l, dtype=np.int64) - first
+    marks[kats] = 1
+    marks[kats + lengths] -= 1
+    inside = np.cumsum(marks[:span], dtype=np.int8).view(np.bool_)
+    with memoryview(s.buf) as whole:
+        region = np.frombuffer(whole, dtype=np.uint8, count=span, offset=first)
+        s.keydata[k0:k0 + total] = region[inside]
+        del region
+    s.a_koff[r0 + 1:r1 + 1] = key_ends
+    s.a_db[r0:r1] = s.db
+    s.a_type[r0:r1] = T_STRING
+    ends = np.empty(count, dtype=np.int64)
+    ends[:-1] = starts[1:]
+    ends[-1] = stop_at
+    s.a_rdb_bytes[r0:r1] = ends - starts
+    s.a_offset[r0:r1] = starts + s.base
+    values = np.array(v_l, dtype=np.uint64)
+    s.a_n[r0:r1] = values
+    s.a_max[r0:r1] = values
+    shapes = s.run_shapes
+    codes = {}
+    table = []
+    for shape in shape_l:
+        if shape not in codes:
+            codes[shape] = len(table)
+            table.append(shapes[shape])
+    index = np.array([codes[shape] for shape in shape_l], dtype=np.intp) if len(table) > 1 else 0
+    encs = np.array([enc for enc, _ in table], dtype=np.int8)
+    ests = np.array([est for _, est in table], dtype=np.uint64)
+    s.a_enc[r0:r1] = encs[index]
+    expires = np.array(exp_l, dtype=np.int64)
+    has_expire = expires != NO_EXPIRE
+    with_expire = int(np.count_nonzero(has_expire))
+    if with_expire:
+        s.a_expire[r0:r1][has_expire] = expires[has_expire]
+        _set_bits(s.a_v_expire, r0, has_expire)
+    s.nulls_expire += count - with_expire
+    _set_bits(s.a_v_counts, r0, np.ones(count, dtype=np.bool_))
+    if s.estimating:
+        s.a_est[r0:r1] = ests[index]
+    else:
+        s.nulls_est += count
+    s.nulls_lfu += count
+    s.nulls_idle += count
+    s.nulls_module += count
+    s.nulls_ttl_fields += count
+    s.klen = k0 + total
+    s.rows = r1
+    s.db_keys += count
+    s.pos = stop_at
+    s.value_type = 0
+    if r1 == s.cap:
+        s.full = True
+
+
+def _set_bits(bitmap, first, flags):
+    """Set bit ``first + i`` of an Arrow validity bitmap wherever ``flags[i]``."""
+    lead = first & 7
+    lo = first >> 3
+    hi = (first + len(flags) + 7) >> 3
+    bits = np.zeros((hi - lo) * 8, dtype=np.bool_)
+    bits[lead:lead + len(flags)] = flags
+    bitmap[lo:hi] |= np.packbits(bits, bitorder="little")
