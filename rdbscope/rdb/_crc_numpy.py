@@ -4,7 +4,9 @@ CRC is linear over GF(2), so a run is cut into many lanes that are checksummed
 side by side, one byte of every lane per numpy step, and the lane CRCs are then
 chained: crc(A + B) = shift(crc(A), len(B)) ^ crc(B), where shift feeds len(B)
 zero bytes through the CRC register, a linear map applied here with eight
-byte-wise lookup tables. The compiled scanner does not need this.
+byte-wise lookup tables. Each numpy step feeds two bytes of every lane through
+a 65536-entry table: half the steps of a byte-wise table, which is what numpy's
+per-call cost makes worth it. The compiled scanner does not need this.
 """
 
 import functools
@@ -25,6 +27,10 @@ def _tables(table_bytes):
             x = base[x & 0xFF] ^ (x >> 8)
         return x
 
+    # Two bytes at once: feeding lo then hi from state 0, the CRC's linearity does the rest.
+    words = np.arange(65536, dtype=np.uint64)
+    after_lo = table[words & np.uint64(0xFF)]
+    table16 = table[(after_lo ^ (words >> np.uint64(8))) & np.uint64(0xFF)] ^ (after_lo >> np.uint64(8))
     images = [feed_zeros(1 << bit, LANE_BYTES) for bit in range(64)]
     shift = []
     for k in range(8):
@@ -36,7 +42,7 @@ def _tables(table_bytes):
                     v ^= images[8 * k + bit]
             row.append(v)
         shift.append(row)
-    return table, shift
+    return table16, shift
 
 
 def crc64_numpy(crc, data, start, stop, table_bytes):
@@ -47,15 +53,21 @@ def crc64_numpy(crc, data, start, stop, table_bytes):
     lanes_count = (stop - start) // LANE_BYTES
     if lanes_count < MIN_LANES:
         return crc, 0
-    table, shift = _tables(table_bytes)
-    view = np.frombuffer(data, dtype=np.uint8, count=lanes_count * LANE_BYTES, offset=start)
-    lanes = np.ascontiguousarray(view.reshape(lanes_count, LANE_BYTES).T).astype(np.uint64)
+    table16, shift = _tables(table_bytes)
+    # Little-endian 16-bit words: the low byte is the one that comes first.
+    view = np.frombuffer(data, dtype="<u2", count=lanes_count * LANE_BYTES // 2, offset=start)
+    lanes = np.ascontiguousarray(view.reshape(lanes_count, LANE_BYTES // 2).T).astype(np.uint64)
     state = np.zeros(lanes_count, dtype=np.uint64)
     state[0] = crc  # the running CRC enters through the first lane
-    low = np.uint64(0xFF)
-    eight = np.uint64(8)
+    index = np.empty(lanes_count, dtype=np.uint64)
+    low = np.uint64(0xFFFF)
+    sixteen = np.uint64(16)
     for column in lanes:
-        state = table[(state ^ column) & low] ^ (state >> eight)
+        np.bitwise_xor(state, column, out=index)
+        np.bitwise_and(index, low, out=index)
+        fed = table16.take(index.view(np.int64))
+        np.right_shift(state, sixteen, out=state)
+        np.bitwise_xor(state, fed, out=state)
     crc = 0
     for lane_crc in state.tolist():
         crc = (shift[0][crc & 0xFF] ^ shift[1][crc >> 8 & 0xFF] ^ shift[2][crc >> 16 & 0xFF]

@@ -27,11 +27,12 @@ def string_run(s, stop, is_int_text):
 
     ``is_int_text`` is the scanner's own test of which strings load as integers.
     """
-    if s.want_db is not None or s.want_types is not None or s.key_filter is not None:
-        return 0
     buf = s.view
     end = s.end
     p = s.pos
+    if (p >= end or (buf[p] != 0 and buf[p] != OPCODE_EXPIRETIME_MS) or s.want_db is not None
+            or s.want_types is not None or s.key_filter is not None):
+        return 0
     limit = min(stop, s.cap)
     room = min(s.kcap, s.key_limit) - s.klen
     shapes = s.run_shapes
@@ -134,7 +135,14 @@ def _learn_shape(s, shapes, shape, n, vlen, sint, expire):
     return True
 
 
+#: Below this many rows a run's columns are written row by row: numpy's per-call cost would dominate.
+NUMPY_ROWS = 64
+
+
 def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
+    if count < NUMPY_ROWS:
+        _fill_rows(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l)
+        return
     r0 = s.rows
     r1 = r0 + count
     k0 = s.klen
@@ -193,11 +201,64 @@ def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
     s.nulls_module += count
     s.nulls_ttl_fields += count
     s.klen = k0 + total
-    s.rows = r1
+    _finish_run(s, r1, count, stop_at)
+
+
+def _fill_rows(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
+    shapes = s.run_shapes
+    buf = s.view
+    kview = s.kview
+    base = s.base
+    db = s.db
+    estimating = s.estimating
+    c_koff, c_db, c_type, c_enc, c_rdb_bytes = s.c_koff, s.c_db, s.c_type, s.c_enc, s.c_rdb_bytes
+    c_n, c_max, c_offset, c_est, c_expire = s.c_n, s.c_max, s.c_offset, s.c_est, s.c_expire
+    c_v_counts, c_v_expire = s.c_v_counts, s.c_v_expire
+    k = s.klen
+    r = s.rows
+    with_expire = 0
+    for i in range(count):
+        n = n_l[i]
+        kat = kat_l[i]
+        kview[k:k + n] = buf[kat:kat + n]
+        k += n
+        c_koff[r + 1] = k
+        c_db[r] = db
+        c_type[r] = T_STRING
+        enc, est = shapes[shape_l[i]]
+        c_enc[r] = enc
+        start = start_l[i]
+        c_rdb_bytes[r] = (start_l[i + 1] if i + 1 < count else stop_at) - start
+        c_offset[r] = base + start
+        c_n[r] = c_max[r] = v_l[i]
+        byte = r >> 3
+        bit = 1 << (r & 7)
+        c_v_counts[byte] |= bit
+        expire = exp_l[i]
+        if expire != NO_EXPIRE:
+            c_expire[r] = expire
+            c_v_expire[byte] |= bit
+            with_expire += 1
+        if estimating:
+            c_est[r] = est
+        r += 1
+    if not estimating:
+        s.nulls_est += count
+    s.nulls_expire += count - with_expire
+    s.nulls_lfu += count
+    s.nulls_idle += count
+    s.nulls_module += count
+    s.nulls_ttl_fields += count
+    s.klen = k
+    _finish_run(s, r, count, stop_at)
+
+
+def _finish_run(s, rows, count, stop_at):
+    s.rows = rows
     s.db_keys += count
     s.pos = stop_at
     s.value_type = 0
-    if r1 == s.cap:
+    if rows == s.cap:
         s.full = True
 
 

@@ -1503,6 +1503,11 @@ class Scanner:
 
     def walk_packed(self, start, length, group, listpack):
         """Walk every entry of a listpack or ziplist, folding them into elements of ``group``."""
+        if not cython.compiled and listpack:
+            figures = walk_listpack(self.blob, start, length, group)
+            if figures is not None:
+                self.w_n, self.w_max, self.w_ttl = figures
+                return 0
         count = self.packed_header(start, length, listpack)
         stop = start + length - 1
         p = start + (6 if listpack else 10)
@@ -2382,4 +2387,5 @@ def _double_text(raw):
 
 
 if not cython.compiled:
+    from ._pure_listpack import walk_listpack
     from ._pure_runs import string_run
