@@ -36,18 +36,8 @@ def string_run(s, stop, is_int_text):
     limit = min(stop, s.cap)
     room = min(s.kcap, s.key_limit) - s.klen
     shapes = s.run_shapes
-    kat_l = []
-    kat_add = kat_l.append
-    n_l = []
-    n_add = n_l.append
-    v_l = []
-    v_add = v_l.append
-    shape_l = []
-    shape_add = shape_l.append
-    start_l = []
-    start_add = start_l.append
-    exp_l = []
-    exp_add = exp_l.append
+    records = []
+    add = records.append
     rows = s.rows
     count = 0
     while rows + count < limit and end - p >= 4:
@@ -105,16 +95,11 @@ def string_run(s, stop, is_int_text):
         if shape not in shapes and not _learn_shape(s, shapes, shape, n, vlen, sint, expire):
             break
         room -= n
-        kat_add(kat)
-        n_add(n)
-        v_add(vlen)
-        shape_add(shape)
-        start_add(p)
-        exp_add(expire)
+        add((kat, n, vlen, shape, p, expire))
         count += 1
         p = q
     if count:
-        _fill_columns(s, count, p, kat_l, n_l, v_l, shape_l, start_l, exp_l)
+        _fill_columns(s, count, p, *zip(*records))
     return count
 
 
@@ -148,7 +133,7 @@ def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
     k0 = s.klen
     lengths = np.array(n_l, dtype=np.int64)
     key_ends = k0 + np.cumsum(lengths)
-    total = int(key_ends[-1]) - k0 if count else 0
+    total = int(key_ends[-1]) - k0
     starts = np.array(start_l, dtype=np.int64)
     first = int(starts[0])
     span = stop_at - first
@@ -190,18 +175,10 @@ def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
     if with_expire:
         s.a_expire[r0:r1][has_expire] = expires[has_expire]
         _set_bits(s.a_v_expire, r0, has_expire)
-    s.nulls_expire += count - with_expire
     _set_bits(s.a_v_counts, r0, np.ones(count, dtype=np.bool_))
     if s.estimating:
         s.a_est[r0:r1] = ests[index]
-    else:
-        s.nulls_est += count
-    s.nulls_lfu += count
-    s.nulls_idle += count
-    s.nulls_module += count
-    s.nulls_ttl_fields += count
-    s.klen = k0 + total
-    _finish_run(s, r1, count, stop_at)
+    _finish_run(s, count, k0 + total, with_expire, stop_at)
 
 
 def _fill_rows(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
@@ -242,23 +219,24 @@ def _fill_rows(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
         if estimating:
             c_est[r] = est
         r += 1
-    if not estimating:
-        s.nulls_est += count
+    _finish_run(s, count, k, with_expire, stop_at)
+
+
+def _finish_run(s, count, klen, with_expire, stop_at):
+    """Count the run's nulls (string rows have no LFU, idle time, module or field TTLs) and move on."""
     s.nulls_expire += count - with_expire
     s.nulls_lfu += count
     s.nulls_idle += count
     s.nulls_module += count
     s.nulls_ttl_fields += count
-    s.klen = k
-    _finish_run(s, r, count, stop_at)
-
-
-def _finish_run(s, rows, count, stop_at):
-    s.rows = rows
+    if not s.estimating:
+        s.nulls_est += count
+    s.klen = klen
+    s.rows += count
     s.db_keys += count
     s.pos = stop_at
     s.value_type = 0
-    if rows == s.cap:
+    if s.rows == s.cap:
         s.full = True
 
 
