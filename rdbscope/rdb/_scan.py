@@ -1181,6 +1181,9 @@ class Scanner:
             if got != ulen:
                 self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
             return 0
+        if not cython.compiled and clen <= self.end - self.pos and lzf_expands_to(self.view, self.pos, clen, ulen):
+            self.pos += clen
+            return 0
         stop = self.base + self.pos + clen
         out = 0
         while self.base + self.pos < stop:
@@ -1634,6 +1637,14 @@ class Scanner:
             mx = 0
             i = 0
             while i < n:
+                if not cython.compiled:  # as Python, the plain members are read in one loop
+                    done, largest, cost = strings_run(self, n - i, False, 0, self.mm.set_member)
+                    i += done
+                    self.m_elems += cost
+                    if largest > mx:
+                        mx = largest
+                    if i == n:
+                        break
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
@@ -1648,6 +1659,14 @@ class Scanner:
             mx = 0
             i = 0
             while i < n:
+                if not cython.compiled:  # as Python, the plain members are read in one loop
+                    done, largest, cost = strings_run(self, n - i, False, rdbtype, self.mm.zset_member)
+                    i += done
+                    self.m_elems += cost
+                    if largest > mx:
+                        mx = largest
+                    if i == n:
+                        break
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
@@ -1749,6 +1768,14 @@ class Scanner:
         ttl = 0
         i = 0
         while i < n:
+            if not cython.compiled and ttl_mode == 0:  # as Python, the plain pairs are read in one loop
+                done, largest, cost = strings_run(self, n - i, True, 0, self.mm.hash_pair)
+                i += done
+                self.m_elems += cost
+                if largest > mx:
+                    mx = largest
+                if i == n:
+                    break
             field_ttl = False
             if ttl_mode == 1 or ttl_mode == 2:
                 if self.read_plain_len() != 0:
@@ -2388,4 +2415,6 @@ def _double_text(raw):
 
 if not cython.compiled:
     from ._pure_listpack import walk_listpack
+    from ._pure_lzf import lzf_expands_to
+    from ._pure_members import strings_run
     from ._pure_runs import string_run
