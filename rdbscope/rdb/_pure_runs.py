@@ -36,8 +36,9 @@ def string_run(s, stop, is_int_text):
     limit = min(stop, s.cap)
     room = min(s.kcap, s.key_limit) - s.klen
     shapes = s.run_shapes
-    records = []
-    add = records.append
+    # One list per field, not a tuple per record: millions of tuples would wake the garbage
+    # collector again and again.
+    kats, lengths, values, shape_list, starts, expires = [], [], [], [], [], []
     rows = s.rows
     count = 0
     while rows + count < limit and end - p >= 4:
@@ -95,11 +96,16 @@ def string_run(s, stop, is_int_text):
         if shape not in shapes and not _learn_shape(s, shapes, shape, n, vlen, sint, expire):
             break
         room -= n
-        add((kat, n, vlen, shape, p, expire))
+        kats.append(kat)
+        lengths.append(n)
+        values.append(vlen)
+        shape_list.append(shape)
+        starts.append(p)
+        expires.append(expire)
         count += 1
         p = q
     if count:
-        _fill_columns(s, count, p, *zip(*records))
+        _fill_columns(s, count, p, kats, lengths, values, shape_list, starts, expires)
     return count
 
 
