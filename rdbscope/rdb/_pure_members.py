@@ -14,19 +14,18 @@ INT8_TEXT = bytes(len(str(v - 256 if v > 127 else v)) for v in range(256))
 SCORE_NONE, SCORE_TEXT, SCORE_BINARY = 0, 3, 5  # what follows each member: the zset RDB types
 
 
-def strings_run(s, count, pairs, score, cost_of):
-    """Read up to ``count`` elements at ``s.pos``; return (elements read, largest, summed cost).
+def strings_run(s, done, count, largest, pairs, score, cost_of):
+    """Read elements ``done`` to ``count`` at ``s.pos`` while they are plain and in the buffer.
 
-    An element is one string, or two (field, value) with ``pairs``, followed by
-    a zset ``score`` when there is one. The largest is the string's length, or
-    field plus value; ``cost_of`` gives each element's memory (of its length,
-    or of field and value), remembered per length.
+    Returns how many elements are now done and the largest so far, and adds their
+    memory to ``s.m_elems``. An element is one string, or two (field, value) with
+    ``pairs``, followed by a zset ``score`` when there is one. Its size is the
+    string's length, or field plus value; ``cost_of`` gives its memory (of its
+    length, or of field and value), remembered per length.
     """
     buf = s.view
     end = s.end
     p = s.pos
-    done = 0
-    largest = 0
     cost = 0
     memo = {}
     field = -1
@@ -83,4 +82,5 @@ def strings_run(s, count, pairs, score, cost_of):
         done += 1
         element = p
     s.pos = element
-    return done, largest, cost
+    s.m_elems += cost
+    return done, largest

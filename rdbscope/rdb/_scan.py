@@ -1638,11 +1638,7 @@ class Scanner:
             i = 0
             while i < n:
                 if not cython.compiled:  # as Python, the plain members are read in one loop
-                    done, largest, cost = strings_run(self, n - i, False, 0, self.mm.set_member)
-                    i += done
-                    self.m_elems += cost
-                    if largest > mx:
-                        mx = largest
+                    i, mx = strings_run(self, i, n, mx, False, 0, self.mm.set_member)
                     if i == n:
                         break
                 self.skip_string(False)
@@ -1660,11 +1656,7 @@ class Scanner:
             i = 0
             while i < n:
                 if not cython.compiled:  # as Python, the plain members are read in one loop
-                    done, largest, cost = strings_run(self, n - i, False, rdbtype, self.mm.zset_member)
-                    i += done
-                    self.m_elems += cost
-                    if largest > mx:
-                        mx = largest
+                    i, mx = strings_run(self, i, n, mx, False, rdbtype, self.mm.zset_member)
                     if i == n:
                         break
                 self.skip_string(False)
@@ -1769,11 +1761,7 @@ class Scanner:
         i = 0
         while i < n:
             if not cython.compiled and ttl_mode == 0:  # as Python, the plain pairs are read in one loop
-                done, largest, cost = strings_run(self, n - i, True, 0, self.mm.hash_pair)
-                i += done
-                self.m_elems += cost
-                if largest > mx:
-                    mx = largest
+                i, mx = strings_run(self, i, n, mx, True, 0, self.mm.hash_pair)
                 if i == n:
                     break
             field_ttl = False
