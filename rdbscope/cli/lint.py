@@ -17,15 +17,15 @@ from ..config import load_config
 from ..errors import ConfigError
 from ..findings import Severity, format_bytes
 from ..keys import KeyTable, load
-from ..passes import CHECKS
 from ..rdb import DumpInfo
 from ..rdb.memory import LAYOUTS, MemoryModelInfo, choose_layout
 from ..report.parquet import read_dump_metadata
-from ..rules import FAMILIES, PRESETS, RULES, lint
+from ..rules import FAMILIES, PRESETS, lint
 from ..rules.base import count
 from ..rules.sarif import to_json, to_sarif
 from ._console import err, exits_on_bad_input, out, progress_bar
 from ._options import AllocatorOption, CompressDepth, NoCrc, Quiet, Relaxed, scan_options
+from ._selection import ExtendSelect, Ignore, Select, with_selection
 
 
 class Format(str, Enum):
@@ -46,18 +46,14 @@ Preset = Enum("Preset", {name.replace("-", "_"): name for name in PRESETS}, type
 Source = Annotated[Path, typer.Argument(
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`.",
     exists=True, dir_okay=False, readable=True)]
-Codes = Optional[List[str]]
 
 
 @exits_on_bad_input
 def lint_command(
     source: Source,
-    select: Annotated[Codes, typer.Option(
-        "--select", help="Codes or families to check, comma-separated (replaces the config's selection). "
-                         "Analysis codes (BIG, TTL, EXP) are checked only when selected.")] = None,
-    extend_select: Annotated[Codes, typer.Option(
-        "--extend-select", help="Codes or families to check in addition to the selection.")] = None,
-    ignore: Annotated[Codes, typer.Option("--ignore", help="Codes or families not to check.")] = None,
+    select: Select = None,
+    extend_select: ExtendSelect = None,
+    ignore: Ignore = None,
     preset: Annotated[Optional[List[Preset]], typer.Option(
         "--preset", help="Turn on the opt-in rules of a seed's convention: seed-001 (no abbreviations, "
                          "module:submodule:description:identifier), seed-002 (keys within 30 bytes).")] = None,
@@ -96,32 +92,13 @@ def lint_command(
 
 def _config(path, select, extend_select, ignore, presets, masters):
     config = load_config(path) if path else load_config()
-    changes = {}
-    if select:
-        changes["select"] = _codes(select, "--select")
-    extra = _codes(extend_select or [], "--extend-select")
-    for preset in presets or []:
-        extra += PRESETS[preset.value]
-    if extra:
-        changes["extend_select"] = (*config.extend_select, *extra)
-    if ignore:
-        changes["ignore"] = (*config.ignore, *_codes(ignore, "--ignore"))
+    extra = tuple(code for preset in presets or [] for code in PRESETS[preset.value])
+    config = with_selection(config, select, extend_select, ignore, extra)
     if masters is not None:
         rules = dict(config.rules)
         rules["CLU001"] = {**rules.get("CLU001", {}), "masters": masters}
-        changes["rules"] = rules
-    return dataclasses.replace(config, **changes) if changes else config
-
-
-def _codes(values, option):
-    """Comma-separated codes or families, checked against the codes there are."""
-    known = [rule.code for rule in RULES] + [check.code for check in CHECKS]
-    codes = tuple(c.strip().upper() for value in values for c in value.split(",") if c.strip())
-    for code in codes:
-        if not re.fullmatch(r"[A-Z]{3}[0-9]{0,3}", code) or not any(k.startswith(code) for k in known):
-            families = ", ".join(sorted({k[:3] for k in known}))
-            raise typer.BadParameter(f"no code or family {code!r} (families: {families})", param_hint=option)
-    return codes
+        config = dataclasses.replace(config, rules=rules)
+    return config
 
 
 def _load(source, quiet, no_crc, relaxed_version, allocator, list_compress_depth):

@@ -8,6 +8,7 @@ import typer
 from rich.text import Text
 
 from .. import __version__
+from ..config import Config, load_config
 from ..findings import format_bytes, format_share
 from ..report import views
 from ..report.inputs import source_name
@@ -16,6 +17,7 @@ from ._console import exits_on_bad_input, message
 from ._formats import emit, print_renderable, records, write_json
 from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
                        FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
+from ._selection import ExtendSelect, Ignore, Select, with_selection
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
 BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements", "codes"]
@@ -47,6 +49,9 @@ def report_command(
     type_: Type = None,
     match: Match = None,
     fail_on: FailOnOption = FailOn.never,
+    select: Select = None,
+    extend_select: ExtendSelect = None,
+    ignore: Ignore = None,
     config: ConfigOption = None,
     no_crc: NoCrc = False,
     relaxed_version: Relaxed = False,
@@ -58,9 +63,11 @@ def report_command(
 
     The summary goes to stdout (--format json: the whole report as one document;
     csv: the findings). --html and --out write files as well; their paths go to
-    stderr. The big-keys section prints key names. --fail-on looks at every finding.
+    stderr. The big-keys section prints key names. --fail-on looks at every finding
+    that --select/--ignore (or the config's selection) keep.
     """
-    res = analyze_input(dump, config=config, db=db, types=type_, match=match, quiet=quiet, no_crc=no_crc,
+    settings = with_selection(load_config(config) if config else Config(), select, extend_select, ignore)
+    res = analyze_input(dump, config=settings, db=db, types=type_, match=match, quiet=quiet, no_crc=no_crc,
                         relaxed_version=relaxed_version, allocator=allocator,
                         list_compress_depth=list_compress_depth)
     source = source_name(dump)

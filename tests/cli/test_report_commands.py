@@ -133,6 +133,26 @@ def test_report_json_shape(oracle):
     assert {f["severity"] for f in data["findings"]} <= {"error", "warning", "info"}
 
 
+def test_report_select_and_ignore_keep_the_findings_they_name():
+    def codes(*options):
+        result = invoke("report", DUMP, "--format", "json", "--top", "1000", *options)
+        assert result.exit_code == 0, result.output
+        return [f["code"] for f in json.loads(result.stdout)["findings"]]
+
+    every = codes()
+    families = {code[:3] for code in every}
+    assert {"TTL", "NAM"} <= families and len(families) > 3
+    assert codes("--ignore", "TTL,NAM003") == [c for c in every if not c.startswith("TTL") and c != "NAM003"]
+    assert codes("--select", "NAM") == [c for c in every if c.startswith("NAM")]
+    assert codes("--select", "NAM", "--extend-select", "BIG", "--ignore", "NAM003") == [
+        c for c in every if (c.startswith("NAM") or c.startswith("BIG")) and c != "NAM003"]
+    result = runner.invoke(app, ["report", str(DUMP), "--ignore", "XYZ9"])
+    assert result.exit_code == 2 and "no code or family 'XYZ9'" in result.output
+    # --fail-on counts only what is kept.
+    assert invoke("report", DUMP, "--fail-on", "info", "--select", "NAM").exit_code == 1
+    assert invoke("report", DUMP, "--fail-on", "info", "--select", "NAM", "--ignore", "NAM").exit_code == 0
+
+
 def test_report_terminal_summary():
     result = invoke("report", DUMP)
     assert result.exit_code == 0
