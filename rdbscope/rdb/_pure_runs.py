@@ -163,7 +163,8 @@ def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
     s.a_offset[r0:r1] = starts + s.base
     values = np.array(v_l, dtype=np.uint64)
     s.a_n[r0:r1] = values
-    s.a_max[r0:r1] = values
+    if not s.max_is_n:
+        s.a_max[r0:r1] = values
     shapes = s.run_shapes
     codes = {}
     table = []
@@ -194,6 +195,7 @@ def _fill_rows(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
     base = s.base
     db = s.db
     estimating = s.estimating
+    max_is_n = s.max_is_n
     c_koff, c_db, c_type, c_enc, c_rdb_bytes = s.c_koff, s.c_db, s.c_type, s.c_enc, s.c_rdb_bytes
     c_n, c_max, c_offset, c_est, c_expire = s.c_n, s.c_max, s.c_offset, s.c_est, s.c_expire
     c_v_counts, c_v_expire = s.c_v_counts, s.c_v_expire
@@ -213,7 +215,9 @@ def _fill_rows(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
         start = start_l[i]
         c_rdb_bytes[r] = (start_l[i + 1] if i + 1 < count else stop_at) - start
         c_offset[r] = base + start
-        c_n[r] = c_max[r] = v_l[i]
+        c_n[r] = v_l[i]
+        if not max_is_n:
+            c_max[r] = v_l[i]
         byte = r >> 3
         bit = 1 << (r & 7)
         c_v_counts[byte] |= bit

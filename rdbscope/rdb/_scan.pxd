@@ -158,6 +158,7 @@ cdef class Scanner:
     cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields
     cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module, nulls_ttl_fields
     cdef readonly Py_ssize_t nulls_est
+    cdef readonly bint max_is_n
     cdef readonly object module_names
     cdef object module_ids
     cdef int[::1] c_db

@@ -559,6 +559,7 @@ def is_int_text(data, start, n):
 #: Bytes per row of the columns every row writes, in _new_columns order: db, key
 #: offsets, type, encoding, rdb_bytes, n_elements, max_element_bytes, offset, estimate.
 DENSE_WIDTHS = (4, 4, 1, 1, 8, 8, 8, 8, 8)
+MAX_COLUMN = 6
 
 
 def _empty_bytes(nbytes):
@@ -684,6 +685,7 @@ class Scanner:
         self.m_nodes = 0
         self.m_lzf = 0
         # Each scan_batch allocates its own column buffers.
+        self.max_is_n = True
         self.rows = 0
         self.klen = 0
 
@@ -740,7 +742,7 @@ class Scanner:
         if first >= last:
             return
         regions = [(self.dense[i], first * DENSE_WIDTHS[i], last * DENSE_WIDTHS[i] + 4)
-                   for i in range(len(DENSE_WIDTHS))]
+                   for i in range(len(DENSE_WIDTHS)) if i != MAX_COLUMN or not self.max_is_n]
         per_key = self.klen // self.rows + 1 if self.rows else 16
         regions.append((self.keydata, self.klen + per_key * w, self.klen + per_key * 2 * w))
         self.pool.submit(warm_pages, regions)
@@ -833,6 +835,9 @@ class Scanner:
         self.nulls_module = 0
         self.nulls_ttl_fields = 0
         self.nulls_est = 0
+        # While every row's largest element is its element count (all strings, say), the
+        # max column is not written and the batch shares the count column's buffer.
+        self.max_is_n = True
         self.klen = 0
         self.rows = 0
         self.c_koff[0] = 0
@@ -2279,7 +2284,11 @@ class Scanner:
                     self.nulls_expire += 1
                 self.c_rdb_bytes[r] = self.base + self.pos - start
                 self.c_n[r] = self.r_n
-                self.c_max[r] = self.r_max
+                if self.r_max != self.r_n or not self.max_is_n:
+                    if self.max_is_n:
+                        self.max_is_n = False
+                        self.a_max[:r] = self.a_n[:r]
+                    self.c_max[r] = self.r_max
                 if self.r_no_counts:
                     self.nulls_counts += 1
                 else:

@@ -46,7 +46,7 @@ def build_batch(scanner, rows):
         _column(pa.timestamp("ms", tz="UTC"), rows, s.a_expire, s.a_v_expire, s.nulls_expire),
         _column(pa.uint64(), rows, s.a_rdb_bytes),
         _column(pa.uint64(), rows, s.a_n, s.a_v_counts, s.nulls_counts),
-        _column(pa.uint64(), rows, s.a_max, s.a_v_counts, s.nulls_counts),
+        _column(pa.uint64(), rows, s.a_n if s.max_is_n else s.a_max, s.a_v_counts, s.nulls_counts),
         _column(pa.uint64(), rows, s.a_est, None, s.nulls_est),
         _column(pa.uint8(), rows, s.a_lfu, s.a_v_lfu, s.nulls_lfu),
         _column(pa.uint64(), rows, s.a_idle, s.a_v_idle, s.nulls_idle),
