@@ -9,12 +9,12 @@ every error is the general walk's. The compiled build never calls this.
 
 from operator import add
 
+from ._pure_members import INT8_TEXT
+
 # How the entries group into elements (the Scanner's W_* values).
 W_SINGLE, W_ZSET, W_HASH, W_HASH_TTL = 1, 2, 3, 4
 PER_ELEMENT = {W_SINGLE: 1, W_ZSET: 2, W_HASH: 2, W_HASH_TTL: 3}
 INT_WIDTHS = {0xF1: 2, 0xF2: 3, 0xF3: 4, 0xF4: 8}
-#: Text length of the 7-bit unsigned integers (entry bytes 0x00-0x7F).
-SMALL_INT_TEXT = bytes(len(str(v)) for v in range(128))
 
 
 def walk_listpack(blob, start, length, group):
@@ -31,7 +31,7 @@ def walk_listpack(blob, start, length, group):
         c = blob[p]
         value = None
         if c < 0x80:
-            n = SMALL_INT_TEXT[c]
+            n = INT8_TEXT[c]  # a 7-bit unsigned int: the same text as the byte's signed value
             value = c
             size = 1
         elif c < 0xC0:

@@ -15,6 +15,7 @@ build never calls this.
 
 import numpy as np
 
+from ._pure_members import INT8_TEXT
 from .format import E_INT, OPCODE_EXPIRETIME_MS, T_STRING
 
 NO_EXPIRE = -(1 << 63)  # the expire column's "none" inside the scanner
@@ -79,8 +80,7 @@ def string_run(s, stop, is_int_text):
         else:
             break
         if vlen < 0:
-            v = buf[q + 1]
-            vlen = len(str(v - 256 if v > 127 else v))
+            vlen = INT8_TEXT[buf[q + 1]]
             sint = 1
             q += 2
         else:
@@ -113,16 +113,15 @@ def _learn_shape(s, shapes, shape, n, vlen, sint, expire):
     """Work out a string shape's encoding and estimate as the general path does; False if it cannot."""
     s.cur_klen = n
     s.expire_ms = expire
-    enc = E_INT if sint else s.string_encoding(vlen)
+    s.r_n = vlen
+    s.r_enc = E_INT if sint else s.string_encoding(vlen)
+    est = s.string_cost() if s.estimating else 0
     s.expire_ms = NO_EXPIRE
-    est = 0
-    if s.estimating:
-        est = s.mm.estimate(n, expire != NO_EXPIRE, T_STRING, enc, 0, vlen, 0, 0, 0, 0)
-        if est == 0:  # the general path then falls back to the record's size
-            return False
+    if s.estimating and est == 0:  # the general path then falls back to the record's size
+        return False
     if len(shapes) >= 65536:
         return False
-    shapes[shape] = (enc, est)
+    shapes[shape] = (s.r_enc, est)
     return True
 
 
@@ -165,14 +164,8 @@ def _fill_columns(s, count, stop_at, kat_l, n_l, v_l, shape_l, start_l, exp_l):
     s.a_n[r0:r1] = values
     if not s.max_is_n:
         s.a_max[r0:r1] = values
-    shapes = s.run_shapes
-    codes = {}
-    table = []
-    for shape in shape_l:
-        if shape not in codes:
-            codes[shape] = len(table)
-            table.append(shapes[shape])
-    index = np.array([codes[shape] for shape in shape_l], dtype=np.intp) if len(table) > 1 else 0
+    distinct, index = np.unique(np.array(shape_l, dtype=np.int64), return_inverse=True)
+    table = [s.run_shapes[shape] for shape in distinct.tolist()]
     encs = np.array([enc for enc, _ in table], dtype=np.int8)
     ests = np.array([est for _, est in table], dtype=np.uint64)
     s.a_enc[r0:r1] = encs[index]

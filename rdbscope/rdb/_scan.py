@@ -458,7 +458,9 @@ def lzf_expand(ip, clen, op, ulen):
 
 
 def lzf_measure(ip, clen, ulen, at):
-    """The length ``clen`` LZF bytes at ``ip`` expand to, without expanding them; compiled build only.
+    """The length ``clen`` LZF bytes at ``ip`` expand to, without expanding them.
+
+    ``ip`` is a pointer in the compiled build, a memoryview as Python.
 
     Returns the length, or an LZF_* code with ``at[0]`` set to where the damage
     was found; stops with LZF_TOO_LONG as soon as the output passes ``ulen``.
@@ -1177,17 +1179,19 @@ class Scanner:
         Literal runs are skipped through the stream, so a huge value never has to
         fit in the buffer (src/lzf_d.c gives the token layout).
         """
-        if cython.compiled and clen <= self.end - self.pos:  # all in the buffer: walk it with a pointer
-            got = lzf_measure(cython.address(self.view[self.pos]), clen, ulen, cython.address(at))
+        if clen <= self.end - self.pos:  # all in the buffer: walk it in one loop
+            if cython.compiled:
+                got = lzf_measure(cython.address(self.view[self.pos]), clen, ulen, cython.address(at))
+            else:  # the same loop, over a view instead of a pointer
+                where = [0]
+                got = lzf_measure(memoryview(self.view)[self.pos:self.pos + clen], clen, ulen, where)
+                at = where[0]
             if got < 0:
                 self.pos += at
                 self.lzf_fail(got, ulen)
             self.pos += clen
             if got != ulen:
                 self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
-            return 0
-        if not cython.compiled and clen <= self.end - self.pos and lzf_expands_to(self.view, self.pos, clen, ulen):
-            self.pos += clen
             return 0
         stop = self.base + self.pos + clen
         out = 0
@@ -2412,6 +2416,5 @@ def _double_text(raw):
 
 if not cython.compiled:
     from ._pure_listpack import walk_listpack
-    from ._pure_lzf import lzf_expands_to
     from ._pure_members import strings_run
     from ._pure_runs import string_run
