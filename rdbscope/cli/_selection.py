@@ -6,9 +6,6 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ..passes import CHECKS
-from ..rules import RULES
-
 Codes = Optional[List[str]]
 Select = Annotated[Codes, typer.Option(
     "--select", help="Codes or families to keep, comma-separated (replaces the config's selection). "
@@ -36,6 +33,9 @@ def with_selection(config, select, extend_select, ignore, extra=()):
 
 def parse_codes(values, option):
     """Comma-separated codes or families, checked against the codes there are."""
+    from ..passes import CHECKS
+    from ..rules import RULES
+
     known = [rule.code for rule in RULES] + [check.code for check in CHECKS]
     codes = tuple(c.strip().upper() for value in values for c in value.split(",") if c.strip())
     for code in codes:

@@ -5,12 +5,11 @@ from typing import Annotated
 
 import typer
 
-from ..report import views
-from ._analysis import analyze_input, exit_for_findings
+from ._analysis import analyze_input, exit_for_findings, settings
 from ._console import exits_on_bad_input
 from ._formats import emit
-from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
-                       FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
+from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Input, Top, format_option,
+                       takes_load_options)
 
 
 class Ranking(str, Enum):
@@ -19,22 +18,17 @@ class Ranking(str, Enum):
 
 
 @exits_on_bad_input
+@takes_load_options()
 def bigkeys_command(
     dump: Input,
     by: Annotated[Ranking, typer.Option(
         "--by", help="Rank by memory, or by length (string bytes, element count).")] = Ranking.memory,
     top: Top = 20,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
+    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
+    csv_safe: CsvSafe = True,
     fail_on: FailOnOption = FailOn.never,
     config: ConfigOption = None,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    load=None,
 ):
     """List the largest keys (this prints key names) with the BIG codes whose thresholds they pass.
 
@@ -42,11 +36,11 @@ def bigkeys_command(
     over 5,000 elements; streams over 10,000 entries; any key over 1 MB of memory.
     Use --type to rank one type. --fail-on looks at BIG findings only.
     """
-    res = analyze_input(dump, config=config, passes=["bigkeys"], db=db, types=type_, match=match, quiet=quiet,
-                        no_crc=no_crc, relaxed_version=relaxed_version, allocator=allocator,
-                        list_compress_depth=list_compress_depth)
+    from ..report import views
+
+    res = analyze_input(dump, settings(config), passes=["bigkeys"], load=load)
     rows = views.big_key_rows(res, top, by.value)
-    emit(rows, fmt, title=f"Largest {len(rows)} keys by {by.value}")
+    emit(rows, fmt, title=f"Largest {len(rows)} keys by {by.value}", csv_safe=csv_safe)
     if fmt == Format.table:
         findings = views.finding_rows(res, families=("BIG",))
         if len(findings):

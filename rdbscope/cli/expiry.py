@@ -4,31 +4,25 @@ from typing import Annotated
 
 import typer
 
-from ..report import views
-from ._analysis import analyze_input, exit_for_findings
+from ._analysis import analyze_input, exit_for_findings, settings
 from ._console import exits_on_bad_input
 from ._formats import emit, records, write_json
-from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
-                       FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
+from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Input, Top, format_option,
+                       takes_load_options)
 
 
 @exits_on_bad_input
+@takes_load_options()
 def expiry_command(
     dump: Input,
     timeline: Annotated[bool, typer.Option(
         "--timeline", help="Also show the expiry timeline: keys expiring per bucket from the dump's ctime.")] = False,
     top: Top = 20,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
+    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
+    csv_safe: CsvSafe = True,
     fail_on: FailOnOption = FailOn.never,
     config: ConfigOption = None,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    load=None,
 ):
     """Show expiry cliffs: windows (1 s, 1 min, 1 h) where far more keys expire than their spread predicts.
 
@@ -36,16 +30,16 @@ def expiry_command(
     JSON gives {"bursts": [...], "timeline": [...], "findings": [...]}; CSV gives
     the burst rows (the timeline with --timeline). --fail-on looks at EXP findings only.
     """
-    res = analyze_input(dump, config=config, passes=["expiry"], db=db, types=type_, match=match, quiet=quiet,
-                        no_crc=no_crc, relaxed_version=relaxed_version, allocator=allocator,
-                        list_compress_depth=list_compress_depth)
+    from ..report import views
+
+    res = analyze_input(dump, settings(config), passes=["expiry"], load=load)
     bursts = views.expiry_burst_rows(res, top)
     findings = views.finding_rows(res, top, families=("EXP",))
     if fmt == Format.json:
         write_json({"bursts": records(bursts), "timeline": records(views.expiry_timeline_rows(res)),
                     "findings": records(findings)})
     elif fmt == Format.csv:
-        emit(views.expiry_timeline_rows(res) if timeline else bursts, fmt)
+        emit(views.expiry_timeline_rows(res) if timeline else bursts, fmt, csv_safe=csv_safe)
     else:
         emit(bursts, fmt, title=f"Expiry cliffs ({len(bursts)})")
         if len(findings):

@@ -2,31 +2,28 @@
 
 import json
 from dataclasses import asdict
-from typing import Annotated
 
-import typer
 from rich.table import Table
 
-from ..keys import load
-from ..summary import summarize
-from ._console import exits_on_bad_input, out, progress_bar
-from ._options import AllocatorOption, CompressDepth, Dump, NoCrc, Quiet, Relaxed, scan_options
+from ._console import exits_on_bad_input, out, scan_progress
+from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 
 
 @exits_on_bad_input
+@takes_load_options(filters=False)
 def info_command(
     dump: Dump,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    fmt: format_option(Format.table, Format.json) = Format.table,
+    as_json: JsonAlias = False,
+    load=None,
 ):
     """Show DUMP's format version, AUX fields, databases, key counts and estimated memory."""
-    options = scan_options(None, None, None, no_crc, relaxed_version, allocator, list_compress_depth)
-    with progress_bar(quiet, f"reading {dump.name}") as on_progress:
-        keys = load(dump, on_progress=on_progress, **options)
+    from ..keys import load as load_dump
+    from ..summary import summarize
+
+    as_json = as_json or fmt is Format.json
+    with scan_progress(load.quiet, f"reading {dump.name}") as on_progress:
+        keys = load_dump(dump, on_progress=on_progress, **load.scan_options())
     info = keys.info
     summary = summarize(keys)
     if as_json:

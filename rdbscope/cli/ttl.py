@@ -1,31 +1,25 @@
 """rdbscope ttl: which data never expires."""
 
-from ..report import views
-from ._analysis import analyze_input, exit_for_findings
+from ._analysis import analyze_input, exit_for_findings, settings
 from ._console import exits_on_bad_input
 from ._formats import emit, records, write_json
-from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
-                       FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
+from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Input, Top, format_option,
+                       takes_load_options)
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
                    "n_expired", "volatile_name", "ttl_s_p50", "ttl_s_max"]
 
 
 @exits_on_bad_input
+@takes_load_options()
 def ttl_command(
     dump: Input,
     top: Top = 20,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
+    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
+    csv_safe: CsvSafe = True,
     fail_on: FailOnOption = FailOn.never,
     config: ConfigOption = None,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    load=None,
 ):
     """Show TTL coverage: per db, then per pattern the keys without a TTL and the memory they hold.
 
@@ -34,15 +28,15 @@ def ttl_command(
     {"overview": [...], "patterns": [...]}; CSV gives the pattern rows.
     --fail-on looks at TTL findings only.
     """
-    res = analyze_input(dump, config=config, passes=["ttl"], db=db, types=type_, match=match, quiet=quiet,
-                        no_crc=no_crc, relaxed_version=relaxed_version, allocator=allocator,
-                        list_compress_depth=list_compress_depth)
+    from ..report import views
+
+    res = analyze_input(dump, settings(config), passes=["ttl"], load=load)
     overview = views.ttl_overview_rows(res)
     patterns = views.ttl_pattern_rows(res, top)
     if fmt == Format.json:
         write_json({"overview": records(overview), "patterns": records(patterns)})
     elif fmt == Format.csv:
-        emit(patterns, fmt)
+        emit(patterns, fmt, csv_safe=csv_safe)
     else:
         emit(overview, fmt, title="TTL coverage (db empty: the whole dump)")
         emit(patterns, fmt, title=f"Top {len(patterns)} patterns by memory without TTL", columns=PATTERN_COLUMNS)
