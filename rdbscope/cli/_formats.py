@@ -16,12 +16,13 @@ MAX_FILE_WIDTH = 400
 #: Narrowest a text column gets on a narrow terminal.
 TEXT_MIN_WIDTH = {"pattern": 24, "key": 24, "message": 30, "examples": 24}
 
-def emit(frame, fmt, *, title=None, columns=None, csv_safe=True):
-    """Write one table to stdout in ``fmt``; ``columns`` limits the terminal table's columns."""
-    if fmt == Format.json:
+def emit(frame, output, *, title=None, columns=None):
+    """Write one table to stdout as ``output`` (an OutputOptions) says; ``columns`` limits the
+    terminal table's columns."""
+    if output.fmt == Format.json:
         write_json(records(frame))
-    elif fmt == Format.csv:
-        write_csv(frame, safe=csv_safe)
+    elif output.fmt == Format.csv:
+        write_csv(frame, safe=output.csv_safe)
     else:
         columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
         if out.is_terminal:

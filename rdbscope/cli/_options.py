@@ -159,41 +159,67 @@ READ_PARAMETERS = (
 )
 
 
-def takes_load_options(*, filters=True, reading=True):
-    """Give a command the shared loading options; it receives them as ``load`` (a :class:`LoadOptions`).
+def adds_options(name, parameters, build):
+    """A decorator giving a command the options ``parameters`` ((name, annotation, default) triples);
+    the command receives ``build(**their values)`` as its parameter ``name``.
 
     The options are added to the command's signature after its own, so that typer
     shows them and every command spells them the same way.
     """
-    added = (FILTER_PARAMETERS if filters else ()) + (READ_PARAMETERS if reading else ())
+    names = [parameter for parameter, _, _ in parameters]
 
     def decorate(command):
-        own = [p for name, p in inspect.signature(command).parameters.items() if name != "load"]
-        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-                 for name, annotation, default in added]
-        names = [name for name, _, _ in added]
+        own = [p for p in inspect.signature(command).parameters.values() if p.name != name]
+        added = [inspect.Parameter(parameter, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+                 for parameter, annotation, default in parameters]
 
         @functools.wraps(command)
         def wrapper(*args, **kwargs):
-            given = {name: kwargs.pop(name) for name in names}
-            types = _split_types(given.get("type_"))
-            if types:
-                _check_types(types)
-            kwargs["load"] = LoadOptions(
-                db=tuple(given.get("db") or ()),
-                types=types,
-                match=given.get("match"),
-                no_crc=given.get("no_crc", False),
-                relaxed_version=given.get("relaxed_version", False),
-                allocator=Allocator(given.get("allocator", Allocator.jemalloc)).value,
-                list_compress_depth=given.get("list_compress_depth", 0),
-                quiet=given.get("quiet", False),
-            )
+            kwargs[name] = build(**{parameter: kwargs.pop(parameter) for parameter in names})
             return command(*args, **kwargs)
 
-        parameters = own + extra
-        wrapper.__signature__ = inspect.Signature(parameters)
-        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        signature = inspect.Signature(own + added)
+        wrapper.__signature__ = signature
+        wrapper.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
         return wrapper
 
     return decorate
+
+
+def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
+                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False):
+    types = _split_types(type_)
+    if types:
+        _check_types(types)
+    return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
+                       allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet)
+
+
+def takes_load_options(*, filters=True, reading=True):
+    """Give a command the options that choose keys (``filters``) and say how to read a dump
+    (``reading``); it receives them as ``load``, a :class:`LoadOptions`."""
+    parameters = (FILTER_PARAMETERS if filters else ()) + (READ_PARAMETERS if reading else ())
+    return adds_options("load", parameters, _load_options)
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputOptions:
+    """What the output options of a command say: the format, how many rows, when to fail."""
+
+    fmt: Format = Format.table
+    top: Optional[int] = None
+    csv_safe: bool = True
+    fail_on: FailOn = FailOn.never
+    config: Optional[Path] = None
+
+
+def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
+    """Give a command --format (``formats``, the first the default), --top (when ``top``, its default),
+    --csv-safe/--csv-raw (with csv), --fail-on and --config; it receives them as ``output``,
+    an :class:`OutputOptions`."""
+    parameters = [("fmt", format_option(*formats), formats[0])]
+    parameters += [("top", Top, top)] if top is not None else []
+    parameters += [("csv_safe", CsvSafe, True)] if Format.csv in formats else []
+    parameters += [("fail_on", FailOnOption, fail_on)]
+    parameters += [("config", ConfigOption, None)] if config else []
+    return adds_options("output", parameters, OutputOptions)

@@ -5,11 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ._analysis import analyze_input, exit_for_findings, settings
-from ._console import exits_on_bad_input
+from ._analysis import analysis_command, analyze_input, exit_for_findings, settings
 from ._formats import emit
-from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Input, Top, format_option,
-                       takes_load_options)
+from ._options import Format, Input
 
 
 class Ranking(str, Enum):
@@ -17,17 +15,12 @@ class Ranking(str, Enum):
     length = "length"
 
 
-@exits_on_bad_input
-@takes_load_options()
+@analysis_command()
 def bigkeys_command(
     dump: Input,
     by: Annotated[Ranking, typer.Option(
         "--by", help="Rank by memory, or by length (string bytes, element count).")] = Ranking.memory,
-    top: Top = 20,
-    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
-    csv_safe: CsvSafe = True,
-    fail_on: FailOnOption = FailOn.never,
-    config: ConfigOption = None,
+    output=None,
     load=None,
 ):
     """List the largest keys (this prints key names) with the BIG codes whose thresholds they pass.
@@ -38,12 +31,12 @@ def bigkeys_command(
     """
     from ..report import views
 
-    res = analyze_input(dump, settings(config), passes=["bigkeys"], load=load)
-    rows = views.big_key_rows(res, top, by.value)
-    emit(rows, fmt, title=f"Largest {len(rows)} keys by {by.value}", csv_safe=csv_safe)
-    if fmt == Format.table:
+    res = analyze_input(dump, settings(output.config), passes=["bigkeys"], load=load)
+    rows = views.big_key_rows(res, output.top, by.value)
+    emit(rows, output, title=f"Largest {len(rows)} keys by {by.value}")
+    if output.fmt == Format.table:
         findings = views.finding_rows(res, families=("BIG",))
         if len(findings):
-            emit(findings, fmt, title="Big-key findings", columns=["severity", "code", "db", "pattern", "n_keys",
+            emit(findings, output, title="Big-key findings", columns=["severity", "code", "db", "pattern", "n_keys",
                                                                   "est_memory_bytes", "message"])
-    exit_for_findings(res.finding_list, fail_on, ("BIG",))
+    exit_for_findings(res.finding_list, output.fail_on, ("BIG",))

@@ -5,28 +5,22 @@ from typing import Annotated
 
 import typer
 
-from ._analysis import analyze_input, settings
-from ._console import exits_on_bad_input, message
+from ._analysis import analysis_command, analyze_input, settings
+from ._console import message
 from ._formats import emit, records, write_json
-from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Top, format_option,
-                       takes_load_options)
+from ._options import FailOn, Format
 
 Side = Annotated[Path, typer.Argument(
     help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD).",
     exists=True, readable=True, show_default=False)]
 
 
-@exits_on_bad_input
-@takes_load_options()
+@analysis_command()
 def diff_command(
     old: Side,
     new: Side,
     show_all: Annotated[bool, typer.Option("--all", help="Also list patterns that did not change.")] = False,
-    top: Top = 20,
-    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
-    csv_safe: CsvSafe = True,
-    fail_on: FailOnOption = FailOn.never,
-    config: ConfigOption = None,
+    output=None,
     load=None,
 ):
     """Compare OLD with NEW: patterns that grew, appeared or vanished, and findings that are new or resolved.
@@ -39,31 +33,32 @@ def diff_command(
     from ..report.compare import diff_findings, diff_patterns
     from ..rules.base import count
 
-    config = settings(config)
+    config = settings(output.config)
     sides = [_snapshot(path, config, load) for path in (old, new)]
     patterns = diff_patterns(*sides, include_unchanged=show_all)
     findings = diff_findings(*sides)
     totals = [{"source": s.label, "n_keys": s.n_keys, "memory_bytes": s.memory_bytes, "memory_basis": s.memory_basis}
               for s in sides]
-    if fmt == Format.json:
+    top = output.top
+    if output.fmt == Format.json:
         write_json({"old": totals[0], "new": totals[1], "patterns": records(patterns.head(top)),
                     "findings": records(findings)})
-    elif fmt == Format.csv:
-        emit(patterns.head(top), fmt, csv_safe=csv_safe)
+    elif output.fmt == Format.csv:
+        emit(patterns.head(top), output)
     else:
         for name, side in zip(("old", "new"), totals):
             message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}")
-        emit(patterns.head(top), fmt, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
+        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
         if len(findings):
-            emit(findings, fmt, title="Findings new and resolved",
+            emit(findings, output, title="Findings new and resolved",
                  columns=["change", "severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"])
-    if fail_on != FailOn.never:
+    if output.fail_on != FailOn.never:
         from ..findings import Severity
 
-        level = Severity.parse(fail_on.value)
+        level = Severity.parse(output.fail_on.value)
         failing = [s for s in findings[findings["change"] == "new"]["severity"] if Severity.parse(s) >= level]
         if failing:
-            message(f"{count(len(failing), 'new finding')} at or above {fail_on.value}")
+            message(f"{count(len(failing), 'new finding')} at or above {output.fail_on.value}")
             raise typer.Exit(1)
 
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from .. import __version__
 from ._analysis import load_keys, settings
 from ._console import err, exits_on_bad_input, out
-from ._options import ConfigOption, FailOn, FailOnOption, Format, JsonAlias, format_option, takes_load_options
+from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options
 from ._selection import ExtendSelect, Ignore, Select
 
 #: The names of rules.PRESETS, spelled here so that --help does not import the rules (a test ties them).
@@ -27,6 +27,7 @@ Source = Annotated[Path, typer.Argument(
 
 @exits_on_bad_input
 @takes_load_options()
+@takes_output_options(Format.table, Format.json, Format.sarif, fail_on=FailOn.warning)
 def lint_command(
     source: Source,
     select: Select = None,
@@ -37,10 +38,8 @@ def lint_command(
                          "module:submodule:description:identifier), seed-002 (keys within 30 bytes).")] = None,
     masters: Annotated[Optional[int], typer.Option(
         "--masters", min=1, help="Masters of the cluster CLU001 spreads the slots over (default 3).")] = None,
-    fmt: format_option(Format.table, Format.json, Format.sarif) = Format.table,
     as_json: JsonAlias = False,
-    fail_on: FailOnOption = FailOn.warning,
-    config: ConfigOption = None,
+    output=None,
     load=None,
 ):
     """Lint SOURCE's key design: naming, cluster slots and hash tags, encodings; findings grouped by rule.
@@ -52,9 +51,9 @@ def lint_command(
     from ..rules import lint
     from ..rules.sarif import to_json, to_sarif
 
-    fmt = Format.json if as_json else fmt
+    fmt = Format.json if as_json else output.fmt
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name.value])
-    config = _with_masters(settings(config, select, extend_select, ignore, extra), masters)
+    config = _with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
     result = lint(load_keys(source, load), config)
     seconds = time.perf_counter() - started
@@ -67,6 +66,7 @@ def lint_command(
         _print_text(result)
     if not load.quiet:
         _print_summary(result, seconds)
+    fail_on = output.fail_on
     if fail_on is not FailOn.never and any(f.severity >= Severity.parse(fail_on.value) for f in result.findings):
         raise typer.Exit(1)
 

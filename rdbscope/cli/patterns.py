@@ -5,11 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ._analysis import analyze_input, exit_for_findings, settings
-from ._console import exits_on_bad_input
+from ._analysis import analysis_command, analyze_input, exit_for_findings, settings
 from ._formats import emit
-from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Input, Top, format_option,
-                       takes_load_options)
+from ._options import Input
 
 
 class PatternSort(str, Enum):
@@ -22,18 +20,13 @@ TABLE_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory
                  "memory_bytes_max", "ttl_share", "ttl_s_p50", "types", "encodings"]
 
 
-@exits_on_bad_input
-@takes_load_options()
+@analysis_command()
 def patterns_command(
     dump: Input,
     sort: Annotated[PatternSort, typer.Option(
         "--sort", help="Order by memory, key count, or bytes in the dump (rdb).")] = PatternSort.memory,
     examples: Annotated[bool, typer.Option("--examples", help="Show example keys of each pattern.")] = False,
-    top: Top = 20,
-    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
-    csv_safe: CsvSafe = True,
-    fail_on: FailOnOption = FailOn.never,
-    config: ConfigOption = None,
+    output=None,
     load=None,
 ):
     """Show the inferred key patterns (user:{id}:profile) with their keys, memory and TTL coverage.
@@ -42,9 +35,9 @@ def patterns_command(
     """
     from ..report import views
 
-    res = analyze_input(dump, settings(config), load=load)
-    rows = views.pattern_rows(res, top, sort.value)
+    res = analyze_input(dump, settings(output.config), load=load)
+    rows = views.pattern_rows(res, output.top, sort.value)
     columns = TABLE_COLUMNS + (["examples"] if examples else [])
-    emit(rows, fmt, title=f"Top {len(rows)} of {res.tables['patterns'].num_rows} patterns by {sort.value}",
-         columns=columns, csv_safe=csv_safe)
-    exit_for_findings(res.finding_list, fail_on)
+    emit(rows, output, title=f"Top {len(rows)} of {res.tables['patterns'].num_rows} patterns by {sort.value}",
+         columns=columns)
+    exit_for_findings(res.finding_list, output.fail_on)

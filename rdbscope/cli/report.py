@@ -8,11 +8,10 @@ import typer
 from rich.text import Text
 
 from .. import __version__
-from ._analysis import analyze_input, check_writable, exit_for_findings, settings
-from ._console import exits_on_bad_input, message, stage
+from ._analysis import analysis_command, analyze_input, check_writable, exit_for_findings, settings
+from ._console import message, stage
 from ._formats import emit, print_renderable, records, write_json
-from ._options import (ConfigOption, CsvSafe, FailOn, FailOnOption, Format, Input, Top, format_option,
-                       takes_load_options)
+from ._options import Format, Input
 from ._selection import ExtendSelect, Ignore, Select
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
@@ -23,8 +22,7 @@ BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share
 FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
 
-@exits_on_bad_input
-@takes_load_options()
+@analysis_command(top=10)
 def report_command(
     dump: Input,
     html: Annotated[Optional[Path], typer.Option(
@@ -40,14 +38,10 @@ def report_command(
         help="Date of the --out partition; default: the day (UTC) of the dump's ctime AUX field.")] = None,
     keys: Annotated[bool, typer.Option(
         "--keys", help="With --out, also write keys.parquet: every key with its pattern.")] = False,
-    top: Top = 10,
-    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
-    csv_safe: CsvSafe = True,
-    fail_on: FailOnOption = FailOn.never,
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
-    config: ConfigOption = None,
+    output=None,
     load=None,
 ):
     """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
@@ -62,7 +56,7 @@ def report_command(
 
     check_writable(html, "'--html'")
     check_writable(out_dir, "'--out'", directory=True)
-    res = analyze_input(dump, settings(config, select, extend_select, ignore), load=load)
+    res = analyze_input(dump, settings(output.config, select, extend_select, ignore), load=load)
     source = source_name(dump)
     if out_dir is not None:
         from ..report.dataset import write_report
@@ -79,13 +73,14 @@ def report_command(
             write_html(res, html, source=source)
         if not load.quiet:
             message(f"wrote {html}")
+    top, fmt = output.top, output.fmt
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:
         write_json({"overview": overview.as_dict(), **{name: _plain(section) for name, section in sections.items()},
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:
-        emit(views.finding_rows(res), fmt, csv_safe=csv_safe)
+        emit(views.finding_rows(res), output)
     else:
         print_renderable(_headline(overview))
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
@@ -96,12 +91,12 @@ def report_command(
             frame = sections[name]["patterns"] if name == "ttl" else sections[name]
             frame = frame["bursts"] if name == "expiry" else frame
             if len(frame):
-                emit(frame, fmt, title=title, columns=columns)
+                emit(frame, output, title=title, columns=columns)
         findings = views.finding_rows(res, top)
         if len(findings):
-            emit(findings, fmt, title=f"Top findings ({len(findings)} of {len(res.finding_list)})",
+            emit(findings, output, title=f"Top findings ({len(findings)} of {len(res.finding_list)})",
                  columns=FINDING_COLUMNS)
-    exit_for_findings(res.finding_list, fail_on)
+    exit_for_findings(res.finding_list, output.fail_on)
 
 
 def _sections(res, top):

@@ -8,7 +8,7 @@ import typer
 
 from ._console import exits_on_bad_input, message
 from ._formats import emit, records, write_json
-from ._options import CsvSafe, FailOn, FailOnOption, Format, Top, format_option, takes_load_options
+from ._options import FailOn, Format, takes_load_options, takes_output_options
 
 
 class Metric(str, Enum):
@@ -21,6 +21,7 @@ METRIC_COLUMNS = {Metric.memory: "memory_bytes_sum", Metric.keys: "n_keys"}
 
 @exits_on_bad_input
 @takes_load_options(reading=False)
+@takes_output_options(Format.table, Format.json, Format.csv, top=20, config=False)
 def trend_command(
     directory: Annotated[Path, typer.Argument(
         help="A report dataset written by 'rdbscope report --out DIR'.", exists=True, file_okay=False,
@@ -29,10 +30,7 @@ def trend_command(
         "--instance", help="Only this instance (default: every instance).", show_default=False)] = None,
     metric: Annotated[Metric, typer.Option("--metric", help="What to follow: memory or key count.")] = Metric.memory,
     last: Annotated[int, typer.Option("--last", min=1, help="How many of the latest dates to show as columns.")] = 7,
-    top: Top = 20,
-    fmt: format_option(Format.table, Format.json, Format.csv) = Format.table,
-    csv_safe: CsvSafe = True,
-    fail_on: FailOnOption = FailOn.never,
+    output=None,
     load=None,
 ):
     """Show each pattern's memory (or key count) day by day across a report dataset.
@@ -48,16 +46,17 @@ def trend_command(
     rows = trend_rows(directory, instance, db=list(load.db) or None, types=list(load.types) or None,
                       match=load.match)
     column = METRIC_COLUMNS[metric]
-    if fmt == Format.json:
+    top = output.top
+    if output.fmt == Format.json:
         write_json(records(rows))
-    elif fmt == Format.csv:
-        emit(rows, fmt, csv_safe=csv_safe)
+    elif output.fmt == Format.csv:
+        emit(rows, output)
     else:
         table = pivot_trend(rows, column, top=top, last=last)
         unit = "memory" if metric == Metric.memory else "keys"
-        emit(_with_units(table, metric), fmt, title=f"{unit} per pattern by date (top {top} per instance)")
-    if fail_on != FailOn.never:
-        _exit_for_latest_findings(directory, instance, fail_on)
+        emit(_with_units(table, metric), output, title=f"{unit} per pattern by date (top {top} per instance)")
+    if output.fail_on != FailOn.never:
+        _exit_for_latest_findings(directory, instance, output.fail_on)
 
 
 def _with_units(table, metric):
