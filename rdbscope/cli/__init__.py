@@ -12,13 +12,27 @@ from typing import Annotated
 
 import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError  # typer's own click
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from . import bigkeys, diff, expiry, info, lint, patterns, report, rule, scan, trend, ttl
 
 
+class _HelpFlag(TyperOption):
+    """typer's --help, read as the flag it is: typer would otherwise coerce its unset value (None)
+    with pydantic, whose import costs a usage error more than everything else together."""
+
+    def process_value(self, ctx, value):
+        return super().process_value(ctx, bool(value))
+
+
 class _OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr (``error: ... (see 'rdbscope report --help')``), exit 2."""
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)
+        if option is not None and type(option) is TyperOption:
+            option.__class__ = _HelpFlag
+        return option
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
@@ -53,6 +67,7 @@ app = typer.Typer(
     help="Offline analyzer of Redis and Valkey dump files.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,  # plain help: rich's renderer would double the time --help takes
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

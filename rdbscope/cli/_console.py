@@ -5,14 +5,31 @@ import functools
 import time
 
 import typer
-from rich.console import Console
-from rich.progress import (BarColumn, DownloadColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
-from rich.text import Text
 
-out = Console(highlight=False, soft_wrap=True)
+
+class _Console:
+    """A rich Console made on first use: importing rich.console would cost --help and every
+    usage error a fifth of their time."""
+
+    def __init__(self, **options):
+        self._options = options
+        self._made = None
+
+    @property
+    def console(self):
+        if self._made is None:
+            from rich.console import Console
+
+            self._made = Console(**self._options)
+        return self._made
+
+    def __getattr__(self, name):
+        return getattr(self.console, name)
+
+
+out = _Console(highlight=False, soft_wrap=True)
 # soft_wrap: a message piped to a log stays one line, however long.
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = _Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def exits_on_bad_input(command):
@@ -30,18 +47,6 @@ def exits_on_bad_input(command):
     return wrapper
 
 
-class _KeysPerSecond(ProgressColumn):
-    """Keys read so far and the rate: ``12,345 keys 80,000/s``."""
-
-    def render(self, task):
-        keys = task.fields.get("keys")
-        if keys is None:
-            return Text("")
-        elapsed = task.elapsed or 0
-        rate = f" {keys / elapsed:,.0f}/s" if elapsed > 0.2 else ""
-        return Text(f"{keys:,} keys{rate}", style="progress.data.speed")
-
-
 @contextlib.contextmanager
 def scan_progress(quiet, description):
     """Yield an ``on_progress(bytes_done, bytes_total, keys_done=None)`` callback drawing on stderr.
@@ -53,10 +58,12 @@ def scan_progress(quiet, description):
     if not shows_progress(quiet):
         yield None
         return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
     started = time.perf_counter()
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), _KeysPerSecond(),
-        TimeRemainingColumn(), console=err, transient=True,
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), _keys_per_second(),
+        TimeRemainingColumn(), console=err.console, transient=True,
     ) as progress:
         task = progress.add_task(description, total=None, keys=None)
 
@@ -84,9 +91,28 @@ def stage(quiet, description):
     if not shows_progress(quiet):
         yield
         return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     started = time.perf_counter()
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err.console,
                   transient=True) as progress:
         progress.add_task(description, total=None)
         yield
     message(f"{description}: {time.perf_counter() - started:.1f} s")
+
+
+def _keys_per_second():
+    """A progress column: keys read so far and the rate, ``12,345 keys 80,000/s``."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class KeysPerSecond(ProgressColumn):
+        def render(self, task):
+            keys = task.fields.get("keys")
+            if keys is None:
+                return Text("")
+            elapsed = task.elapsed or 0
+            rate = f" {keys / elapsed:,.0f}/s" if elapsed > 0.2 else ""
+            return Text(f"{keys:,} keys{rate}", style="progress.data.speed")
+
+    return KeysPerSecond()

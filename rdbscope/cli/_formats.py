@@ -1,12 +1,6 @@
 """Data on stdout as a table, JSON or CSV; cells formatted by their column's unit (report.cells)."""
 
-import csv
-import json
 import sys
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ._console import message, out
 from ._options import Format
@@ -54,12 +48,17 @@ def print_renderable(renderable):
     if out.is_terminal:
         out.print(renderable)
         return
+    from rich.console import Console
+
     wide = Console(file=sys.stdout, width=MAX_FILE_WIDTH, highlight=False, soft_wrap=True, color_system=None)
     wide.print(renderable)
 
 
 def rich_table(frame, *, title=None, columns=None):
     """A rich Table of a DataFrame, cells formatted by column name."""
+    from rich.table import Table
+    from rich.text import Text
+
     from ..report.cells import cell_text, is_numeric_column, label
 
     columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
@@ -92,6 +91,8 @@ def records(frame):
 
 def write_json(data):
     """JSON on stdout (indented), one document."""
+    import json
+
     from ..report.cells import plain
 
     sys.stdout.write(json.dumps(plain(data), indent=2, ensure_ascii=False) + "\n")
@@ -107,6 +108,8 @@ def write_csv(frame, *, safe=True):
     With ``safe``, a text cell that a spreadsheet would run as a formula gets a
     leading ``'`` (numbers are left alone: -5 is a number, not a formula).
     """
+    import csv
+
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(list(frame.columns))
     for row in frame.itertuples(index=False):
@@ -114,6 +117,8 @@ def write_csv(frame, *, safe=True):
 
 
 def _csv_cell(value, safe):
+    import json
+
     from ..report.cells import plain
 
     value = plain(value)

@@ -69,13 +69,13 @@ FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Exit with code 1 when a finding of this severity or above is reported.")]
 Top = Annotated[int, typer.Option("--top", min=1, help="Show at most this many rows per table.")]
 ConfigOption = Annotated[Optional[Path], typer.Option(
-    "--config", help=r"Thresholds and rules from this rdbscope.toml, or pyproject.toml (its \[tool.rdbscope] "
+    "--config", help="Thresholds and rules from this rdbscope.toml, or pyproject.toml (its [tool.rdbscope] "
                      "table); default: the nearest one in this directory or its parents.",
     exists=True, dir_okay=False, show_default=False)]
 CsvSafe = Annotated[bool, typer.Option(
     "--csv-safe/--csv-raw",
-    help="CSV cells that begin with = + - @ (key names are anyone's input) get a leading ' so that "
-         "spreadsheets show them as text instead of running them as formulas. Default: --csv-safe; "
+    help="--csv-safe (the default): CSV cells that begin with = + - @ (key names are anyone's input) "
+         "get a leading ' so that spreadsheets show them as text instead of running them as formulas. "
          "--csv-raw writes them as they are (--format json keeps them exact either way).")]
 
 

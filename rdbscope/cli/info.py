@@ -3,8 +3,6 @@
 import json
 from dataclasses import asdict
 
-from rich.table import Table
-
 from ._console import exits_on_bad_input, out, scan_progress
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 
@@ -24,6 +22,8 @@ def info_command(
     as_json = as_json or fmt is Format.json
     with scan_progress(load.quiet, f"reading {dump.name}") as on_progress:
         keys = load_dump(dump, on_progress=on_progress, **load.scan_options())
+    from rich.table import Table
+
     info = keys.info
     summary = summarize(keys)
     if as_json:
@@ -70,6 +70,8 @@ def info_command(
 
 
 def _groups(title, groups, hints=None):
+    from rich.table import Table
+
     table = Table(title, "keys", "with TTL", "rdb bytes", "est. memory", title=f"By {title}", title_justify="left")
     if hints is not None:
         table.add_column("RESIZEDB hint")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, List, Optional
 
 import typer
-from rich.text import Text
 
 from .. import __version__
 from ._analysis import load_keys, settings
@@ -84,6 +83,8 @@ EXAMPLE_CHARS = 120
 
 
 def _print_text(result):
+    from rich.text import Text
+
     from ..findings import format_bytes
     from ..report.cells import printable
     from ..rules.base import count

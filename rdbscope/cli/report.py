@@ -5,7 +5,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
 from .. import __version__
 from ._analysis import analysis_command, analyze_input, check_writable, exit_for_findings, settings
@@ -118,6 +117,8 @@ def _plain(section):
 
 def _headline(o):
     """The totals as a few lines of text."""
+    from rich.text import Text
+
     from ..findings import format_bytes, format_share
     from ..rules.base import count
 

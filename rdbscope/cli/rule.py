@@ -5,7 +5,6 @@ from dataclasses import asdict
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from ._console import err, out
 from ._options import Format, JsonAlias, format_option
@@ -26,6 +25,8 @@ def rule_command(
         if as_json:
             out.print_json(json.dumps([asdict(d) for d in docs], default=str))
             return
+        from rich.table import Table
+
         table = Table("code", "name", "severity", "on", "summary", box=None, pad_edge=False)
         for doc in docs:
             on = "default" if doc.default else (", ".join(doc.presets) or "opt-in") if doc.kind == "rule" \

@@ -212,7 +212,7 @@ def test_every_command_finds_the_nearest_config(tmp_path, monkeypatch, command):
 
 def test_config_help_shows_the_table_name():
     text = invoke("report", "--help").stdout
-    assert "[tool.rdbscope]" in text and "()" not in text
+    assert "pyproject.toml (its [tool.rdbscope] table)" in " ".join(text.split()) and "()" not in text
 
 
 # --- formats and option names ---------------------------------------------------------------------------
