@@ -28,7 +28,14 @@ _LAZY = {
 }
 
 
+#: Subpackages reachable as attributes (``rdbscope.rdb.IMPLEMENTATION``), as when they were imported here.
+_SUBMODULES = {"api", "config", "findings", "keys", "passes", "patterns", "rdb", "report", "result", "rules",
+               "summary"}
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name not in _LAZY:
         raise AttributeError(f"module 'rdbscope' has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name], __name__), name)

@@ -22,8 +22,11 @@ def emit(frame, output, *, title=None, columns=None):
         if out.is_terminal:
             shown = _fitting(frame, columns, out.width)
             if len(shown) < len(columns):
-                message(f"({len(columns) - len(shown)} columns of '{title.strip() if title else 'the table'}' "
-                        "do not fit the terminal; --format csv or json gives them all)")
+                from ..rules.base import count
+
+                hidden = len(columns) - len(shown)
+                message(f"({count(hidden, 'column')} of '{title.strip() if title else 'the table'}' "
+                        f"{'does' if hidden == 1 else 'do'} not fit the terminal; --format csv or json gives them all)")
             columns = shown
         print_renderable(rich_table(frame, title=title, columns=columns))
 

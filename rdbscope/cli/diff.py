@@ -46,7 +46,7 @@ def diff_command(
     elif output.fmt == Format.csv:
         emit(patterns.head(top), output)
     else:
-        for name, side in zip(("old", "new"), totals):
+        for name, side in zip(("old", "new"), totals) if not load.quiet else ():
             message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}")
         emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
         if len(findings):

@@ -11,7 +11,7 @@ import typer
 
 from .. import __version__
 from ._analysis import load_keys, settings
-from ._console import err, exits_on_bad_input, out
+from ._console import err, exits_on_bad_input, out, stage
 from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options
 from ._selection import ExtendSelect, Ignore, Select
 
@@ -54,7 +54,9 @@ def lint_command(
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name.value])
     config = _with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
-    result = lint(load_keys(source, load), config)
+    keys = load_keys(source, load)
+    with stage(load.quiet, "linting"):
+        result = lint(keys, config)
     seconds = time.perf_counter() - started
     if fmt is Format.json:
         out.print(to_json(result, str(source)), markup=False, emoji=False, highlight=False, soft_wrap=True)

@@ -64,8 +64,9 @@ def test_help_and_usage_errors_import_no_data_library():
 def test_import_rdbscope_is_light_and_the_api_still_works():
     code = ("import sys, rdbscope\n"
             "print('pandas' in sys.modules, 'pyarrow' in sys.modules, sorted(rdbscope.__all__) == "
-            "sorted(n for n in rdbscope.__all__ if hasattr(rdbscope, n)))\n")
-    assert run_python(code).stdout.split() == ["False", "False", "True"]
+            "sorted(n for n in rdbscope.__all__ if hasattr(rdbscope, n)), rdbscope.rdb.IMPLEMENTATION in "
+            "('cython', 'python'))\n")
+    assert run_python(code).stdout.split() == ["False", "False", "True", "True"]
     keys = rdbscope.load(DUMP)
     result = rdbscope.analyze(keys)
     assert isinstance(result, rdbscope.Result) and hasattr(result, "plot")
