@@ -133,7 +133,8 @@ def _check_types(types):
 #: (parameter, annotation, default) of the options that choose keys.
 FILTER_PARAMETERS = (
     ("db", Annotated[Optional[List[int]], typer.Option(
-        "--db", "-n", help="Keep only this db (repeatable), as redis-cli -n.", show_default=False)], None),
+        "--db", "-n", help="Keep only this db (repeatable), as redis-cli -n. Filters that keep no key "
+                           "exit 2, saying what the dump has.", show_default=False)], None),
     ("type_", Annotated[Optional[List[str]], typer.Option(
         "--type", help="Keep only this type (repeatable, or comma-separated): string, list, set, zset, hash, "
                        "stream, module...", show_default=False)], None),

@@ -98,6 +98,11 @@ def test_usage_error_in_a_real_process_is_one_line_without_a_box():
     [line] = result.stderr.splitlines()
     assert line.startswith("error: no such option: --foo (Possible options: --format")
     assert line.endswith(" (see 'python -m rdbscope report --help')")
+    result = subprocess.run([sys.executable, "-m", "rdbscope", "report", str(DUMP), "--type", "hashes"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: invalid value for '--type': no type 'hashes'")
+    assert len(result.stderr.splitlines()) == 1
 
 
 def test_long_messages_are_not_wrapped_on_a_pipe(tmp_path):
