@@ -9,7 +9,14 @@ import rdbscope.rdb
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLE_DUMPS = ROOT / "sample_dumps"
-CORPUS = ROOT.parent / "shared" / "rdb-corpus"
+# What the full run reads beside the checkout (README, "Tests"); a fresh clone skips those tests.
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "rdb-corpus"
+SEEDS = SHARED / "seeds"
+CORPUS_MISSING = (f"needs the public RDB corpus in ../shared/rdb-corpus beside the checkout "
+                  f"(not found at {CORPUS}; see README, Tests)")
+SEEDS_MISSING = (f"needs the seed documents in ../shared/seeds beside the checkout "
+                 f"(not found at {SEEDS}; see README, Tests)")
 
 IMPLEMENTATIONS = sorted(rdbscope.rdb.implementations())
 
@@ -26,6 +33,11 @@ def sample_dumps():
 
 def corpus_available():
     return (CORPUS / "public" / "MANIFEST.tsv").exists()
+
+
+def needs_corpus():
+    """A skip mark for tests that read ../shared/rdb-corpus."""
+    return pytest.mark.skipif(not corpus_available(), reason=CORPUS_MISSING)
 
 
 def require_compiled():
