@@ -43,3 +43,15 @@ def needs_corpus():
 def require_compiled():
     """CI sets RDBSCOPE_REQUIRE_COMPILED=1: there the compiled scanner must load."""
     return os.environ.get("RDBSCOPE_REQUIRE_COMPILED") == "1"
+
+
+def require_servers():
+    """CI sets RDBSCOPE_REQUIRE_SERVERS=1: there a missing server, browser or font fails instead of skipping."""
+    return os.environ.get("RDBSCOPE_REQUIRE_SERVERS") == "1"
+
+
+def skip_or_fail(reason):
+    """Skip with ``reason``, or fail with it where everything is required."""
+    if require_servers():
+        pytest.fail(f"{reason} (RDBSCOPE_REQUIRE_SERVERS=1)")
+    pytest.skip(reason)

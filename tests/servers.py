@@ -5,12 +5,9 @@ what to install. CI installs them all and sets RDBSCOPE_REQUIRE_SERVERS=1,
 which turns those skips into failures.
 """
 
-import os
 import sys
 
-import pytest
-
-from conftest import SAMPLE_DUMPS
+from conftest import SAMPLE_DUMPS, skip_or_fail
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
 import make_sample_dumps  # noqa: E402  (the script that also made the committed sample dumps)
@@ -23,18 +20,6 @@ EXPECTED = {
 }
 
 FOUND = {server.label: server for server in make_sample_dumps.discover_servers()}
-
-
-def required():
-    """CI sets RDBSCOPE_REQUIRE_SERVERS=1: there a missing server or tool is a failure, not a skip."""
-    return os.environ.get("RDBSCOPE_REQUIRE_SERVERS") == "1"
-
-
-def skip_or_fail(reason):
-    """Skip with ``reason``, or fail with it where everything is required."""
-    if required():
-        pytest.fail(f"{reason} (RDBSCOPE_REQUIRE_SERVERS=1)")
-    pytest.skip(reason)
 
 
 def server(label):
