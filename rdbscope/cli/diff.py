@@ -69,7 +69,7 @@ def _snapshot(path, config, load):
         return snapshot_of_partition(path, db=list(load.db) or None, types=list(load.types) or None,
                                      match=load.match)
     if path.is_dir():
-        from ..report.inputs import InputError
+        from ..errors import InputError
 
         raise InputError(f"{path}: a directory, but not a report partition (DIR/instance=NAME/date=YYYY-MM-DD)")
     res = analyze_input(path, config, load=load)
