@@ -2,7 +2,7 @@
 """Time the lint rules against the scan they follow.
 
 For each dump this loads the keys table with the compiled scanner (best of
-``--repeat``), then times ``rdbscope.rules.lint()`` on that table (best of
+``--repeat``), then times ``rdbscope.lint()`` on that table (best of
 ``--repeat``): pattern inference, then every default rule, each timed on its
 own. ``--cli`` also times the whole ``rdbscope lint DUMP`` command, start-up
 included, beside ``rdbscope scan DUMP -o keys.parquet``.
@@ -43,7 +43,7 @@ import pyarrow as pa
 import rdbscope  # noqa: E402
 import rdbscope.rdb  # noqa: E402
 from rdbscope.keys import KeyTable  # noqa: E402
-from rdbscope.rules import lint  # noqa: E402
+from rdbscope import lint  # noqa: E402
 
 DEFAULT_DUMPS = Path("/tmp/rdbscope-bench")
 
@@ -81,7 +81,7 @@ def time_command(args):
 
 def report(name, scan_s, lint_s, steps, result, n_keys, chunks):
     print(f"{name}: {n_keys:,} keys in {chunks} chunk{'s' if chunks != 1 else ''}, "
-          f"{len({f.pattern for f in result.findings})} patterns in findings, {len(result.findings)} findings")
+          f"{len({f.pattern for f in result.finding_list})} patterns in findings, {len(result.finding_list)} findings")
     if scan_s is not None:
         print(f"  scan (compiled load)   {scan_s:7.3f} s")
     print(f"  lint, all default rules {lint_s:6.3f} s" +
@@ -92,7 +92,7 @@ def report(name, scan_s, lint_s, steps, result, n_keys, chunks):
     rest = sum(seconds for _step, seconds in slow[8:])
     print(f"    {'other rules':<22} {rest:7.3f} s")
     codes = {}
-    for finding in result.findings:
+    for finding in result.finding_list:
         codes[finding.code] = codes.get(finding.code, 0) + 1
     print("  findings by code: " + ", ".join(f"{c} {n}" for c, n in sorted(codes.items())))
 
@@ -123,7 +123,7 @@ def main(argv=None):
         lint_s, steps, result = time_lint(keys, args.repeat)
         report(name, scan_s, lint_s, steps, result, keys.num_rows, chunks)
         entry = {"dump": name, "keys": keys.num_rows, "chunks": chunks, "scan_s": scan_s, "lint_s": lint_s,
-                 "steps_s": steps, "findings": len(result.findings)}
+                 "steps_s": steps, "findings": len(result.finding_list)}
         if args.cli:
             exe = [sys.executable, "-m", "rdbscope"]
             with tempfile.TemporaryDirectory() as tmp:
@@ -141,7 +141,7 @@ def main(argv=None):
         report(f"synthetic {args.synthetic:,}", None, lint_s, steps, result, keys.num_rows,
                keys.to_arrow()["key"].num_chunks)
         figures.append({"dump": f"synthetic-{args.synthetic}", "keys": keys.num_rows, "lint_s": lint_s,
-                        "steps_s": steps, "findings": len(result.findings)})
+                        "steps_s": steps, "findings": len(result.finding_list)})
     if args.json:
         args.json.write_text(json.dumps({"machine": platform.platform(), "figures": figures}, indent=2))
 

@@ -12,7 +12,7 @@ from .errors import (
 )
 
 __all__ = [
-    "scan", "load", "analyze", "KeyTable", "DumpInfo", "KEYS_SCHEMA", "Result", "Finding", "Severity",
+    "scan", "load", "analyze", "lint", "KeyTable", "DumpInfo", "KEYS_SCHEMA", "Result", "Finding", "Severity",
     "RdbscopeError", "RdbError", "RdbFormatError", "RdbTruncatedError", "RdbUnsupportedError", "ConfigError",
 ]
 __version__ = "0.1.0"
@@ -22,14 +22,14 @@ __version__ = "0.1.0"
 _LAZY = {
     "scan": ".rdb", "DumpInfo": ".rdb", "KEYS_SCHEMA": ".rdb",
     "load": ".keys", "KeyTable": ".keys",
-    "analyze": ".api",
+    "analyze": ".api", "lint": ".api",
     "Finding": ".findings", "Severity": ".findings",
     "Result": ".result",
 }
 
 
 #: Subpackages reachable as attributes (``rdbscope.rdb.IMPLEMENTATION``), as when they were imported here.
-_SUBMODULES = {"api", "config", "findings", "keys", "passes", "patterns", "rdb", "report", "result", "rules",
+_SUBMODULES = {"api", "codes", "config", "findings", "keys", "passes", "patterns", "rdb", "report", "result", "rules",
                "summary"}
 
 

@@ -1,22 +1,32 @@
-"""The calls front ends make: ``load()`` a dump, ``analyze()`` it."""
+"""The calls front ends make: ``load()`` a dump, ``analyze()`` or ``lint()`` it.
 
+Both run one pipeline: the analysis passes and the rules pass in dependency order,
+then the findings the config enables. ``lint`` is ``analyze`` with lint's default
+selection and without the pattern tables it does not report.
+"""
+
+import dataclasses
 import os
 
 import pyarrow as pa
 
+from .codes import CODES
 from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .passes import PASSES, run_passes
 from .passes.columns import memory_basis
 from .result import Result
-from .rules import RulesPass
+from .rules import FAMILIES, RulesPass
 
-__all__ = ["load", "analyze"]
+__all__ = ["load", "analyze", "lint", "PIPELINE"]
+
+#: Every pass of the pipeline, the rules last.
+PIPELINE = (*PASSES, RulesPass)
 
 
-def analyze(keys, config=None, *, passes=None):
-    """Run the analysis passes over a :class:`~rdbscope.KeyTable` and return a :class:`Result`.
+def analyze(keys: KeyTable, config=None, *, passes=None) -> Result:
+    """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`.
 
     Args:
         keys: what :func:`load` returned.
@@ -26,13 +36,32 @@ def analyze(keys, config=None, *, passes=None):
             default: all of them, and the lint rules (id ``"rules"``).
 
     Raises:
-        ConfigError: the config file is invalid.
+        ConfigError: the config file or an option in it is invalid.
     """
-    if config is None:
-        config = Config()
-    elif isinstance(config, (str, os.PathLike)):
-        config = load_config(config)
-    outputs, seconds = run_passes(keys, config, (*PASSES, RulesPass.configured(config)), wanted=passes)
+    return _run(keys, _as_config(config), passes)
+
+
+def lint(keys: KeyTable, config=None) -> Result:
+    """:func:`analyze` with lint's selection: the lint rules, and analysis codes only when selected.
+
+    Without a ``select`` of its own, the config selects the rule families (NAM, CLU, ENC);
+    ``extend_select = ["TTL002"]`` adds an analysis code. Only the passes whose codes are
+    selected run (and what they require), so the result holds no pattern tables unless
+    an analysis code needs them.
+
+    Raises:
+        ConfigError: the config file or an option in it is invalid.
+    """
+    config = _as_config(config)
+    if not config.select:
+        config = dataclasses.replace(config, select=tuple(FAMILIES))
+    wanted = [p.id for p in PIPELINE if any(_enabled(config, check) for check in p.checks)]
+    return _run(keys, config, wanted)
+
+
+def _run(keys, config, wanted):
+    outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted)
+    by_id = {p.id: p for p in PIPELINE}
     table = keys.to_arrow()
     tables, findings = {}, []
     for pass_id, output in outputs.items():
@@ -42,7 +71,9 @@ def analyze(keys, config=None, *, passes=None):
             if name in tables:
                 raise ValueError(f"two passes made a table named {name!r}")
             tables[name] = result_table
-        findings.extend(f for f in output.findings if config.selects(f.code))
+        findings.extend(f for f in output.findings if _enabled(config, CODES[f.code]))
+    checked = tuple(sorted(check.code for pass_id in outputs for check in by_id[pass_id].checks
+                           if _enabled(config, check)))
     return Result(
         keys=KeyTable(table, keys.info),
         tables=tables,
@@ -50,7 +81,21 @@ def analyze(keys, config=None, *, passes=None):
         memory_basis=memory_basis(table),
         config=config,
         seconds=seconds,
+        ran=tuple(outputs),
+        checked=checked,
     )
+
+
+def _enabled(config, check):
+    return config.is_enabled(check.code, opt_in=not check.default)
+
+
+def _as_config(config):
+    if config is None:
+        return Config()
+    if isinstance(config, (str, os.PathLike)):
+        return load_config(config)
+    return config
 
 
 def _with_column(table, name, array):

@@ -153,9 +153,18 @@ class Config:
     rules: types.MappingProxyType = field(default_factory=lambda: types.MappingProxyType({}))
     source: str = None
 
-    def selects(self, code):
-        """True when findings of ``code`` are kept by ``select`` and ``ignore``."""
+    def is_enabled(self, code, *, opt_in=False):
+        """True when findings of ``code`` are reported under ``select``, ``extend_select`` and ``ignore``.
+
+        ``ignore`` wins; a code named in full by a selection is on; an ``opt_in`` code is on
+        only then; other codes are on when a selection names their family or prefix, or when
+        ``select`` is empty.
+        """
         if any(code.startswith(prefix) for prefix in self.ignore):
+            return False
+        if code in self.select or code in self.extend_select:
+            return True
+        if opt_in:
             return False
         if any(code.startswith(prefix) for prefix in self.extend_select):
             return True

@@ -85,6 +85,7 @@ class Check:
         severity: the severity of every finding of this code.
         summary: one line saying what fires it.
         doc: why it matters and what to do instead.
+        default: False for an opt-in code, reported only when selected by its full code.
     """
 
     code: str
@@ -92,12 +93,15 @@ class Check:
     severity: Severity
     summary: str
     doc: str = field(default="", repr=False)
+    default: bool = True
 
     def __post_init__(self):
         if not _CODE.match(self.code):
             raise ValueError(f"bad finding code {self.code!r}")
         if not _NAME.match(self.name):
             raise ValueError(f"finding name {self.name!r} is not kebab-case")
+        if not isinstance(self.severity, Severity):
+            raise ValueError(f"{self.code}: severity must be a Severity")
 
     @property
     def family(self):
@@ -168,6 +172,11 @@ def sort_findings(findings):
     """Most severe first, then by memory, then by key count, then by code."""
     return sorted(findings, key=lambda f: (-f.severity, -f.est_memory_bytes, -f.n_keys, f.code,
                                            f.db if f.db is not None else -1, f.pattern or ""))
+
+
+def count(n, noun, plural=None):
+    """``count(1, "key")`` -> ``"1 key"``; ``count(1200, "key")`` -> ``"1,200 keys"``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def format_bytes(n):

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .findings import Severity, findings_table, format_bytes
+from .findings import Severity, count, findings_table, format_bytes
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,8 @@ class Result:
             memory estimates, ``"rdb_bytes"`` when they are sizes in the dump.
         config: the :class:`~rdbscope.config.Config` used.
         seconds: wall time of each pass.
+        ran: ids of the passes that ran, in order (``"rules"`` for the lint rules).
+        checked: the finding codes that were checked (enabled and their pass ran).
     """
 
     keys: Any
@@ -31,6 +33,13 @@ class Result:
     memory_basis: str
     config: Any
     seconds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    ran: tuple = ()
+    checked: tuple = ()
+
+    @property
+    def n_keys(self):
+        """How many keys were analysed."""
+        return self.keys.num_rows
 
     @property
     def info(self):
@@ -60,8 +69,8 @@ class Result:
 
     def __repr__(self):
         counts = self._severity_counts()
-        said = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
-        return f"<Result {self.keys.num_rows} keys, {len(self.tables)} tables, {said}>"
+        said = ", ".join(count(n, s, "info" if s == "info" else None) for s, n in counts.items() if n) or "no findings"
+        return f"<Result {count(self.keys.num_rows, 'key')}, {count(len(self.tables), 'table')}, {said}>"
 
     def _severity_counts(self):
         return {str(s): sum(1 for f in self.finding_list if f.severity == s) for s in reversed(Severity)}

@@ -11,13 +11,13 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rdbscope"
 LAYERS = [
     {"cli"},
     {"report"},
-    {"api", "result"},
+    {"api", "result", "codes"},
     {"passes", "rules"},
     {"keys", "findings", "config", "patterns", "summary"},
     {"rdb"},
     {"errors"},
 ]
-SAME_RANK = {("api", "result"), ("rules", "passes")}  # rules read what the passes made
+SAME_RANK = {("api", "result"), ("api", "codes"), ("rules", "passes")}  # rules read what the passes made
 
 
 def rank_of(layer):
@@ -68,3 +68,15 @@ def test_only_the_cli_prints_or_uses_typer():
             continue
         text = path.read_text()
         assert "import typer" not in text and "import rich" not in text and "print(" not in text, path
+
+
+def test_the_readme_layout_names_every_module_and_package():
+    readme = (PACKAGE.parent / "README.md").read_text()
+    layout = readme[readme.index("## Layout"):readme.index("## Lint rules")]
+    for path in sorted(PACKAGE.iterdir()):
+        if path.name.startswith("_") and path.name != "__init__.py" or path.suffix not in ("", ".py"):
+            continue
+        if path.is_dir() and not (path / "__init__.py").exists():
+            continue
+        shown = f"rdbscope/{path.name}/" if path.is_dir() else f"rdbscope/{path.name}"
+        assert shown in layout, f"README's Layout does not name {shown}"

@@ -22,7 +22,7 @@ def emit(frame, output, *, title=None, columns=None):
         if out.is_terminal:
             shown = _fitting(frame, columns, out.width)
             if len(shown) < len(columns):
-                from ..rules.base import count
+                from ..findings import count
 
                 hidden = len(columns) - len(shown)
                 message(f"({count(hidden, 'column')} of '{title.strip() if title else 'the table'}' "

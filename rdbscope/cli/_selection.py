@@ -33,10 +33,9 @@ def with_selection(config, select, extend_select, ignore, extra=()):
 
 def parse_codes(values, option):
     """Comma-separated codes or families, checked against the codes there are."""
-    from ..passes import CHECKS
-    from ..rules import RULES
+    from ..codes import CODES
 
-    known = [rule.code for rule in RULES] + [check.code for check in CHECKS]
+    known = list(CODES)
     codes = tuple(c.strip().upper() for value in values for c in value.split(",") if c.strip())
     for code in codes:
         if not re.fullmatch(r"[A-Z]{3}[0-9]{0,3}", code) or not any(k.startswith(code) for k in known):

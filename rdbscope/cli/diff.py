@@ -31,7 +31,7 @@ def diff_command(
     --fail-on looks at the new findings only: gate a deploy on what got worse.
     """
     from ..report.compare import diff_findings, diff_patterns
-    from ..rules.base import count
+    from ..findings import count
 
     config = settings(output.config)
     sides = [_snapshot(path, config, load) for path in (old, new)]

@@ -45,10 +45,10 @@ def lint_command(
 
     The findings go to stdout, a one-line summary to stderr (not with --quiet).
     """
+    from ..api import lint
     from ..findings import Severity
+    from ..report.sarif import to_json, to_sarif
     from ..rules import PRESETS as RULE_PRESETS
-    from ..rules import lint
-    from ..rules.sarif import to_json, to_sarif
 
     fmt = Format.json if as_json else output.fmt
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name.value])
@@ -68,7 +68,7 @@ def lint_command(
     if not load.quiet:
         _print_summary(result, seconds)
     fail_on = output.fail_on
-    if fail_on is not FailOn.never and any(f.severity >= Severity.parse(fail_on.value) for f in result.findings):
+    if fail_on is not FailOn.never and any(f.severity >= Severity.parse(fail_on.value) for f in result.finding_list):
         raise typer.Exit(1)
 
 
@@ -89,10 +89,10 @@ def _print_text(result):
 
     from ..findings import format_bytes
     from ..report.cells import printable
-    from ..rules.base import count
+    from ..findings import count
 
     by_code = {}
-    for finding in result.findings:
+    for finding in result.finding_list:
         by_code.setdefault(finding.code, []).append(finding)
     order = sorted(by_code, key=lambda code: (-by_code[code][0].severity, code))
     for code in order:
@@ -115,14 +115,16 @@ def _print_text(result):
 
 def _print_summary(result, seconds):
     from ..findings import Severity
+    from ..report.sarif import passes_checked, rules_checked
     from ..rules import FAMILIES
-    from ..rules.base import count
+    from ..findings import count
 
-    counts = {s: sum(1 for f in result.findings if f.severity == s) for s in reversed(Severity)}
+    counts = {s: sum(1 for f in result.finding_list if f.severity == s) for s in reversed(Severity)}
     said = ", ".join(count(n, str(s), "info" if s == Severity.INFO else None)
                      for s, n in counts.items() if n) or "none"
-    families = sorted({code[:3] for code in result.rules} & set(FAMILIES))
-    err.print(f"{count(len(result.findings), 'finding')} ({said}) in {count(result.n_keys, 'key')}; "
-              f"{count(len(result.rules), 'rule')} ({', '.join(families) or 'none'})"
-              + (f" and passes {', '.join(result.passes)}" if result.passes else "")
+    rules, passes = rules_checked(result), passes_checked(result)
+    families = sorted({code[:3] for code in rules} & set(FAMILIES))
+    err.print(f"{count(len(result.finding_list), 'finding')} ({said}) in {count(result.n_keys, 'key')}; "
+              f"{count(len(rules), 'rule')} ({', '.join(families) or 'none'})"
+              + (f" and passes {', '.join(passes)}" if passes else "")
               + f"; {seconds:.2f} s", markup=False, highlight=False)

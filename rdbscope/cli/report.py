@@ -120,7 +120,7 @@ def _headline(o):
     from rich.text import Text
 
     from ..findings import format_bytes, format_share
-    from ..rules.base import count
+    from ..findings import count
 
     lines = Text()
     lines.append(f"{o.source}", style="bold")

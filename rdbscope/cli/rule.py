@@ -17,7 +17,7 @@ def rule_command(
     as_json: JsonAlias = False,
 ):
     """Explain a finding code (like `ruff rule`): what it finds, why it matters, what to do, its options."""
-    from ..rules.docs import all_docs, find_doc
+    from ..codes import all_docs, find_doc
 
     as_json = as_json or fmt is Format.json
     if show_all or code is None:

@@ -23,7 +23,7 @@ def scan_command(
     """Scan DUMP into a Parquet table with one row per key; prints the file's name on stdout."""
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
-    from ..rules.base import count
+    from ..findings import count
 
     check_writable(output, "'--output'")
     with scan_progress(load.quiet, f"scanning {dump.name}") as on_progress:

@@ -71,7 +71,7 @@ def _with_units(table, metric):
 def _exit_for_latest_findings(directory, instance, fail_on):
     from ..findings import Severity
     from ..report.dataset import read_table
-    from ..rules.base import count
+    from ..findings import count
 
     findings = read_table(directory, "findings", instance).to_pandas()
     if findings.empty:

@@ -7,14 +7,15 @@ and returns tables and findings; see :class:`~rdbscope.passes.base.Pass`.
 from .base import Pass, PassContext, PassOutput
 from .bigkeys import BigKeysPass
 from .expiry import ExpiryPass
+from .pattern_groups import PatternGroupsPass
 from .patterns import PatternsPass
-from .runner import dependency_order, run_passes
+from .runner import dependency_order, pass_options, run_passes
 from .ttl import TtlPass
 
 #: Every pass, in the order they run by default.
-PASSES = (PatternsPass, BigKeysPass, TtlPass, ExpiryPass)
+PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass)
 
 #: Every finding code the passes can report, in code order.
 CHECKS = tuple(sorted((check for p in PASSES for check in p.checks), key=lambda c: c.code))
 
-__all__ = ["PASSES", "CHECKS", "Pass", "PassContext", "PassOutput", "dependency_order", "run_passes"]
+__all__ = ["PASSES", "CHECKS", "Pass", "PassContext", "PassOutput", "dependency_order", "pass_options", "run_passes"]

@@ -33,7 +33,8 @@ class PassContext:
         columns: :class:`~rdbscope.passes.columns.KeyColumns`, numpy views of
             the keys table computed once and shared by all passes.
         options: the pass's own frozen options (from the config).
-        outputs: ``{pass id: PassOutput}`` of the passes it requires.
+        outputs: ``{pass id: PassOutput}`` of the passes it requires, and of those
+            it ``uses`` that ran.
     """
 
     keys: Any
@@ -45,6 +46,10 @@ class PassContext:
         """The output of a required pass; KeyError for one not declared in ``requires``."""
         return self.outputs[pass_id]
 
+    def output_if_run(self, pass_id):
+        """The output of a pass it ``uses``, or None when that pass did not run."""
+        return self.outputs.get(pass_id)
+
 
 class Pass(Protocol):
     """An analysis pass: reads the keys table, returns tables and findings.
@@ -55,7 +60,9 @@ class Pass(Protocol):
     Attributes:
         id: short name; also the config section of its options.
         requires: ids of passes whose output it reads.
-        Options: frozen dataclass of its options.
+        uses: optional; ids of passes whose output it reads when they run too.
+        Options: frozen dataclass of its options (its config section), or None;
+            a pass may instead define ``configure(config)`` returning its options.
         checks: the :class:`~rdbscope.findings.Check` codes it can report.
         prefetch: optional; names of :class:`~rdbscope.passes.columns.KeyColumns`
             columns it reads that may be computed in the background from the

@@ -1,9 +1,13 @@
-"""Which (db, pattern) group each key belongs to: what the patterns pass shares."""
+"""Which (db, pattern) group each key belongs to: the pattern_groups pass and what it shares."""
 
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
+from ..patterns import infer_patterns
+from .base import PassOutput
+from .columns import dictionary_codes
 from .grouping import dense_ids
 
 
@@ -45,3 +49,24 @@ class PatternGroups:
             dbs = (combos[:, 0] + db_low).astype(np.int32)
             patterns = tuple(pattern_names[c] for c in combos[:, 1])
         return cls(group, dbs, patterns, n_keys.astype(np.int64))
+
+
+class PatternGroupsPass:
+    """Infer a pattern per key and group the keys by (db, pattern); what the rules need.
+
+    Columns added to the keys table: ``pattern``. Shares: the :class:`PatternGroups`
+    (without measures; the patterns pass measures them).
+    """
+
+    id = "pattern_groups"
+    requires = ()
+    Options = None
+    checks = ()
+
+    def run(self, ctx):
+        columns = ctx.columns
+        inferred = infer_patterns(columns.keys)
+        if isinstance(inferred, pa.ChunkedArray):
+            inferred = inferred.combine_chunks()
+        codes, names = dictionary_codes(inferred)
+        return PassOutput(columns={"pattern": inferred}, shared=PatternGroups.build(columns.db, codes, names))

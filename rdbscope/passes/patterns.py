@@ -1,4 +1,4 @@
-"""The patterns pass: each key's inferred pattern, the pattern table, the namespace tree."""
+"""The patterns pass: the pattern table and the namespace tree, over the pattern groups."""
 
 import dataclasses
 
@@ -6,11 +6,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import PatternOptions
-from ..patterns import infer_patterns, pattern_segments
+from ..patterns import pattern_segments
 from .base import PassOutput
-from .columns import dictionary_codes
 from .measures import MEASURE_DOCS, GroupStats
-from .pattern_groups import PatternGroups
 
 PATTERN_COLUMNS = {
     "db": "database number",
@@ -35,27 +33,23 @@ NAMESPACE_COLUMNS = {
 
 
 class PatternsPass:
-    """Infer a pattern per key; measure each pattern and each namespace node.
+    """Measure each pattern group and each namespace node.
 
     Tables:
         patterns: one row per (db, pattern), largest memory first.
         namespaces: one row per (db, namespace node), in tree order (children
             after their parent, larger memory first).
-    Columns added to the keys table: ``pattern``.
+    Shares: the pattern groups with their measures (``PatternGroups.stats``).
     """
 
     id = "patterns"
-    requires = ()
+    requires = ("pattern_groups",)
     Options = PatternOptions
     checks = ()
 
     def run(self, ctx):
         columns = ctx.columns
-        inferred = infer_patterns(columns.keys)
-        if isinstance(inferred, pa.ChunkedArray):
-            inferred = inferred.combine_chunks()
-        codes, names = dictionary_codes(inferred)
-        groups = PatternGroups.build(columns.db, codes, names)
+        groups = ctx.output("pattern_groups").shared
         stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
                                    group_counts=groups.n_keys)
         groups = dataclasses.replace(groups, stats=stats)
@@ -63,7 +57,6 @@ class PatternsPass:
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(
             tables={"patterns": patterns, "namespaces": namespaces},
-            columns={"pattern": inferred},
             shared=groups,
         )
 

@@ -13,30 +13,53 @@ log = logging.getLogger(__name__)
 def dependency_order(passes, wanted=None):
     """The passes to run for ``wanted`` ids (default: all), each after those it requires.
 
+    A pass also runs after the passes it ``uses`` (reads when they run) that run too.
+
     Raises:
         ValueError: an unknown id, a requirement no pass provides, or a cycle.
     """
     by_id = {p.id: p for p in passes}
     if len(by_id) != len(passes):
         raise ValueError("two passes share an id")
+    needed = set()
+
+    def need(pass_id, chain):
+        if pass_id not in by_id:
+            raise ValueError(f"unknown pass {pass_id!r}" + (f" (required by {chain[-1]!r})" if chain else ""))
+        if pass_id not in needed:
+            needed.add(pass_id)
+            for required in by_id[pass_id].requires:
+                need(required, (*chain, pass_id))
+
+    for pass_id in (wanted if wanted is not None else [p.id for p in passes]):
+        need(pass_id, ())
     ordered, state = [], {}
 
     def visit(pass_id, chain):
-        if pass_id not in by_id:
-            raise ValueError(f"unknown pass {pass_id!r}" + (f" (required by {chain[-1]!r})" if chain else ""))
         if state.get(pass_id) == "done":
             return
         if state.get(pass_id) == "visiting":
             raise ValueError(f"passes require each other: {' -> '.join((*chain, pass_id))}")
         state[pass_id] = "visiting"
-        for required in by_id[pass_id].requires:
-            visit(required, (*chain, pass_id))
+        pass_class = by_id[pass_id]
+        for before in (*pass_class.requires, *getattr(pass_class, "uses", ())):
+            if before in needed:
+                visit(before, (*chain, pass_id))
         state[pass_id] = "done"
-        ordered.append(by_id[pass_id])
+        ordered.append(pass_class)
 
-    for pass_id in (wanted if wanted is not None else [p.id for p in passes]):
-        visit(pass_id, ())
+    for pass_class in passes:
+        if pass_class.id in needed:
+            visit(pass_class.id, ())
     return ordered
+
+
+def pass_options(pass_class, config):
+    """The options ``pass_class`` runs with: its ``configure(config)``, or its config section."""
+    configure = getattr(pass_class, "configure", None)
+    if configure is not None:
+        return configure(config)
+    return config.options_for(pass_class.id) if pass_class.Options is not None else None
 
 
 def run_passes(keys, config, passes, wanted=None):
@@ -44,11 +67,15 @@ def run_passes(keys, config, passes, wanted=None):
 
     Returns ``(outputs, seconds)``: ``{pass id: PassOutput}`` in the order run,
     and ``{pass id: wall seconds}``.
+
+    Raises:
+        ConfigError: a pass's options in ``config`` are invalid (checked before any pass runs).
     """
     if not isinstance(keys, KeyTable):
         raise TypeError(f"expected a KeyTable (from rdbscope.load), got {type(keys).__name__}")
-    columns = KeyColumns(keys.to_arrow(), keys.info)
     order = dependency_order(passes, wanted)
+    options = {pass_class.id: pass_options(pass_class, config) for pass_class in order}
+    columns = KeyColumns(keys.to_arrow(), keys.info)
     for pass_class in order:
         columns.prefetch(getattr(pass_class, "prefetch", ()))
     outputs, seconds = {}, {}
@@ -57,8 +84,9 @@ def run_passes(keys, config, passes, wanted=None):
         ctx = PassContext(
             keys=keys,
             columns=columns,
-            options=config.options_for(pass_class.id),
-            outputs={r: outputs[r] for r in pass_class.requires},
+            options=options[pass_class.id],
+            outputs={r: outputs[r] for r in (*pass_class.requires, *getattr(pass_class, "uses", ()))
+                     if r in outputs},
         )
         started = time.perf_counter()
         outputs[pass_class.id] = instance.run(ctx)

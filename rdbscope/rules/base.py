@@ -5,13 +5,11 @@ import inspect
 import re
 from typing import ClassVar
 
-from ..findings import Check, Finding, Severity, format_memory, to_json
+from ..findings import Check, Finding, Severity, count, format_memory, to_json
 
 #: The sections of a rule's docstring, in this order (ruff's rule documentation).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options")
 
-_CODE = re.compile(r"^[A-Z]{3}[0-9]{3}$")
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _HEADING = re.compile(r"^## (.+?)\s*$", re.M)
 
 
@@ -103,17 +101,13 @@ class Rule:
     @classmethod
     def as_check(cls):
         """The :class:`~rdbscope.findings.Check` declaring this rule's code."""
-        return Check(cls.code, cls.name, cls.severity, cls.summary(), doc=inspect.cleandoc(cls.__doc__ or ""))
+        return Check(cls.code, cls.name, cls.severity, cls.summary(), doc=inspect.cleandoc(cls.__doc__ or ""),
+                     default=cls.default)
 
     @classmethod
     def validate(cls):
         """Raise ValueError when the class breaks the contract above (tests call it)."""
-        if not _CODE.match(cls.code):
-            raise ValueError(f"{cls.__name__}: bad code {cls.code!r}")
-        if not _NAME.match(cls.name):
-            raise ValueError(f"{cls.code}: name {cls.name!r} is not kebab-case")
-        if not isinstance(cls.severity, Severity):
-            raise ValueError(f"{cls.code}: severity must be a Severity")
+        cls.as_check()  # the code, name and severity, checked where every code is declared
         if not dataclasses.is_dataclass(cls.Options) or not cls.Options.__dataclass_params__.frozen:
             raise ValueError(f"{cls.code}: Options must be a frozen dataclass")
 
@@ -159,8 +153,3 @@ MESSAGE_PATTERN_CHARS = 120
 def shorten(text, limit=MESSAGE_PATTERN_CHARS):
     """``text`` cut to ``limit`` characters, ending with an ellipsis when cut."""
     return text if text is None or len(text) <= limit else text[:limit - 1] + "…"
-
-
-def count(n, noun, plural=None):
-    """``count(1, "key")`` -> ``"1 key"``; ``count(1200, "key")`` -> ``"1,200 keys"``."""
-    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -21,17 +21,6 @@ from ..errors import ConfigError
 from .registry import BY_CODE, BY_NAME, PRESETS, RULES
 
 
-def is_selected(rule, config):
-    """True when ``config`` runs ``rule`` (a rule class)."""
-    code = rule.code
-    if any(code.startswith(prefix) for prefix in config.ignore):
-        return False
-    named = code in config.select or code in config.extend_select
-    if not rule.default:
-        return named
-    return named or config.selects(code)
-
-
 def preset_codes(name):
     """The codes a preset turns on; ValueError for an unknown preset."""
     try:
@@ -60,7 +49,7 @@ class RuleSettings:
         config = config or Config()
         options = _options_by_code(config)
         enabled = tuple((rule, options.get(rule.code) or rule.Options())
-                        for rule in rules if is_selected(rule, config))
+                        for rule in rules if config.is_enabled(rule.code, opt_in=not rule.default))
         return cls(enabled)
 
     @property

@@ -241,12 +241,12 @@ def test_format_json_everywhere_and_the_old_spellings():
 
 
 def test_lint_takes_the_key_filters():
-    from rdbscope.rules import lint
+    from rdbscope import lint
 
     result = invoke("lint", DUMP, "-f", "json", "-n", "0", "--type", "hash", "--match", "cache:*")
     document = json.loads(result.stdout)
     expected = lint(rdbscope.load(DUMP, db=0, types=["hash"], key_glob="cache:*"))
-    assert sorted(f["code"] for f in document["findings"]) == sorted(f.code for f in expected.findings)
+    assert sorted(f["code"] for f in document["findings"]) == sorted(f.code for f in expected.finding_list)
     assert document["findings"] and all(f["db"] == 0 for f in document["findings"])
 
 

@@ -10,7 +10,7 @@ from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
 from rdbscope.keys import KeyTable
 from rdbscope.passes.columns import KeyColumns
 from rdbscope.rdb.cluster import key_slots
-from rdbscope.rules import lint
+from rdbscope import lint
 from conftest import sample_dumps
 
 DUMPS = sample_dumps()
@@ -45,7 +45,7 @@ def test_same_result_from_one_chunk_and_from_many(both):
 
 def test_same_lint_findings_from_one_chunk_and_from_many(both):
     single, many = both
-    assert lint(single).findings == lint(many).findings
+    assert lint(single).finding_list == lint(many).finding_list
 
 
 def test_single_chunk_columns_are_views(both):

@@ -94,12 +94,20 @@ def test_missing_file():
 
 def test_select_and_ignore_by_code_or_family():
     config = config_from_mapping({"select": ["BIG", "TTL002"], "ignore": ["BIG005"]})
-    assert config.selects("BIG001") and config.selects("TTL002")
-    assert not config.selects("BIG005") and not config.selects("TTL001") and not config.selects("EXP001")
-    assert Config().selects("EXP003")
+    assert config.is_enabled("BIG001") and config.is_enabled("TTL002")
+    assert not config.is_enabled("BIG005") and not config.is_enabled("TTL001") and not config.is_enabled("EXP001")
+    assert Config().is_enabled("EXP003")
 
 
 def test_options_are_frozen():
     with pytest.raises(AttributeError):
         BigKeyOptions().string_bytes = 1
     assert ExpiryOptions(windows_s=(60,)).windows_s == (1, 60)
+
+
+def test_opt_in_codes_are_enabled_only_by_their_full_code():
+    config = config_from_mapping({"extend_select": ["NAM", "NAM013"]})
+    assert config.is_enabled("NAM013", opt_in=True) and not config.is_enabled("NAM014", opt_in=True)
+    assert config.is_enabled("NAM014")
+    ignored = config_from_mapping({"extend_select": ["NAM013"], "ignore": ["NAM"]})
+    assert not ignored.is_enabled("NAM013", opt_in=True)

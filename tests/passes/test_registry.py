@@ -16,8 +16,11 @@ from keytables import key, make_keys
 
 def test_every_pass_has_an_id_options_and_a_docstring():
     for p in PASSES:
-        assert p.id in SECTIONS and SECTIONS[p.id] is p.Options
-        assert dataclasses.is_dataclass(p.Options) and p.Options.__dataclass_params__.frozen
+        if p.Options is None:
+            assert p.id not in SECTIONS
+        else:
+            assert p.id in SECTIONS and SECTIONS[p.id] is p.Options
+            assert dataclasses.is_dataclass(p.Options) and p.Options.__dataclass_params__.frozen
         assert p.__doc__ and all(r in {q.id for q in PASSES} for r in p.requires)
 
 
@@ -44,8 +47,8 @@ def test_codes_stay_stable():
 
 
 def test_dependency_order():
-    assert [p.id for p in dependency_order(PASSES)] == ["patterns", "bigkeys", "ttl", "expiry"]
-    assert [p.id for p in dependency_order(PASSES, ["expiry"])] == ["patterns", "expiry"]
+    assert [p.id for p in dependency_order(PASSES)] == ["pattern_groups", "patterns", "bigkeys", "ttl", "expiry"]
+    assert [p.id for p in dependency_order(PASSES, ["expiry"])] == ["pattern_groups", "patterns", "expiry"]
 
     class A:
         id, requires = "a", ("b",)
@@ -57,6 +60,14 @@ def test_dependency_order():
         dependency_order([A, B])
     with pytest.raises(ValueError, match="unknown pass 'nope'"):
         dependency_order(PASSES, ["nope"])
+
+
+def test_a_pass_runs_after_the_passes_it_uses_only_when_they_run():
+    from rdbscope.api import PIPELINE
+
+    assert [p.id for p in dependency_order(PIPELINE[::-1], ["rules"])] == ["pattern_groups", "rules"]
+    assert [p.id for p in dependency_order(PIPELINE[::-1], ["rules", "patterns"])] == \
+        ["pattern_groups", "patterns", "rules"]
 
 
 def test_table_names_are_unique_and_documented():
@@ -80,7 +91,7 @@ def test_result_frames_and_repr():
     assert all(isinstance(f, rdbscope.Finding) for f in result.finding_list)
     assert "3 keys" in repr(result) and "<table" in result._repr_html_()
     assert result.info.aux["ctime"]
-    assert set(result.seconds) == {"patterns", "bigkeys", "ttl", "expiry", "rules"}
+    assert set(result.seconds) == {"pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "rules"}
     with pytest.raises(KeyError, match="no table 'nope'"):
         result.table("nope")
 
@@ -103,7 +114,7 @@ def test_analyze_reads_a_config_file(tmp_path):
 
 def test_only_some_passes():
     result = rdbscope.analyze(make_keys([key("cache:1")]), passes=["ttl"])
-    assert set(result.seconds) == {"patterns", "ttl"} and "top_keys" not in result.tables
+    assert set(result.seconds) == {"pattern_groups", "patterns", "ttl"} and "top_keys" not in result.tables
 
 
 def test_analyze_wants_a_keytable():
@@ -115,3 +126,16 @@ def test_public_api():
     for name in ("analyze", "Result", "Finding", "Severity", "load", "KeyTable"):
         assert name in rdbscope.__all__
     assert Config().select == ()
+
+
+def test_codes_hold_every_code_of_every_pass_and_rule_once():
+    from rdbscope.api import PIPELINE
+    from rdbscope.codes import CODES, is_rule
+    from rdbscope.rules import RULES
+
+    declared = [check.code for owner in PIPELINE for check in owner.checks]
+    assert len(declared) == len(set(declared)) == len(CODES)
+    assert list(CODES) == sorted(declared)
+    assert {code for code in CODES if is_rule(code)} == {rule.code for rule in RULES}
+    assert [code for code, check in CODES.items() if not check.default] == \
+        sorted(rule.code for rule in RULES if not rule.default)

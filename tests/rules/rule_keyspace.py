@@ -13,7 +13,8 @@ from rdbscope.keys import KeyTable
 from rdbscope.rdb import KEYS_SCHEMA, DumpInfo
 from rdbscope.rdb.format import ENCODING_NAMES, TYPE_NAMES
 from rdbscope.rdb.memory import LAYOUTS, MemoryModelInfo, choose_layout
-from rdbscope.rules import BY_CODE, RuleSettings, lint, rule_context, run_rules
+from rdbscope import lint
+from rdbscope.rules import BY_CODE, RuleSettings, rule_context, run_rules
 
 CTIME_S = 1_893_456_000  # 2030-01-01T00:00:00Z
 DEFAULT_ENCODING = {"string": "raw", "list": "quicklist", "set": "hashtable", "zset": "skiplist",
@@ -93,4 +94,4 @@ def run_rule(code, keys, options=None):
 
 def lint_codes(keys, config=None):
     """``{(code, pattern)}`` of every finding ``lint`` reports."""
-    return {(f.code, f.pattern) for f in lint(keys, config).findings}
+    return {(f.code, f.pattern) for f in lint(keys, config).finding_list}

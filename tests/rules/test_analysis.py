@@ -7,7 +7,7 @@ import rdbscope
 from rule_keyspace import key_table
 from rdbscope.config import config_from_mapping
 from rdbscope.rdb.cluster import key_slots
-from rdbscope.rules import lint, passes_for
+from rdbscope import lint
 
 KEYS = [
     {"key": "user:$i:profile", "count": 50},
@@ -53,23 +53,29 @@ def test_recorded_slots_in_the_table():
 def test_lint_runs_analysis_passes_only_when_their_codes_are_selected():
     keys = key_table(KEYS)
     plain = lint(keys)
-    assert plain.passes == () and "patterns" in plain.seconds
-    assert not [f for f in plain.findings if f.code.startswith("TTL")]
+    assert plain.ran == ("pattern_groups", "rules") and "patterns" not in plain.tables
+    assert not [f for f in plain.finding_list if f.code.startswith("TTL")]
     with_ttl = lint(keys, config_from_mapping({"extend_select": ["TTL002"]}))
-    assert with_ttl.passes == ("patterns", "ttl")
-    assert ("TTL002", "cache:page:{id}") in {(f.code, f.pattern) for f in with_ttl.findings}
-    assert not [f for f in with_ttl.findings if f.code in ("TTL001", "TTL003", "TTL004")]
-    assert {f.code for f in plain.findings} <= {f.code for f in with_ttl.findings}
+    assert with_ttl.ran == ("pattern_groups", "patterns", "ttl", "rules")
+    assert ("TTL002", "cache:page:{id}") in {(f.code, f.pattern) for f in with_ttl.finding_list}
+    assert not [f for f in with_ttl.finding_list if f.code in ("TTL001", "TTL003", "TTL004")]
+    assert {f.code for f in plain.finding_list} <= {f.code for f in with_ttl.finding_list}
 
 
-def test_passes_for():
-    assert passes_for(config_from_mapping({})) == ()
-    assert passes_for(config_from_mapping({"select": ["NAM", "BIG"]})) == ("bigkeys",)
-    assert passes_for(config_from_mapping({"extend_select": ["EXP", "TTL004"]})) == ("ttl", "expiry")
-    assert passes_for(config_from_mapping({"select": ["TTL"], "ignore": ["TTL"]})) == ()
+def test_lint_runs_the_passes_its_selection_names():
+    keys = key_table(KEYS)
+
+    def ran(table):
+        return lint(keys, config_from_mapping(table)).ran
+
+    assert ran({}) == ("pattern_groups", "rules")
+    assert ran({"select": ["NAM", "BIG"]}) == ("pattern_groups", "patterns", "bigkeys", "rules")
+    assert ran({"select": ["BIG"]}) == ("pattern_groups", "patterns", "bigkeys")
+    assert ran({"extend_select": ["EXP", "TTL004"]}) == ("pattern_groups", "patterns", "ttl", "expiry", "rules")
+    assert ran({"select": ["TTL"], "ignore": ["TTL"]}) == ()
 
 
 def test_lint_sorts_most_severe_first():
-    findings = lint(key_table(KEYS + ["data"])).findings
+    findings = lint(key_table(KEYS + ["data"])).finding_list
     severities = [f.severity for f in findings]
     assert severities == sorted(severities, reverse=True)

@@ -9,7 +9,8 @@ import rdbscope
 from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.passes import CHECKS
-from rdbscope.rules import RULES, lint
+from rdbscope import lint
+from rdbscope.rules import RULES
 
 runner = CliRunner()
 DUMP = SAMPLE_DUMPS / "redis-8.2-default.rdb"
@@ -21,7 +22,7 @@ def run(*args):
 
 @pytest.fixture(scope="module")
 def expected():
-    return lint(rdbscope.load(DUMP)).findings
+    return lint(rdbscope.load(DUMP)).finding_list
 
 
 def test_text_groups_findings_by_rule(expected):

@@ -1,7 +1,7 @@
 """The rules on a generated legacy keyspace, where each finds what the sample dumps hold too little of."""
 
 from legacy_keyspace import legacy_keys, node_dump
-from rdbscope.rules import lint
+from rdbscope import lint
 
 EXPECTED = {
     ("NAM002", "hotSearch:rank:{id}"): 50,
@@ -20,12 +20,12 @@ EXPECTED = {
 
 
 def test_what_each_rule_finds():
-    findings = lint(legacy_keys()).findings
+    findings = lint(legacy_keys()).finding_list
     assert {(f.code, f.pattern): f.n_keys for f in findings} == EXPECTED
 
 
 def test_figures_of_the_findings():
-    found = {f.code: f for f in lint(legacy_keys()).findings}
+    found = {f.code: f for f in lint(legacy_keys()).finding_list}
     assert found["NAM006"].details_dict["longest_bytes"] == 162
     assert found["NAM010"].details_dict["styles"][1] == {
         "delimiter": ".", "n_keys": 500, "memory_bytes": 56000, "patterns": ["user.{id}.settings"]}
@@ -41,7 +41,7 @@ def test_figures_of_the_findings():
 
 def test_restored_keys_outside_a_nodes_slots():
     keys, n_own, restored = node_dump()
-    findings = lint(keys).findings
+    findings = lint(keys).finding_list
     node = [f for f in findings if f.code == "CLU004"]
     assert len(node) == 1 and node[0].details_dict["recorded_keys"] == n_own
     outside = {f.pattern: f for f in findings if f.code == "CLU005"}

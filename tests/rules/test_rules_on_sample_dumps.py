@@ -13,7 +13,8 @@ import pytest
 import rdbscope
 from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 from rdbscope.config import config_from_mapping
-from rdbscope.rules import PRESETS, lint
+from rdbscope import lint
+from rdbscope.rules import PRESETS
 
 DEFAULT_DUMPS = ("redis-6.2-default", "redis-7.0-default", "redis-8.2-default", "valkey-8.1-default")
 
@@ -52,14 +53,14 @@ def dump(request):
 
 def test_what_each_rule_finds(dump):
     name, _keys, result, _loaded = dump
-    assert {(f.code, f.db, f.pattern) for f in result.findings} == EXPECTED[name]
+    assert {(f.code, f.db, f.pattern) for f in result.finding_list} == EXPECTED[name]
 
 
 def test_findings_count_keys_and_memory_of_their_pattern(dump):
     _name, keys, result, _loaded = dump
     table = keys.to_arrow().to_pandas()
     table["text"] = [k.decode("utf-8", "backslashreplace") for k in table["key"]]
-    for finding in result.findings:
+    for finding in result.finding_list:
         if finding.pattern is None or finding.code == "CLU001":
             continue
         rows = table[table["text"].isin(finding.examples)]
@@ -75,7 +76,7 @@ def test_listpack_savings_against_the_key_at_the_limit(dump, over, at_limit):
     """The saving ENC001 estimates for a key one element over the limit is close to what
     the server reports for the same key one element smaller, as a listpack."""
     _name, _keys, result, loaded = dump
-    finding = next((f for f in result.findings if f.code == "ENC001" and f.pattern == over), None)
+    finding = next((f for f in result.finding_list if f.code == "ENC001" and f.pattern == over), None)
     if finding is None:
         pytest.skip(f"{over} is not over a listpack limit on this server")
     actual = loaded[over.encode()] - loaded[at_limit.encode()]
@@ -87,7 +88,7 @@ def test_list_compression_estimate_against_the_server(dump):
     """These servers ran with list-compress-depth 1: what they report for the timeline is
     what ENC003 says it would take compressed (the scan assumed depth 0)."""
     _name, _keys, result, loaded = dump
-    finding = next(f for f in result.findings if f.code == "ENC003")
+    finding = next(f for f in result.finding_list if f.code == "ENC003")
     compressed = finding.est_memory_bytes - finding.details_dict["est_saving_bytes"]
     actual = loaded[b"feed:{user42}:timeline"]
     assert 0.88 * actual <= compressed <= 1.12 * actual, (compressed, actual)
@@ -95,13 +96,13 @@ def test_list_compression_estimate_against_the_server(dump):
 
 def test_no_list_compression_finding_when_the_scan_knows_the_depth():
     keys = rdbscope.load(SAMPLE_DUMPS / "redis-8.2-default.rdb", list_compress_depth=1)
-    assert not [f for f in lint(keys).findings if f.code == "ENC003"]
+    assert not [f for f in lint(keys).finding_list if f.code == "ENC003"]
 
 
 def test_opt_in_rules_on_a_real_dump():
     keys = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-default.rdb")
     config = config_from_mapping({"select": [*PRESETS["seed-001"], *PRESETS["seed-002"]]})
-    found = {(f.code, f.pattern): f for f in lint(keys, config).findings}
+    found = {(f.code, f.pattern): f for f in lint(keys, config).finding_list}
     assert ("NAM007", "session:{uuid}") in found  # 44 bytes each
     assert found[("NAM007", "session:{uuid}")].details_dict["longest_bytes"] == 44
     assert found[("NAM013", "stats:balance:acct{id}")].details_dict["words"] == "acct"
@@ -121,7 +122,7 @@ CLUSTER_DUMPS = {
 @pytest.mark.parametrize("path", CLUSTER_DUMPS)
 def test_cluster_node_dumps(path):
     keys = rdbscope.load(CORPUS / "public" / path)
-    findings = lint(keys, config_from_mapping({"select": ["CLU"]})).findings
+    findings = lint(keys, config_from_mapping({"select": ["CLU"]})).finding_list
     ranges, recorded = CLUSTER_DUMPS[path]
     node = [f for f in findings if f.code == "CLU004"]
     assert len(node) == 1 and node[0].details_dict["ranges"] == ranges
@@ -144,5 +145,5 @@ CORPUS_OCCURRENCES = [
 @needs_corpus()
 @pytest.mark.parametrize("path, code, pattern", CORPUS_OCCURRENCES)
 def test_occurrences_in_other_projects_dumps(path, code, pattern):
-    findings = lint(rdbscope.load(CORPUS / "public" / path), config_from_mapping({"select": [code]})).findings
+    findings = lint(rdbscope.load(CORPUS / "public" / path), config_from_mapping({"select": [code]})).finding_list
     assert pattern in {f.pattern for f in findings}

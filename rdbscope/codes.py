@@ -1,11 +1,19 @@
-"""Documentation of every finding code, from the rule classes and the passes' checks."""
+"""CODES: every finding code in one table, each declared once by the pass or rule that reports it.
+
+A code's :class:`~rdbscope.findings.Check` lives beside the code that reports it
+(a pass's ``checks``, a rule class); this module gathers them and their documentation.
+"""
 
 import dataclasses
 import inspect
 from dataclasses import dataclass
 
-from ..passes import CHECKS
-from .registry import PRESETS, RULES
+from .passes import CHECKS, PASSES
+from .rules import BY_CODE, PRESETS, RULES, RulesPass
+
+#: Every finding code, analysis checks and lint rules alike: ``{code: Check}`` in code order.
+CODES = {check.code: check for check in sorted((check for owner in (*PASSES, RulesPass) for check in owner.checks),
+                                               key=lambda check: check.code)}
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,11 @@ def check_doc(check):
 def all_docs():
     """Every code's documentation: lint rules first, then the analysis checks, each in code order."""
     return tuple(rule_doc(rule) for rule in RULES) + tuple(check_doc(check) for check in CHECKS)
+
+
+def is_rule(code):
+    """True for the code of a lint rule, False for an analysis pass's check."""
+    return code in BY_CODE
 
 
 def find_doc(code_or_name):

@@ -3,8 +3,9 @@
 import hashlib
 import json
 
+from ..codes import all_docs, is_rule
 from ..findings import Severity
-from .docs import all_docs
+from ..passes import PASSES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -20,12 +21,24 @@ def finding_dict(finding):
     }
 
 
+def rules_checked(result):
+    """Codes of the lint rules that ran in ``result`` (a :class:`~rdbscope.Result`)."""
+    return [code for code in result.checked if is_rule(code)]
+
+
+def passes_checked(result):
+    """Ids of the analysis passes whose checks ran in ``result``, in run order."""
+    owners = {check.code: pass_class.id for pass_class in PASSES for check in pass_class.checks}
+    ran = {owners[code] for code in result.checked if code in owners}
+    return [pass_id for pass_id in result.ran if pass_id in ran]
+
+
 def to_json(result, source):
-    """The JSON document of a :class:`~rdbscope.rules.LintResult` of ``source`` (a path, as text)."""
+    """The JSON document of a lint :class:`~rdbscope.Result` of ``source`` (a path, as text)."""
     return json.dumps({
         "source": source, "n_keys": result.n_keys, "memory_basis": result.memory_basis,
-        "rules": list(result.rules), "passes": list(result.passes),
-        "findings": [finding_dict(f) for f in result.findings],
+        "rules": rules_checked(result), "passes": passes_checked(result),
+        "findings": [finding_dict(f) for f in result.finding_list],
     }, indent=2, ensure_ascii=False)
 
 
@@ -36,13 +49,13 @@ def stable_id(finding):
 
 
 def to_sarif(result, source, version):
-    """The SARIF 2.1.0 log (a dict) of a :class:`~rdbscope.rules.LintResult` of ``source``.
+    """The SARIF 2.1.0 log (a dict) of a lint :class:`~rdbscope.Result` of ``source``.
 
     Each finding is a result on the dump file, with the pattern as a logical
     location; the rules it refers to carry their documentation as help.
     """
     docs = {doc.code: doc for doc in all_docs()}
-    used = sorted({f.code for f in result.findings} | set(result.rules))
+    used = sorted({f.code for f in result.finding_list} | set(rules_checked(result)))
     index = {code: i for i, code in enumerate(used)}
     rules = [{
         "id": code, "name": docs[code].name,
@@ -53,7 +66,7 @@ def to_sarif(result, source, version):
         "properties": {"tags": [code[:3], docs[code].kind]},
     } for code in used]
     results = []
-    for finding in result.findings:
+    for finding in result.finding_list:
         # A dump has no lines; code-scanning dashboards still want a region to show.
         location = {"physicalLocation": {"artifactLocation": {"uri": source}, "region": {"startLine": 1}}}
         if finding.pattern is not None:
