@@ -234,7 +234,7 @@ def config_from_mapping(table, *, source="<config>", prefix=""):
         if key in SECTIONS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)}: expected a table like [{_join(prefix, key)}]")
-            values[key] = _options(SECTIONS[key], value, source, _join(prefix, key))
+            values[key] = options_from_table(SECTIONS[key], value, source, _join(prefix, key))
         elif key in ("select", "ignore", "extend_select"):
             values[key] = _codes(value, where(key))
         elif key == "rules":
@@ -248,7 +248,12 @@ def config_from_mapping(table, *, source="<config>", prefix=""):
     return Config(**values)
 
 
-def _options(cls, table, source, section):
+def options_from_table(cls, table, source, section):
+    """``cls`` (a frozen options dataclass) from a parsed TOML table, every key and value checked.
+
+    Raises:
+        ConfigError: naming ``source``, the table ``section`` and the key.
+    """
     fields = {f.name: f for f in dataclasses.fields(cls)}
     kwargs = {}
     for key, value in table.items():

@@ -24,19 +24,36 @@ def rank_of(layer):
     return next((i for i, layers in enumerate(LAYERS) if layer in layers), None)
 
 
-def imported_layers(path):
+def imports(path):
+    """``(module parts inside rdbscope, names imported)`` of every import in ``path``, at any depth."""
     tree = ast.parse(path.read_text())
-    found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             rel = pathlib.Path(path).parent.relative_to(PACKAGE).parts
             base = list(rel[: len(rel) - (node.level - 1)]) if node.level > 1 else list(rel)
-            target = base + (node.module.split(".") if node.module else [])
-            if target:
-                found.add(target[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rdbscope."):
-            found.add(node.module.split(".")[1])
-    return found
+            yield base + (node.module.split(".") if node.module else []), [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "rdbscope":
+            yield node.module.split(".")[1:], [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "rdbscope":
+                    yield alias.name.split(".")[1:], []
+
+
+def imported_layers(path):
+    return {target[0] for target, _names in imports(path) if target}
+
+
+def test_no_module_reaches_into_another_package_private_parts():
+    for path in PACKAGE.rglob("*.py"):
+        own = path.parent.relative_to(PACKAGE).parts
+        for target, names in imports(path):
+            module_private = [part for part in target if part.startswith("_") and not part.startswith("__")]
+            names_private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            package = tuple(target[:-1]) if module_private else tuple(target)
+            if (module_private or names_private) and package != own:
+                shown = ".".join(target) + (f" import {', '.join(names_private)}" if names_private else "")
+                raise AssertionError(f"{path.relative_to(PACKAGE)} imports the private {shown}")
 
 
 def layer_of(path):

@@ -86,6 +86,12 @@ def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False):
     return model_for
 
 
+def new_model(layout, allocator="jemalloc", list_compress_depth=0):
+    """A memory model of ``layout`` (a code of :data:`LAYOUTS`), for estimates of encodings a key does not have."""
+    module = compiled_module("_memory") or python_module("_memory")
+    return module.MemoryModel(layout, ALLOCATORS[allocator], list_compress_depth)
+
+
 def model_info(scanner, allocator, list_compress_depth):
     """Describe the model the scanner used (None when it saw no key)."""
     if scanner.mm is None:

@@ -2,7 +2,7 @@
 
 The encoding rules compare what a key costs now (``est_memory_bytes``) with
 what it would cost in a compact encoding (a listpack). The second figure comes
-from the same :class:`~rdbscope.rdb._memory.MemoryModel` the scanner used:
+from the same memory model the scanner used (``rdbscope.rdb.memory``):
 same server layout, same allocator. The listpack's own size is estimated from
 the key's serialized size, since the dump stores the elements with a one-byte
 length prefix much as a listpack stores them with a one-byte header.
@@ -12,8 +12,7 @@ import re
 
 import numpy as np
 
-from ..rdb._memory import MemoryModel
-from ..rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
+from ..rdb.memory import LAYOUTS, choose_layout, new_model
 
 _LAYOUT_CODE = {name: code for code, (name, _servers) in LAYOUTS.items()}
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
@@ -25,17 +24,16 @@ EXPIRY_OPCODE_BYTES = 9
 
 
 def memory_model(info):
-    """The :class:`MemoryModel` behind the dump's estimates (or the one its writer implies)."""
+    """The memory model behind the dump's estimates (or the one its writer implies)."""
     described = getattr(info, "memory_model", None)
     if described is not None:
-        return MemoryModel(_LAYOUT_CODE[described.layout], ALLOCATORS[described.allocator],
-                           described.list_compress_depth)
+        return new_model(_LAYOUT_CODE[described.layout], described.allocator, described.list_compress_depth)
     aux = info.aux or {}
     valkey = _VERSION.match(aux.get("valkey-ver", ""))
     redis = _VERSION.match(aux.get("redis-ver", ""))
     layout, _exact = choose_layout(int(valkey.group(1)) if valkey else 0,
                                    int(redis.group(1)) * 100 + int(redis.group(2)) if redis else 0)
-    return MemoryModel(layout, ALLOCATORS["jemalloc"], 0)
+    return new_model(layout)
 
 
 def layout_name(info):

@@ -15,8 +15,7 @@ by code or by name::
 
 from dataclasses import dataclass
 
-from ..config import Config
-from ..config import _options as options_from_table
+from ..config import Config, options_from_table
 from ..errors import ConfigError
 from .registry import BY_CODE, BY_NAME, PRESETS, RULES
 
