@@ -217,6 +217,18 @@ def test_every_command_finds_the_nearest_config(tmp_path, monkeypatch, command):
     assert "NAM003" not in codes() and codes()
 
 
+@pytest.mark.parametrize("command", ["report", "lint", "ttl"])
+def test_a_typo_in_a_rule_option_is_reported_before_the_dump_is_read(tmp_path, monkeypatch, command):
+    damaged = tmp_path / "damaged.rdb"
+    damaged.write_bytes(DUMP.read_bytes()[:5000])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rdbscope.toml").write_text("[rules.NAM006]\nmax_byte = 64\n")
+    line = one_line_error(invoke(command, damaged))
+    assert "rdbscope.toml" in line and "[rules.NAM006] max_byte" in line and "unknown key" in line, line
+    (tmp_path / "rdbscope.toml").write_text("[rules.NAM006]\nmax_bytes = 64\n")
+    assert "offset" in one_line_error(invoke(command, damaged))
+
+
 def test_config_help_shows_the_table_name():
     text = invoke("report", "--help").stdout
     assert "pyproject.toml (its [tool.rdbscope] table)" in " ".join(text.split()) and "()" not in text
