@@ -15,7 +15,7 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .passes import PASSES, pass_options, run_passes
-from .passes.columns import memory_basis
+from .keyspace.columns import memory_basis
 from .result import Result
 from .rules import FAMILIES, RulesPass
 

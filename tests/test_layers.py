@@ -1,5 +1,5 @@
 """Imports point one way (DESIGN.md):
-cli -> report -> api/result -> passes/rules -> keys/findings/config/patterns/summary -> rdb -> errors.
+cli -> report -> api/result/codes -> passes/rules -> keys/findings/config/patterns/summary/keyspace -> rdb -> errors.
 """
 
 import ast
@@ -13,7 +13,7 @@ LAYERS = [
     {"report"},
     {"api", "result", "codes"},
     {"passes", "rules"},
-    {"keys", "findings", "config", "patterns", "summary"},
+    {"keys", "findings", "config", "patterns", "summary", "keyspace"},
     {"rdb"},
     {"errors"},
 ]

@@ -30,7 +30,7 @@ class PassContext:
 
     Attributes:
         keys: the :class:`~rdbscope.KeyTable` being analysed.
-        columns: :class:`~rdbscope.passes.columns.KeyColumns`, numpy views of
+        columns: :class:`~rdbscope.keyspace.columns.KeyColumns`, numpy views of
             the keys table computed once and shared by all passes.
         options: the pass's own frozen options (from the config).
         outputs: ``{pass id: PassOutput}`` of the passes it requires, and of those
@@ -64,7 +64,7 @@ class Pass(Protocol):
         Options: frozen dataclass of its options (its config section), or None;
             a pass may instead define ``configure(config)`` returning its options.
         checks: the :class:`~rdbscope.findings.Check` codes it can report.
-        prefetch: optional; names of :class:`~rdbscope.passes.columns.KeyColumns`
+        prefetch: optional; names of :class:`~rdbscope.keyspace.columns.KeyColumns`
             columns it reads that may be computed in the background from the
             start of the run (see ``KeyColumns.prefetch``).
     """

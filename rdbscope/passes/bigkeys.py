@@ -6,7 +6,7 @@ import pyarrow as pa
 from ..config import BigKeyOptions
 from ..findings import Check, Severity, format_bytes, format_memory, format_share
 from .base import PassOutput
-from .grouping import rows_above
+from ..keyspace.grouping import rows_above
 
 BIG_STRING = Check(
     "BIG001", "big-string", Severity.WARNING,

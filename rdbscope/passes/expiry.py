@@ -22,7 +22,7 @@ import pyarrow as pa
 from ..config import ExpiryOptions
 from ..findings import Check, Severity, format_share
 from .base import PassOutput
-from .grouping import SortedGroups, counts, example_positions
+from ..keyspace.grouping import SortedGroups, counts, example_positions
 
 EXPIRY_BURST = Check(
     "EXP001", "expiry-burst", Severity.WARNING,

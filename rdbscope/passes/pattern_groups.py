@@ -1,54 +1,11 @@
-"""Which (db, pattern) group each key belongs to: the pattern_groups pass and what it shares."""
+"""The pattern_groups pass: each key's inferred pattern, and the keys grouped by (db, pattern)."""
 
-from dataclasses import dataclass
-
-import numpy as np
 import pyarrow as pa
 
+from ..keyspace.columns import dictionary_codes
+from ..keyspace.groups import PatternGroups
 from ..patterns import infer_patterns
 from .base import PassOutput
-from .columns import dictionary_codes
-from .grouping import dense_ids
-
-
-@dataclass(frozen=True)
-class PatternGroups:
-    """Keys grouped by database and inferred pattern.
-
-    Attributes:
-        group: int32 or int64 per key, the index of its group.
-        db: int32 per group.
-        pattern: the pattern text of each group (a tuple).
-        n_keys: keys per group.
-        stats: the groups' :class:`~rdbscope.passes.measures.GroupStats`, once measured.
-    """
-
-    group: np.ndarray
-    db: np.ndarray
-    pattern: tuple
-    n_keys: np.ndarray
-    stats: object = None
-
-    @property
-    def n(self):
-        return len(self.pattern)
-
-    @classmethod
-    def build(cls, db, pattern_codes, pattern_names):
-        """Group keys by their db (per key) and pattern code (per key, into ``pattern_names``)."""
-        db = np.asarray(db)
-        if len(db) == 0:
-            return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), (), np.zeros(0, np.int64))
-        db_low, db_high = int(db.min()), int(db.max())
-        if db_low == db_high:
-            group, combos, n_keys = dense_ids(pattern_codes)
-            dbs = np.full(len(combos), db_low, np.int32)
-            patterns = tuple(pattern_names[c] for c in combos[:, 0])
-        else:
-            group, combos, n_keys = dense_ids(db - db_low, pattern_codes)
-            dbs = (combos[:, 0] + db_low).astype(np.int32)
-            patterns = tuple(pattern_names[c] for c in combos[:, 1])
-        return cls(group, dbs, patterns, n_keys.astype(np.int64))
 
 
 class PatternGroupsPass:

@@ -8,7 +8,7 @@ import pyarrow as pa
 from ..config import PatternOptions
 from ..patterns import pattern_segments
 from .base import PassOutput
-from .measures import MEASURE_DOCS, GroupStats
+from ..keyspace.measures import MEASURE_DOCS, GroupStats
 
 PATTERN_COLUMNS = {
     "db": "database number",

@@ -5,7 +5,7 @@ import time
 
 from ..keys import KeyTable
 from .base import PassContext
-from .columns import KeyColumns
+from ..keyspace.columns import KeyColumns
 
 log = logging.getLogger(__name__)
 

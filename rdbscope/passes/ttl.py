@@ -8,7 +8,7 @@ import pyarrow as pa
 from ..config import TtlOptions
 from ..findings import Check, Severity, format_memory, format_share
 from .base import PassOutput
-from .grouping import counts, example_positions
+from ..keyspace.grouping import counts, example_positions
 
 MIXED_TTL = Check(
     "TTL001", "mixed-ttl", Severity.WARNING,

@@ -8,7 +8,7 @@ the selected rules inside :func:`rdbscope.analyze` and :func:`rdbscope.lint`.
 from .base import DOC_SECTIONS, NoOptions, PatternHit, Rule
 from .context import RuleContext
 from .registry import BY_CODE, BY_NAME, FAMILIES, PRESETS, RULES
-from .run import RulesPass, rule_context, run_rules
+from .rules_pass import RulesPass, rule_context, run_rules
 from .settings import RuleSettings, preset_codes
 
 __all__ = [

@@ -6,18 +6,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..passes.grouping import bincount, example_positions
+from ..keyspace.grouping import bincount, example_positions
 from . import keybytes
 from .base import PatternHit
 from .hashtags import HashTags
-from .patterntext import PLACEHOLDER
+from ..patterns.text import PLACEHOLDER
 
 
 class RuleContext:
     """The keys of one dump, grouped by pattern, as rules see them.
 
     Attributes:
-        columns: the :class:`~rdbscope.passes.columns.KeyColumns` of the analysis.
+        columns: the :class:`~rdbscope.keyspace.columns.KeyColumns` of the analysis.
         groups: the :class:`~rdbscope.passes.pattern_groups.PatternGroups` of
             the patterns pass: a group per (db, pattern), a group id per key.
         info: the :class:`~rdbscope.DumpInfo` of the dump.

@@ -1,16 +1,16 @@
 """RULES: every lint rule, in code order. Adding a rule adds one line here."""
 
-from .case import CamelCaseWord, UppercaseWord
+from .letter_case import CamelCaseWord, UppercaseWord
 from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
 from .cluster import NodeImbalance
 from .hashtag_rules import HashTagHotspot, NeedlessHashTag
 from .length import KeyOverMaxLength, KeyOverRecommendedLength
-from .lists import UncompressedBigList
-from .seed001 import AbbreviatedWord, LayoutMismatch
+from .big_lists import UncompressedBigList
+from .layered_names import AbbreviatedWord, LayoutMismatch
 from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
-from .strings import TinyStrings
+from .tiny_strings import TinyStrings
 from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
-from .thresholds import JustOverCompactLimit
+from .compact_limits import JustOverCompactLimit
 from .timeseries import TimeSeriesZset
 from .user_input import UserInputInKey
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..findings import Severity, format_memory
 from .base import PatternHit, Rule, option
-from .patterntext import HIERARCHY_DELIMITERS, delimiter, has_hierarchy, is_placeholder, segments
+from ..patterns.text import HIERARCHY_DELIMITERS, delimiter, has_hierarchy, is_placeholder, segments
 
 
 class FlatKey(Rule):

@@ -8,7 +8,7 @@ import numpy as np
 from ..findings import Severity
 from . import keybytes
 from .base import Rule, option
-from .patterntext import PLACEHOLDER
+from ..patterns.text import PLACEHOLDER
 
 # RE2 patterns, matched against the key bytes.
 URL = r"[A-Za-z][A-Za-z0-9+.\-]*://"

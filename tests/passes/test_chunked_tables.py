@@ -8,7 +8,7 @@ import pytest
 import rdbscope
 from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
 from rdbscope.keys import KeyTable
-from rdbscope.passes.columns import KeyColumns
+from rdbscope.keyspace.columns import KeyColumns
 from rdbscope.rdb.cluster import key_slots
 from rdbscope import lint
 from conftest import sample_dumps
@@ -76,7 +76,7 @@ def test_prefetched_slots_are_the_slots(both):
 
 def test_numpy_view_of_a_column_with_nulls_zeroes_them():
     table = pa.table({"n_elements": pa.chunked_array([pa.array([3, None, 5], pa.uint64())])})
-    from rdbscope.passes.columns import _numpy
+    from rdbscope.keyspace.columns import _numpy
 
     assert _numpy(table["n_elements"], np.uint64).tolist() == [3, 0, 5]
     sliced = pa.chunked_array([pa.array([9, 3, None, 5], pa.uint64()).slice(1)])

@@ -6,8 +6,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from rdbscope.passes.columns import dictionary_codes
-from rdbscope.passes.grouping import (
+from rdbscope.keyspace.columns import dictionary_codes
+from rdbscope.keyspace.grouping import (
     SortedGroups,
     dense_ids,
     example_positions,
@@ -111,7 +111,7 @@ def test_dictionary_codes_unify_chunk_dictionaries():
 
 
 def test_bincount_by_chunks_is_np_bincount():
-    from rdbscope.passes.grouping import BINCOUNT_ROWS, bincount
+    from rdbscope.keyspace.grouping import BINCOUNT_ROWS, bincount
 
     rng = np.random.default_rng(2)
     n = BINCOUNT_ROWS * 2 + 17

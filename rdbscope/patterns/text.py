@@ -2,13 +2,13 @@
 
 import re
 
-from ..patterns import pattern_segments
-from ..patterns.markers import NAMES
+from .markers import NAMES
+from .segments import pattern_segments
 
 #: A typed placeholder as patterns show it: ``{id}``, ``{uuid}``, … ``{*}``.
 PLACEHOLDER = re.compile("|".join(re.escape("{" + name + "}") for name in NAMES))
-#: Characters that make a hierarchy (seed 000 and 003 list ``:``, ``.`` and ``/``;
-#: seed 002 adds ``#`` for the parts of a split key; ``|`` is common too).
+#: Characters that make a hierarchy (the naming guides list ``:``, ``.`` and ``/``;
+#: one adds ``#`` for the parts of a split key; ``|`` is common too).
 HIERARCHY_DELIMITERS = (":", "/", "|", "#", ".")
 _ESCAPED_BYTE = re.compile(r"\\x[0-9a-f]{2}")
 _ALPHA = re.compile(r"[A-Za-z]+")

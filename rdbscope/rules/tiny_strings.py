@@ -8,7 +8,7 @@ import numpy as np
 from ..findings import Severity, format_memory, format_share
 from .base import Rule, option
 from .compact import LISTPACK_HEADER_BYTES, compact_memory, memory_model
-from .patterntext import PLACEHOLDER
+from ..patterns.text import PLACEHOLDER
 
 
 def literal_prefix_bytes(pattern):

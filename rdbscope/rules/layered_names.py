@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..findings import Severity
 from .base import Rule, option
-from .patterntext import delimiter, has_placeholder, literal_text, segments
+from ..patterns.text import delimiter, has_placeholder, literal_text, segments
 
 #: Short words that look abbreviated but are names in their own right (or plain English).
 ALLOWED_SHORT_WORDS = ("id", "uid", "ts", "ip", "db", "sku", "ttl", "utc", "gps", "sms", "otp", "jwt", "csv",

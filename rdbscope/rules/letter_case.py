@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..findings import Severity
 from .base import Rule, option
-from .patterntext import alpha_words
+from ..patterns.text import alpha_words
 
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
 # Words joined in camelCase, as a whole: random base64 never reads like this.

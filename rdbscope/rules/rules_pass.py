@@ -6,7 +6,7 @@ import time
 import pyarrow as pa
 
 from ..passes.base import PassContext, PassOutput
-from ..passes.columns import KeyColumns
+from ..keyspace.columns import KeyColumns
 from ..passes.pattern_groups import PatternGroupsPass
 from .context import RuleContext
 from .registry import RULES
