@@ -7,7 +7,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..passes import CHECKS
-from ..rules import RULES
+from ..rules import RULES, with_rule_options
 
 Codes = Optional[List[str]]
 Select = Annotated[Codes, typer.Option(
@@ -16,6 +16,14 @@ Select = Annotated[Codes, typer.Option(
 ExtendSelect = Annotated[Codes, typer.Option(
     "--extend-select", help="Codes or families to keep in addition to the selection.")]
 Ignore = Annotated[Codes, typer.Option("--ignore", help="Codes or families to drop.")]
+Masters = Annotated[Optional[int], typer.Option(
+    "--masters", min=2, show_default=False,
+    help="Simulate CLU001's cluster balance over this many masters (off unless given here or in the config).")]
+
+
+def with_masters(config, masters):
+    """``config`` with CLU001's ``masters`` set, when --masters was given."""
+    return config if masters is None else with_rule_options(config, "CLU001", masters=masters)
 
 
 def with_selection(config, select, extend_select, ignore, extra=()):

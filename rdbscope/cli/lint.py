@@ -1,6 +1,5 @@
 """rdbscope lint: key-design findings of a dump (or of a keys Parquet file), grouped by rule."""
 
-import dataclasses
 import json
 import re
 import time
@@ -25,7 +24,7 @@ from ..rules.base import count
 from ..rules.sarif import to_json, to_sarif
 from ._console import err, exits_on_bad_input, out, progress_bar
 from ._options import AllocatorOption, CompressDepth, NoCrc, Quiet, Relaxed, scan_options
-from ._selection import ExtendSelect, Ignore, Select, with_selection
+from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters, with_selection
 
 
 class Format(str, Enum):
@@ -57,8 +56,7 @@ def lint_command(
     preset: Annotated[Optional[List[Preset]], typer.Option(
         "--preset", help="Turn on the opt-in rules of a seed's convention: seed-001 (no abbreviations, "
                          "module:submodule:description:identifier), seed-002 (keys within 30 bytes).")] = None,
-    masters: Annotated[Optional[int], typer.Option(
-        "--masters", min=1, help="Masters of the cluster CLU001 spreads the slots over (default 3).")] = None,
+    masters: Masters = None,
     output_format: Annotated[Format, typer.Option("--format", help="text, json or sarif.")] = Format.text,
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", help="Exit 1 when a finding is this severe or more: info, warning, error, never.")]
@@ -93,12 +91,7 @@ def lint_command(
 def _config(path, select, extend_select, ignore, presets, masters):
     config = load_config(path) if path else load_config()
     extra = tuple(code for preset in presets or [] for code in PRESETS[preset.value])
-    config = with_selection(config, select, extend_select, ignore, extra)
-    if masters is not None:
-        rules = dict(config.rules)
-        rules["CLU001"] = {**rules.get("CLU001", {}), "masters": masters}
-        config = dataclasses.replace(config, rules=rules)
-    return config
+    return with_masters(with_selection(config, select, extend_select, ignore, extra), masters)
 
 
 def _load(source, quiet, no_crc, relaxed_version, allocator, list_compress_depth):

@@ -17,7 +17,7 @@ from ._console import exits_on_bad_input, message
 from ._formats import emit, print_renderable, records, write_json
 from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
                        FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
-from ._selection import ExtendSelect, Ignore, Select, with_selection
+from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters, with_selection
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
 BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements", "codes"]
@@ -52,6 +52,7 @@ def report_command(
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
+    masters: Masters = None,
     config: ConfigOption = None,
     no_crc: NoCrc = False,
     relaxed_version: Relaxed = False,
@@ -66,7 +67,8 @@ def report_command(
     stderr. The big-keys section prints key names. --fail-on looks at every finding
     that --select/--ignore (or the config's selection) keep.
     """
-    settings = with_selection(load_config(config) if config else Config(), select, extend_select, ignore)
+    settings = with_masters(with_selection(load_config(config) if config else Config(), select, extend_select, ignore),
+                            masters)
     res = analyze_input(dump, config=settings, db=db, types=type_, match=match, quiet=quiet, no_crc=no_crc,
                         relaxed_version=relaxed_version, allocator=allocator,
                         list_compress_depth=list_compress_depth)

@@ -10,10 +10,10 @@ from .base import DOC_SECTIONS, NoOptions, PatternHit, Rule
 from .context import RuleContext
 from .registry import BY_CODE, BY_NAME, FAMILIES, PRESETS, RULES
 from .run import LintResult, RulesPass, lint, passes_for, rule_context, run_rules
-from .settings import RuleSettings, is_selected, preset_codes
+from .settings import RuleSettings, is_selected, preset_codes, with_rule_options
 
 __all__ = [
     "RULES", "BY_CODE", "BY_NAME", "FAMILIES", "PRESETS", "DOC_SECTIONS", "Rule", "NoOptions", "PatternHit",
     "RuleContext", "RuleSettings", "RulesPass", "LintResult", "lint", "passes_for", "rule_context",
-    "run_rules", "is_selected", "preset_codes",
+    "run_rules", "is_selected", "preset_codes", "with_rule_options",
 ]

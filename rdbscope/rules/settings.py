@@ -13,6 +13,8 @@ by code or by name::
     max_bytes = 256
 """
 
+import dataclasses
+import types
 from dataclasses import dataclass
 
 from ..config import Config
@@ -38,6 +40,15 @@ def preset_codes(name):
         return PRESETS[name]
     except KeyError:
         raise ValueError(f"unknown preset {name!r} (presets: {', '.join(PRESETS)})") from None
+
+
+def with_rule_options(config, code, **options):
+    """``config`` with ``options`` set for rule ``code``, over its table (named by code or by name)."""
+    rule = BY_CODE[code]
+    rules = dict(config.rules)
+    key = next((k for k in rules if k.upper() == code or k == rule.name), code)
+    rules[key] = {**rules.get(key, {}), **options}
+    return dataclasses.replace(config, rules=types.MappingProxyType(rules))
 
 
 @dataclass(frozen=True)

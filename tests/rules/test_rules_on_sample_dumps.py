@@ -26,7 +26,6 @@ EVERY_DUMP = {
     ("NAM004", 0, "bin:\\xff\\xfe\x00token"), ("NAM004", 0, "caf\\xe9:menu"),
     ("NAM005", 0, "emoji:\U0001F355:orders"),
     ("NAM012", 0, "page:html:/docs/api-reference"), ("NAM012", 0, "page:html:/docs/getting-started"),
-    ("CLU001", None, None),
     ("CLU003", 0, "feed:{user42}:timeline"), ("CLU003", 0, "history:search:{user{id}}"),
     ("ENC001", 0, "inventory:warehouse:b"), ("ENC001", 0, "ranking:cohort:b"),
     ("ENC003", 0, "feed:{user42}:timeline"),
