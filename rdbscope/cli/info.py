@@ -1,36 +1,57 @@
 """rdbscope info: what a dump holds, at a glance."""
 
-import json
+import contextlib
+import datetime
 from dataclasses import asdict
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from ..keys import load
-from ..summary import summarize
+from ..findings import format_bytes
+from ..rdb import scan
+from ..rules.base import count
+from ..summary import SummaryCounter
 from ._console import exits_on_bad_input, out, progress_bar
-from ._options import AllocatorOption, CompressDepth, Dump, NoCrc, Quiet, Relaxed, scan_options
+from ._formats import emit, write_json
+from ._options import (AllocatorOption, CompressDepth, Dump, Format, FormatOption, NoCrc, Quiet, Relaxed,
+                       scan_options)
 
 
 @exits_on_bad_input
 def info_command(
     dump: Dump,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    fmt: FormatOption = Format.table,
+    as_json: Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")] = False,
     no_crc: NoCrc = False,
     relaxed_version: Relaxed = False,
     allocator: AllocatorOption = "jemalloc",
     list_compress_depth: CompressDepth = 0,
     quiet: Quiet = False,
 ):
-    """Show DUMP's format version, AUX fields, databases, key counts and estimated memory."""
+    """Show DUMP's format version, AUX fields, databases, key counts and estimated memory.
+
+    The table form prints the header, AUX fields and RESIZEDB hints as soon as
+    they are read, then the counts when the scan ends; numbers are for people
+    (1,234 keys, 1.5 MB, ctime in UTC). --format json gives raw numbers (ctime
+    as the epoch the dump stores); csv gives the counts by db, type and encoding.
+    """
+    fmt = Format.json if as_json else fmt
     options = scan_options(None, None, None, no_crc, relaxed_version, allocator, list_compress_depth)
-    with progress_bar(quiet, f"reading {dump.name}") as on_progress:
-        keys = load(dump, on_progress=on_progress, **options)
+    counter = SummaryCounter()
+    with contextlib.ExitStack() as stack:
+        # The bar starts after the header, so the two do not share a line of the terminal.
+        header = _HeaderPrinter(dump, lambda: stack.enter_context(progress_bar(quiet, f"reading {dump.name}")),
+                                show=fmt == Format.table)
+        keys = scan(dump, on_progress=header.on_progress, **options)
+        header.scan = keys
+        for batch in keys:
+            counter.add(batch)
+        header.print()
     info = keys.info
-    summary = summarize(keys)
-    if as_json:
-        out.print_json(json.dumps({
+    summary = counter.summary(info)
+    if fmt == Format.json:
+        write_json({
             "path": str(dump),
             "magic": info.magic,
             "rdb_version": info.rdb_version,
@@ -42,23 +63,73 @@ def info_command(
             "functions": [asdict(f) for f in info.functions],
             "module_aux": info.module_aux,
             **asdict(summary),
-        }))
-        return
-    out.print(f"[bold]{dump}[/]: {info.magic} RDB {info.rdb_version}"
-              + (f", written by {info.writer}" if info.writer else "")
-              + (f", {info.compression}-compressed" if info.compression else ""))
-    out.print(f"{summary.n_keys} keys, {summary.rdb_bytes} bytes of entries; checksum "
+        })
+    elif fmt == Format.csv:
+        import pandas as pd
+
+        emit(pd.DataFrame([{"group": group, **asdict(g)} for group, groups in
+                           (("db", summary.by_db), ("type", summary.by_type), ("type/encoding", summary.by_encoding))
+                           for g in groups]), fmt)
+    else:
+        _print_counts(summary, info)
+
+
+class _HeaderPrinter:
+    """Prints the header, AUX fields and RESIZEDB hints once the scanner has read them.
+
+    They come before the first key, so the first progress call has them: a
+    large dump shows what it is at once, not after the whole scan. Printed
+    whether or not stdout is a terminal, so the output reads the same piped.
+    """
+
+    def __init__(self, dump, start_bar, show):
+        self.dump, self.start_bar, self.show = dump, start_bar, show
+        self.scan, self.done, self.bar = None, False, None
+
+    def on_progress(self, done, total):
+        self.print()
+        if self.bar is None:
+            self.bar = self.start_bar() or (lambda _done, _total: None)
+        self.bar(done, total)
+
+    def print(self):
+        if self.done or not self.show or self.scan is None:
+            return
+        self.done = True
+        info = self.scan.info
+        out.print(f"[bold]{self.dump}[/]: {info.magic} RDB {info.rdb_version}"
+                  + (f", written by {info.writer}" if info.writer else "")
+                  + (f", {info.compression}-compressed" if info.compression else ""), soft_wrap=True)
+        if info.aux:
+            table = Table("aux field", "value", title="AUX fields", title_justify="left")
+            for name, value in info.aux.items():
+                table.add_row(name, _aux_value(name, value))
+            out.print(table)
+        if info.resizedb:
+            out.print("RESIZEDB hints: " + "; ".join(
+                f"db{db} {keys:,} keys, {expires:,} with expiry" for db, (keys, expires) in info.resizedb.items()))
+
+
+def _aux_value(name, value):
+    """AUX values for people: ctime as ISO 8601 UTC, used-mem in MB."""
+    if not value.isdigit():
+        return value
+    if name == "ctime":
+        moment = datetime.datetime.fromtimestamp(int(value), datetime.timezone.utc)
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if name == "used-mem":
+        return format_bytes(int(value))
+    return value
+
+
+def _print_counts(summary, info):
+    out.print(f"{count(summary.n_keys, 'key')}, {format_bytes(summary.rdb_bytes)} of entries; checksum "
               + ("verified" if info.checksum_verified else "not verified"))
-    if info.aux:
-        table = Table("aux field", "value", title="AUX fields", title_justify="left")
-        for name, value in info.aux.items():
-            table.add_row(name, value)
-        out.print(table)
     memory = summary.memory
     if memory.model:
-        used = f"; the dump's used-mem is {memory.used_mem_bytes}" if memory.used_mem_bytes else ""
-        out.print(f"estimated memory: {memory.total_bytes} bytes ({memory.keys_bytes} in keys, "
-                  f"{memory.overhead_bytes} in key tables){used}")
+        used = f"; the dump's used-mem is {format_bytes(memory.used_mem_bytes)}" if memory.used_mem_bytes else ""
+        out.print(f"estimated memory: {format_bytes(memory.total_bytes)} ({format_bytes(memory.keys_bytes)} in "
+                  f"keys, {format_bytes(memory.overhead_bytes)} in key tables){used}")
         out.print(f"memory model: {memory.model}")
     out.print(_groups("db", summary.by_db, {str(db): v for db, v in info.resizedb.items()}))
     out.print(_groups("type", summary.by_type))
@@ -74,12 +145,14 @@ def info_command(
 
 def _groups(title, groups, hints=None):
     table = Table(title, "keys", "with TTL", "rdb bytes", "est. memory", title=f"By {title}", title_justify="left")
+    for column in table.columns[1:]:
+        column.justify = "right"
     if hints is not None:
-        table.add_column("RESIZEDB hint")
+        table.add_column("RESIZEDB hint: keys / expires", justify="right")
     for g in groups:
-        row = [g.name, str(g.n_keys), str(g.n_with_ttl), str(g.rdb_bytes), str(g.est_memory_bytes)]
+        row = [g.name, f"{g.n_keys:,}", f"{g.n_with_ttl:,}", format_bytes(g.rdb_bytes), format_bytes(g.est_memory_bytes)]
         if hints is not None:
             hint = hints.get(g.name)
-            row.append(f"{hint[0]} keys, {hint[1]} expires" if hint else "")
+            row.append(f"{hint[0]:,} / {hint[1]:,}" if hint else "")
         table.add_row(*row)
     return table
