@@ -19,7 +19,7 @@ from ..keys import KeyTable, load
 from ..rdb import DumpInfo
 from ..rdb.memory import LAYOUTS, MemoryModelInfo, choose_layout
 from ..report.parquet import read_dump_metadata
-from ..rules import FAMILIES, PRESETS, lint
+from ..rules import DEPRECATED_PRESETS, FAMILIES, PRESETS, lint, preset_name
 from ..rules.base import count
 from ..rules.sarif import to_json, to_sarif
 from ._console import err, exits_on_bad_input, out, progress_bar
@@ -40,11 +40,22 @@ class FailOn(str, Enum):
     never = "never"
 
 
-Preset = Enum("Preset", {name.replace("-", "_"): name for name in PRESETS}, type=str)
-
 Source = Annotated[Path, typer.Argument(
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`.",
     exists=True, dir_okay=False, readable=True)]
+
+
+def _current_presets(names):
+    """The presets named, by their current names; a former name works, with a note on stderr."""
+    current = []
+    for name in names or []:
+        if name in DEPRECATED_PRESETS:
+            err.print(f"note: preset {name} is now called {preset_name(name)}; the old name still works but is "
+                      "deprecated", markup=False, soft_wrap=True)
+        elif name not in PRESETS:
+            raise typer.BadParameter(f"no preset {name!r} (presets: {', '.join(PRESETS)})", param_hint="--preset")
+        current.append(preset_name(name))
+    return current
 
 
 @exits_on_bad_input
@@ -53,9 +64,11 @@ def lint_command(
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
-    preset: Annotated[Optional[List[Preset]], typer.Option(
-        "--preset", help="Turn on the opt-in rules of a seed's convention: seed-001 (no abbreviations, "
-                         "module:submodule:description:identifier), seed-002 (keys within 30 bytes).")] = None,
+    preset: Annotated[Optional[List[str]], typer.Option(
+        "--preset", callback=_current_presets, metavar="NAME",
+        help="Turn on the opt-in rules of a guide's convention: layered-names (the layered naming spec: no "
+             "abbreviations, module:submodule:description:identifier), short-keys (Baidu Cloud's guidelines: "
+             "keys within 30 bytes).")] = None,
     masters: Masters = None,
     output_format: Annotated[Format, typer.Option("--format", help="text, json or sarif.")] = Format.text,
     fail_on: Annotated[FailOn, typer.Option(
@@ -90,7 +103,7 @@ def lint_command(
 
 def _config(path, select, extend_select, ignore, presets, masters):
     config = load_config(path) if path else load_config()
-    extra = tuple(code for preset in presets or [] for code in PRESETS[preset.value])
+    extra = tuple(code for preset in presets or [] for code in PRESETS[preset])
     return with_masters(with_selection(config, select, extend_select, ignore, extra), masters)
 
 

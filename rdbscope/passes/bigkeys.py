@@ -12,18 +12,18 @@ BIG_STRING = Check(
     "BIG001", "big-string", Severity.WARNING,
     "String values longer than `string_bytes` (10 KB).",
     "A big string costs network time on every GET and blocks the server while it is "
-    "freed with DEL. Seed 004: strings over 10 KB are big keys. Store large blobs "
+    "freed with DEL. The Key Design chapter: strings over 10 KB are big keys. Store large blobs "
     "elsewhere (object storage) and keep a reference, compress them, or split them.")
 BIG_COLLECTION = Check(
     "BIG002", "big-collection", Severity.WARNING,
     "Hashes, lists, sets or sorted sets with more than 5,000 elements (per-type options).",
     "HGETALL, SMEMBERS or LRANGE 0 -1 on such a key is slow, DEL blocks, and in a "
-    "cluster the key skews one node. Seed 004: over 5,000 fields/elements/members is "
+    "cluster the key skews one node. The Key Design chapter: over 5,000 fields/elements/members is "
     "big. Split by id range or time, cap lists (LTRIM), delete with UNLINK.")
 BIG_STREAM = Check(
     "BIG003", "big-stream", Severity.WARNING,
     "Streams with more than `stream_entries` (10,000) entries.",
-    "A stream that is never trimmed grows without bound. Seed 004: over 10,000 entries "
+    "A stream that is never trimmed grows without bound. The Key Design chapter: over 10,000 entries "
     "is big. Trim with XADD MAXLEN ~ / MINID or XTRIM.")
 BIG_MEMORY = Check(
     "BIG004", "big-memory", Severity.WARNING,

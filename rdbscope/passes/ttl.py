@@ -20,7 +20,7 @@ VOLATILE_WITHOUT_TTL = Check(
     "TTL002", "volatile-name-without-ttl", Severity.ERROR,
     "Keys without TTL in a pattern whose name says cache, session, lock, rate, tmp, temp, "
     "otp, token or captcha (`volatile_words`).",
-    "Seed 000: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
+    "OneUptime's guide: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
     "one-time passwords and captchas are short-lived by nature; without a TTL they pile "
     "up until maxmemory, and a lock without TTL is held forever once its owner dies. "
     "Write them with SET ... EX or SETEX.")
@@ -29,7 +29,7 @@ PERSISTENT_MEMORY = Check(
     "Keys without TTL hold at least `persistent_memory_share` (half) of the dump's memory.",
     "Keys without TTL only leave by explicit deletes or eviction. That is right for "
     "primary data, but in a cache it means memory grows until maxmemory, and keys with "
-    "a natural expiry compete with them under LRU/LFU eviction (seed 004).")
+    "a natural expiry compete with them under LRU/LFU eviction (the Key Design chapter).")
 EXPIRED_AT_SAVE = Check(
     "TTL004", "expired-at-save", Severity.INFO,
     "Keys whose expiry had already passed at the dump's ctime.",

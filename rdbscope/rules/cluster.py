@@ -140,10 +140,10 @@ class NodeImbalance(Rule):
     if they all moved to db 0, the only one cluster mode has.
 
     ## Why is this bad?
-    Seed 004 (§30.5.2): "Cluster data skew: a 10 MB key on one node causes
+    The Key Design chapter (§30.5.2): "Cluster data skew: a 10 MB key on one node causes
     that node's memory, CPU, and network utilization to far exceed its
     neighbors, breaking load balance"; §30.1: a key's "slot determines which
-    cluster node owns it". Seed 002 (hashtag): avoid "large amounts of data
+    cluster node owns it". Baidu Cloud's guidelines (hashtag): avoid "large amounts of data
     falling into the same shard, causing imbalance between nodes". The
     heaviest master sets the memory every master needs, and it hits
     maxmemory first.

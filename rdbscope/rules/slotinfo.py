@@ -33,7 +33,7 @@ class ClusterNodeSlots(Rule):
     agree with a record are CLU005's.
 
     ## Why is this bad?
-    It is not bad; it is what the dump says about where it came from. Seed 004
+    It is not bad; it is what the dump says about where it came from. The Key Design chapter
     (§30.1): a key's "slot determines which cluster node owns it". A node's
     dump holds only that node's share of the data, so cluster-wide checks
     (CLU001) do not apply to it, and the slot list tells which shard a backup
@@ -94,7 +94,7 @@ class SlotInfoMismatch(Rule):
     cause a finding: only keys beyond the record are reported.
 
     ## Why is this bad?
-    Seed 004 (§30.1): a key's "slot determines which cluster node owns it". A
+    The Key Design chapter (§30.1): a key's "slot determines which cluster node owns it". A
     cluster node refuses commands for keys outside its slots, so keys the node
     does not own are unreachable in cluster mode: data restored from a
     non-cluster backup, left behind by an interrupted migration, or a dump

@@ -31,11 +31,11 @@ class TinyStrings(Rule):
     whose fields are the rest of each key. Needs memory estimates.
 
     ## Why is this bad?
-    Seed 004 (§30.2.2): every key costs "~90-200 bytes per key" of overhead
+    The Key Design chapter (§30.2.2): every key costs "~90-200 bytes per key" of overhead
     (its dict entry, object header, key string) before its value; a 5-byte
-    counter pays it in full. Seed 002 (Value 如何设计): small members in a hash
+    counter pays it in full. Baidu Cloud's guidelines (Value 如何设计): small members in a hash
     use the compact encoding and cut "the overhead of Redis's own data
-    structures". Seed 000 (anti-pattern 4) turns `john_email` and similar
+    structures". OneUptime's guide (anti-pattern 4) turns `john_email` and similar
     strings into one hash `user:john` with an `email` field.
 
     ## Example

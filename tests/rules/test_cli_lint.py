@@ -81,8 +81,8 @@ def test_select_ignore_preset_and_masters():
 
     assert codes("--select", "NAM003") == {"NAM003"}
     assert codes("--select", "nam00", "--ignore", "NAM003,NAM004") == {"NAM001", "NAM005", "NAM008"}
-    assert {"NAM013", "NAM014"} <= codes("--preset", "seed-001")
-    assert "NAM007" in codes("--select", "NAM", "--preset", "seed-002")
+    assert {"NAM013", "NAM014"} <= codes("--preset", "layered-names")
+    assert "NAM007" in codes("--select", "NAM", "--preset", "short-keys")
     assert {"TTL001", "TTL002"} <= codes("--extend-select", "TTL")
     assert codes("--select", "CLU001", "--masters", "2") == set()  # two halves balance within 1.2x
     [six] = json.loads(run("lint", DUMP, "--format", "json", "--select", "CLU001", "--masters", "6").stdout)["findings"]
@@ -133,7 +133,7 @@ def test_rule_prints_the_docs():
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Options"):
         assert section in text
     assert run("rule", "special-character").stdout == text
-    assert "opt-in: select NAM013 or use the preset seed-001" in run("rule", "nam013").stdout
+    assert "opt-in: select NAM013 or use the preset layered-names" in run("rule", "nam013").stdout
     assert run("rule", "BIG001").stdout.startswith("# big-string (BIG001)")
 
 

@@ -99,7 +99,7 @@ def test_no_list_compression_finding_when_the_scan_knows_the_depth():
 
 def test_opt_in_rules_on_a_real_dump():
     keys = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-default.rdb")
-    config = config_from_mapping({"select": [*PRESETS["seed-001"], *PRESETS["seed-002"]]})
+    config = config_from_mapping({"select": [*PRESETS["layered-names"], *PRESETS["short-keys"]]})
     found = {(f.code, f.pattern): f for f in lint(keys, config).findings}
     assert ("NAM007", "session:{uuid}") in found  # 44 bytes each
     assert found[("NAM007", "session:{uuid}")].details_dict["longest_bytes"] == 44

@@ -40,8 +40,10 @@ def test_ignore_wins():
 
 
 def test_presets():
+    assert preset_codes("layered-names") == ("NAM013", "NAM014") and preset_codes("short-keys") == ("NAM007",)
+    assert set(codes({"extend_select": list(PRESETS["layered-names"])})) == set(DEFAULT_CODES) | {"NAM013", "NAM014"}
+    # The former names still work: users' configs and scripts name them.
     assert preset_codes("seed-001") == ("NAM013", "NAM014") and preset_codes("seed-002") == ("NAM007",)
-    assert set(codes({"extend_select": list(PRESETS["seed-001"])})) == set(DEFAULT_CODES) | {"NAM013", "NAM014"}
     with pytest.raises(ValueError, match="unknown preset 'seed-009'"):
         preset_codes("seed-009")
 
