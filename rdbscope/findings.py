@@ -180,6 +180,11 @@ def format_bytes(n):
     return f"{value:.1f} TB"
 
 
+def count(n, noun, plural=None):
+    """``count(1, "key")`` -> ``"1 key"``; ``count(1200, "key")`` -> ``"1,200 keys"``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def format_memory(n, basis):
     """``"1.5 KB of memory"``, or ``"1.5 KB in the dump"`` when ``basis`` is ``rdb_bytes``."""
     return f"{format_bytes(n)} {'in the dump' if basis == 'rdb_bytes' else 'of memory'}"

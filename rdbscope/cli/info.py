@@ -8,9 +8,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..findings import format_bytes
+from ..findings import count, format_bytes
 from ..rdb import scan
-from ..rules.base import count
 from ..summary import SummaryCounter
 from ._console import exits_on_bad_input, out, progress_bar
 from ._formats import emit, write_json

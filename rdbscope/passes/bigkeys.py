@@ -4,7 +4,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import BigKeyOptions
-from ..findings import Check, Severity, format_bytes, format_memory, format_share
+from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
 from .base import PassOutput
 from .grouping import rows_above
 
@@ -138,8 +138,7 @@ def _threshold_findings(check, rows, columns, groups, options, over_memory):
         elif type_name == "string":
             over_what, largest_text = f"longer than {format_bytes(limit)}", f"longest {format_bytes(largest)}"
         else:
-            over_what, largest_text = f"with more than {limit:,} elements", f"largest {largest:,}"
-        noun = "key" if n_keys == 1 else "keys"
+            over_what, largest_text = f"with more than {count(limit, 'element')}", f"largest {largest:,}"
         passed = [{"measure": "memory_bytes" if by_memory else "n_elements", "threshold": limit, "n_keys": n_keys}]
         n_big_memory = 0 if by_memory else int(over_memory[part_rows].sum())
         if n_big_memory:
@@ -147,7 +146,7 @@ def _threshold_findings(check, rows, columns, groups, options, over_memory):
             memory_over = f"over {format_bytes(options.memory_bytes)} of memory"
             over_what += (f" and {memory_over}" if n_big_memory == n_keys else
                           f", {n_big_memory:,} of them {memory_over}")
-        message = (f"{n_keys:,} {type_name} {noun} of {groups.pattern[g]} {over_what} "
+        message = (f"{count(n_keys, type_name + ' key')} of {groups.pattern[g]} {over_what} "
                    f"({largest_text}; {format_memory(memory, columns.memory_basis)})")
         findings.append(check.finding(
             message,
@@ -191,7 +190,7 @@ def _concentration_findings(columns, groups, options):
     examples = _largest_rows(columns, groups, fired, k)
     findings = []
     for g in fired:
-        message = (f"{k} of the {memory.counts[g]:,} keys of {groups.pattern[g]} hold "
+        message = (f"{k} of the {memory.counts[g]:,} keys of {groups.pattern[g]} {'holds' if k == 1 else 'hold'} "
                    f"{format_share(share[g])} of its {format_memory(total[g], columns.memory_basis)}")
         findings.append(MEMORY_CONCENTRATED.finding(
             message,

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import TtlOptions
-from ..findings import Check, Severity, format_memory, format_share
+from ..findings import Check, Severity, count, format_memory, format_share
 from .base import PassOutput
 from .grouping import counts, example_positions
 
@@ -178,19 +178,24 @@ def _pattern_findings(coverage, columns, groups, options):
             said = volatile_words(pattern, words)
             details["words"] = said
             check = VOLATILE_WITHOUT_TTL
-            message = (f"{without:,} of the {n:,} keys of {pattern} ({format_share(share)}, "
-                       f"{format_memory(memory_without, columns.memory_basis)}) have no TTL, "
+            keys = count(n, "key") if without == n else f"{without:,} of the {n:,} keys"
+            message = (f"{keys} of {pattern} ({format_share(share)}, "
+                       f"{format_memory(memory_without, columns.memory_basis)}) {_have(without)} no TTL, "
                        f"though the name says {said[0]!r}")
         else:
             check = MIXED_TTL
-            message = (f"{with_ttl:,} keys of {pattern} have a TTL but {without:,} "
+            message = (f"{count(with_ttl, 'key')} of {pattern} {_have(with_ttl)} a TTL but {without:,} "
                        f"({format_share(share)}, {format_memory(memory_without, columns.memory_basis)}) "
-                       f"do not")
+                       f"{'does' if without == 1 else 'do'} not")
         findings.append(check.finding(
             message, pattern=pattern, db=int(groups.db[g]), n_keys=without,
             est_memory_bytes=memory_without,
             examples=columns.key_text(rows[offsets[i]:offsets[i + 1]]), details=details))
     return findings
+
+
+def _have(n):
+    return "has" if n == 1 else "have"
 
 
 def _persistent_findings(coverage, columns, options):
@@ -202,8 +207,8 @@ def _persistent_findings(coverage, columns, options):
     share = memory / total if total else 0.0
     if n_persistent == 0 or share < options.persistent_memory_share:
         return []
-    message = (f"{n_persistent:,} keys without TTL ({format_share(n_persistent / columns.n)} of keys) "
-               f"hold {format_memory(memory, columns.memory_basis)}, {format_share(share)} of the total")
+    message = (f"{count(n_persistent, 'key')} without TTL ({format_share(n_persistent / columns.n)} of keys) "
+               f"{'holds' if n_persistent == 1 else 'hold'} {format_memory(memory, columns.memory_basis)}, {format_share(share)} of the total")
     return [PERSISTENT_MEMORY.finding(
         message, n_keys=n_persistent, est_memory_bytes=memory,
         details={"n_keys": columns.n, "n_persistent": n_persistent,
@@ -222,7 +227,7 @@ def _expired_findings(coverage, columns, groups):
     by_pattern = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(per_group[g])}
                   for g in top if per_group[g]]
     oldest = int(columns.expire_ms[expired].min())
-    message = (f"{len(expired):,} keys ({format_memory(memory, columns.memory_basis)}) had already "
+    message = (f"{count(len(expired), 'key')} ({format_memory(memory, columns.memory_basis)}) had already "
                f"expired when the dump was written; most are {by_pattern[0]['pattern']} "
                f"({by_pattern[0]['n_keys']:,})")
     return [EXPIRED_AT_SAVE.finding(

@@ -5,7 +5,7 @@ import inspect
 import re
 from typing import ClassVar
 
-from ..findings import Check, Finding, Severity, format_memory, to_json
+from ..findings import Check, Finding, Severity, count, format_memory, to_json
 
 #: The sections of a rule's docstring, in this order (ruff's rule documentation).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options")
@@ -161,6 +161,4 @@ def shorten(text, limit=MESSAGE_PATTERN_CHARS):
     return text if text is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
-def count(n, noun, plural=None):
-    """``count(1, "key")`` -> ``"1 key"``; ``count(1200, "key")`` -> ``"1,200 keys"``."""
-    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+

@@ -4,7 +4,7 @@
 import re
 from dataclasses import dataclass
 
-from ..findings import Severity
+from ..findings import Severity, count
 from .base import Rule, option
 from .patterntext import delimiter, has_placeholder, literal_text, segments
 
@@ -92,7 +92,7 @@ def layout_problem(pattern, min_segments):
         return "its levels are not separated by ':'"
     parts = segments(pattern)
     if len(parts) < min_segments:
-        return f"it has {len(parts)} levels, fewer than {min_segments}"
+        return f"it has {count(len(parts), 'level')}, fewer than {min_segments}"
     for name, part in (("module", parts[0]), ("submodule", parts[1])):
         if not _WORD.fullmatch(part):
             return f"its {name} {part!r} is not a lowercase word"

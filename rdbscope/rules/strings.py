@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..findings import Severity, format_memory, format_share
+from ..findings import Severity, count, format_memory, format_share
 from .base import Rule, option
 from .compact import LISTPACK_HEADER_BYTES, compact_memory, memory_model
 from .patterntext import PLACEHOLDER
@@ -64,7 +64,7 @@ class TinyStrings(Rule):
     name = "tiny-strings"
     severity = Severity.INFO
     message = ("Small strings of {pattern} would take about {saving} less ({share}) as fields of "
-               "{n_hashes:,} hashes of {fields_per_hash} fields ({keys}, {memory})")
+               "{hashes} of {fields_per_hash} fields ({keys}, {memory})")
 
     @dataclass(frozen=True)
     class Options:
@@ -107,6 +107,7 @@ class TinyStrings(Rule):
             yield self.finding(ctx, ctx.pattern_hit(g), n_hashes=n_hashes,
                                fields_per_hash=options.fields_per_hash, est_saving_bytes=saving,
                                say={"saving": format_memory(saving, ctx.memory_basis),
+                                    "hashes": count(n_hashes, "hash", "hashes"),
                                     "share": format_share(saving / now)})
 
 

@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from ..findings import Severity, format_memory
+from ..findings import Severity, count, format_memory
 from .base import PatternHit, Rule, option
 from .patterntext import HIERARCHY_DELIMITERS, delimiter, has_hierarchy, is_placeholder, segments
 
@@ -176,7 +176,7 @@ class MixedDelimiters(Rule):
             hit = PatternHit(group=-1, db=db, pattern=namespace, n_keys=sum(counts.values()),
                              memory_bytes=sum(memory.values()), n_pattern_keys=sum(counts.values()),
                              examples=tuple(examples[:ctx.n_examples]))
-            said = ", ".join(f"'{d}' ({counts[d]:,} keys, {format_memory(memory[d], ctx.memory_basis)})"
+            said = ", ".join(f"'{d}' ({count(counts[d], 'key')}, {format_memory(memory[d], ctx.memory_basis)})"
                              for d in order)
             details = [{"delimiter": d, "n_keys": counts[d], "memory_bytes": memory[d],
                         "patterns": [ctx.groups.pattern[g] for g in styles[d]][:10]} for d in order]
