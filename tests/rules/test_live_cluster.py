@@ -1,9 +1,8 @@
 """A real 3-master Redis Cluster on 127.0.0.1: one node's dump is named by its slots, CLU001 stays off."""
 
 import json
-import random
+import pathlib
 import shutil
-import socket
 import subprocess
 import sys
 
@@ -16,7 +15,9 @@ from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "rdb"))
 import make_sample_dumps  # noqa: E402
+from test_cluster_slots import cluster_capable_port  # noqa: E402
 
 REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-7.0"]
 REDIS_CLI = shutil.which("redis-cli")
@@ -38,7 +39,7 @@ def cluster_dumps(tmp_path_factory):
         "cluster-enabled": "yes", "cluster-config-file": "nodes.conf", "cluster-node-timeout": "5000",
         "save": "", "appendonly": "no"}) for _ in range(3)]
     for server in servers:
-        server.port = _cluster_port()
+        server.port = cluster_capable_port()
     try:
         for server in servers:
             server.__enter__()
@@ -62,20 +63,6 @@ def cluster_dumps(tmp_path_factory):
     finally:
         for server in servers:
             server.stop()
-
-
-def _cluster_port():
-    """A free port P with P + 10000 (the cluster bus) free too; the kernel's choice may be too high for that."""
-    rng = random.Random()
-    while True:
-        port = rng.randrange(20000, 45000)
-        try:
-            with socket.socket() as a, socket.socket() as b:
-                a.bind(("127.0.0.1", port))
-                b.bind(("127.0.0.1", port + 10000))
-                return port
-        except OSError:
-            continue
 
 
 def _wait_until_ok(client, attempts=100):
