@@ -60,5 +60,9 @@ class RdbUnsupportedError(RdbError):
     """A version, type, opcode or encoding that rdbscope does not handle."""
 
 
+class InputError(RdbscopeError, ValueError):
+    """A file given to rdbscope is not something it reads (not a dump, nor a keys table)."""
+
+
 class ConfigError(RdbscopeError, ValueError):
     """A configuration value or option is invalid."""

@@ -1,8 +1,23 @@
-"""KeyTable: the whole keys table of one dump, with the dump's metadata."""
+"""KeyTable: the whole keys table of one dump, with the dump's metadata; load() reads one.
+
+A large dump is parsed once into a keys Parquet file (``rdbscope scan -o``) and
+explored many times: :func:`load` reads either, and both give the same table
+and the same :class:`~rdbscope.DumpInfo`.
+"""
+
+import os
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from .rdb import KEYS_SCHEMA, scan
+from .errors import InputError
+from .rdb import KEYS_SCHEMA, DumpInfo, scan
+from .rdb.keyglob import glob_to_regex
+
+#: Where a keys Parquet file keeps its dump's metadata (:meth:`DumpInfo.to_json`).
+PARQUET_METADATA_KEY = b"rdbscope.dump"
+PARQUET_MAGIC = b"PAR1"
 
 
 class KeyTable:
@@ -42,15 +57,72 @@ class KeyTable:
 
 
 def load(source, **options):
-    """Scan a whole dump into a :class:`KeyTable`.
+    """Read a whole dump, or a keys Parquet file written by ``rdbscope scan``, into a :class:`KeyTable`.
 
-    Takes the same arguments as :func:`rdbscope.scan`.
+    Takes the same arguments as :func:`rdbscope.scan`. A keys Parquet file
+    (found by its ``PAR1`` magic, whatever its name) keeps the rows that
+    ``db``, ``types`` and ``key_glob`` select, and its dump's metadata; the
+    scanner's other options do not apply to it.
 
     Raises:
         RdbFormatError, RdbTruncatedError, RdbUnsupportedError: see ``scan``.
+        InputError: a Parquet file that is not a keys table written by rdbscope.
     """
+    if is_parquet(source):
+        return read_keys_parquet(source, db=options.get("db"), types=options.get("types"),
+                                 key_glob=options.get("key_glob"))
     options.setdefault("contiguous", True)
     result = scan(source, **options)
     batches = list(result)
     table = pa.Table.from_batches(batches, schema=KEYS_SCHEMA)
     return KeyTable(table, result.info)
+
+
+def is_parquet(source):
+    """True when ``source`` is the path of a file that starts as Parquet does, or is named ``*.parquet``."""
+    if not isinstance(source, (str, os.PathLike)) or not os.path.isfile(source):
+        return False
+    with open(source, "rb") as f:
+        return f.read(4) == PARQUET_MAGIC or os.fspath(source).endswith(".parquet")
+
+
+def read_keys_parquet(path, *, db=None, types=None, key_glob=None):
+    """Read a keys table written by ``rdbscope scan`` back into a :class:`KeyTable`.
+
+    Filters are applied to the rows read (the same meaning as :func:`rdbscope.scan`'s).
+
+    Raises:
+        InputError: the file has no rdbscope dump metadata or lacks key columns.
+    """
+    try:
+        file = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
+    metadata = file.metadata.metadata or {}
+    if PARQUET_METADATA_KEY not in metadata:
+        raise InputError(f"{path}: a Parquet file, but not a keys table written by 'rdbscope scan'")
+    missing = [name for name in KEYS_SCHEMA.names if name not in file.schema_arrow.names]
+    if missing:
+        raise InputError(f"{path}: the keys table lacks the columns {', '.join(missing)}")
+    table = file.read(columns=KEYS_SCHEMA.names)
+    table = table.cast(KEYS_SCHEMA) if table.schema != KEYS_SCHEMA else table
+    table = filter_keys(table, db=db, types=types, key_glob=key_glob)
+    return KeyTable(table, DumpInfo.from_json(metadata[PARQUET_METADATA_KEY], path))
+
+
+def filter_keys(table, *, db=None, types=None, key_glob=None):
+    """Rows of a keys table in these dbs, of these types, with keys matching the glob."""
+    mask = None
+
+    def both(a, b):
+        return b if a is None else pc.and_(a, b)
+
+    if db is not None:
+        dbs = [db] if isinstance(db, int) else list(db)
+        mask = both(mask, pc.is_in(table["db"], value_set=pa.array(dbs, pa.int32())))
+    if types is not None:
+        names = [types] if isinstance(types, str) else list(types)
+        mask = both(mask, pc.is_in(table["type"].cast(pa.string()), value_set=pa.array(names, pa.string())))
+    if key_glob is not None:
+        mask = both(mask, pc.match_substring_regex(table["key"], glob_to_regex(key_glob)))
+    return table if mask is None else table.filter(mask)

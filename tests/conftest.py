@@ -9,7 +9,14 @@ import rdbscope.rdb
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLE_DUMPS = ROOT / "sample_dumps"
-CORPUS = ROOT.parent / "shared" / "rdb-corpus"
+# What the full run reads beside the checkout (README, "Tests"); a fresh clone skips those tests.
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "rdb-corpus"
+SEEDS = SHARED / "seeds"
+CORPUS_MISSING = (f"needs the public RDB corpus in ../shared/rdb-corpus beside the checkout "
+                  f"(not found at {CORPUS}; see README, Tests)")
+SEEDS_MISSING = (f"needs the seed documents in ../shared/seeds beside the checkout "
+                 f"(not found at {SEEDS}; see README, Tests)")
 
 IMPLEMENTATIONS = sorted(rdbscope.rdb.implementations())
 
@@ -28,6 +35,23 @@ def corpus_available():
     return (CORPUS / "public" / "MANIFEST.tsv").exists()
 
 
+def needs_corpus():
+    """A skip mark for tests that read ../shared/rdb-corpus."""
+    return pytest.mark.skipif(not corpus_available(), reason=CORPUS_MISSING)
+
+
 def require_compiled():
     """CI sets RDBSCOPE_REQUIRE_COMPILED=1: there the compiled scanner must load."""
     return os.environ.get("RDBSCOPE_REQUIRE_COMPILED") == "1"
+
+
+def require_servers():
+    """CI sets RDBSCOPE_REQUIRE_SERVERS=1: there a missing server, browser or font fails instead of skipping."""
+    return os.environ.get("RDBSCOPE_REQUIRE_SERVERS") == "1"
+
+
+def skip_or_fail(reason):
+    """Skip with ``reason``, or fail with it where everything is required."""
+    if require_servers():
+        pytest.fail(f"{reason} (RDBSCOPE_REQUIRE_SERVERS=1)")
+    pytest.skip(reason)

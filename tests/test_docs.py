@@ -1,12 +1,15 @@
-"""README keeps up with the code: the schema table, the commands, the CI test command."""
+"""README keeps up with the code: the schema table, the commands, the CI test command, every block run."""
 
-import pathlib
 import re
+import shlex
 
+import pytest
+
+import rdbscope
+from conftest import ROOT, SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.rdb.schema import COLUMNS
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
 
@@ -22,7 +25,242 @@ def test_every_command_is_in_the_tour():
         assert command.callback.__doc__, command.name
 
 
-def test_ci_runs_the_readme_test_command():
-    command = re.search(r"pip install -e \"\.\[test\]\" && (.+)$", README, re.M).group(1)
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert command in ci.splitlines()
+def test_ci_runs_the_readme_test_command_as_written():
+    command = re.search(r"^pip install -e \"\.\[test\]\" && .+$", README, re.M).group(0)
+    assert command == 'pip install -e ".[test]" && python -m pytest -q'  # nothing to set first
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert command in ci
+    requirements = ci.index("export RDBSCOPE_REQUIRE_COMPILED=1 RDBSCOPE_REQUIRE_SERVERS=1")
+    assert requirements < ci.index(command)
+    installs = next(line for line in ci if line.startswith("apt-get install"))
+    for package in re.findall(r"`apt-get install ([^`]+)`", README):
+        assert set(package.split()) <= set(installs.split()), package
+
+
+# --- Every fenced block of README.md runs, or is checked, as written --------------------------------------
+
+README_BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+#: The files README's commands name, and what stands in for each (made by ``readme_files``).
+STAND_INS = {
+    "dump.rdb": "redis-8.2-default.rdb",
+    "today.rdb": "redis-8.2-default.rdb",
+    "yesterday.rdb": "redis-7.0-default.rdb",
+    "dump.rdb.gz": "redis-8.2-default.rdb, gzip",
+    "big.rdb.gz": "redis-8.2-default.rdb, gzip",
+    "backups/cache-1/dump.rdb.gz": "redis-8.2-default.rdb, gzip",
+    "backup.rdb.zst": "redis-8.2-default.rdb, zstd",
+    "damaged.rdb": "redis-8.2-default.rdb cut at two thirds",
+    "sample_dumps/": "the checkout's sample_dumps/",
+}
+#: Absolute paths in README, moved under the test's directory.
+ABSOLUTE = ("/srv/rdbscope", "/backups/")
+
+
+def readme_blocks():
+    return [(README[:m.start()].count("\n") + 1, m.group(1), m.group(2)) for m in README_BLOCK.finditer(README)]
+
+
+def first_line(text):
+    return text.strip().splitlines()[0]
+
+
+@pytest.fixture(scope="module")
+def readme_files(tmp_path_factory):
+    """A directory holding every file README's commands read, under the names they use."""
+    import gzip
+    import zstandard
+
+    root = tmp_path_factory.mktemp("readme")
+    dump = (SAMPLE_DUMPS / "redis-8.2-default.rdb").read_bytes()
+    (root / "backups" / "cache-1").mkdir(parents=True)
+    for name in ("dump.rdb", "today.rdb"):
+        (root / name).write_bytes(dump)
+    (root / "yesterday.rdb").write_bytes((SAMPLE_DUMPS / "redis-7.0-default.rdb").read_bytes())
+    for name in ("dump.rdb.gz", "big.rdb.gz", "backups/cache-1/dump.rdb.gz"):
+        (root / name).write_bytes(gzip.compress(dump))
+    (root / "backup.rdb.zst").write_bytes(zstandard.ZstdCompressor().compress(dump))
+    (root / "damaged.rdb").write_bytes(dump[:len(dump) * 2 // 3])
+    (root / "sample_dumps").symlink_to(SAMPLE_DUMPS)
+    assert {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink()} >= {
+        name.rstrip("/") for name in STAND_INS}
+    return root
+
+
+def localized(text, root):
+    for path in ABSOLUTE:
+        text = text.replace(path, f"{root}{path}")
+    return text
+
+
+def run_shell_line(line, root):
+    """One README shell line through the CLI: ``pip install`` is what the test run already did."""
+    from typer.testing import CliRunner
+
+    line = re.sub(r"\s+#\s.*$", "", line).strip()
+    line = re.sub(r"^[\d*/,-]+ [\d*/,-]+ [\d*/,-]+ [\d*/,-]+ [\d*/,-]+\s+", "", line)  # a crontab schedule
+    results = []
+    for command in line.split(" && "):
+        words = shlex.split(localized(command, root))
+        if words[:2] == ["pip", "install"]:
+            continue
+        redirect = words.index(">") if ">" in words else None
+        target = words[redirect + 1] if redirect is not None else None
+        words = words[:redirect] if redirect is not None else words
+        assert words[0] == "rdbscope", line
+        result = CliRunner().invoke(app, words[1:])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (line, result.exception)
+        assert result.exit_code in (0, 1), (line, result.exit_code, result.stderr)
+        if target and target != "/dev/null":
+            (root / target).write_text(result.stdout)
+        results.append(result)
+    return results
+
+
+def run_shell(text, root):
+    return [result for line in text.strip().splitlines() for result in run_shell_line(line, root)]
+
+
+def run_python(text, root):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    namespace = {}
+    exec(compile(localized(text, root), "README", "exec"), namespace)
+    return namespace
+
+
+def check_the_two_commands(text, root):
+    (result,) = run_shell(text, root)
+    assert (root / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def check_the_report_tour(text, root):
+    results = run_shell(text, root)
+    assert "Top patterns by memory" in results[0].stdout
+    assert (root / "report.html").exists()
+    assert list((root / "reports" / "instance=cache-1").glob("date=*/patterns.parquet"))
+    assert results[3].exit_code == 1 and "NAM005" not in results[3].stdout
+
+
+def check_the_focused_commands(text, root):
+    results = run_shell(text, root)
+    assert len(results) == len(text.strip().splitlines())
+    assert all(result.stdout.strip() for result in results)
+    assert rdbscope.load(root / "users.parquet").to_pandas()["key"].str.startswith("user:").all()
+    kept = rdbscope.load(root / "keys.parquet")  # --stop-on-damage: the keys before the damage
+    assert 0 < kept.num_rows < rdbscope.load(root / "dump.rdb").num_rows
+
+
+def check_the_python_api(text, root):
+    namespace = run_python(text, root)
+    assert namespace["frame"].shape[0] == namespace["table"].num_rows == 2092
+    assert namespace["batch"].num_rows > 0
+
+
+def check_the_notebook_tour(text, root):
+    namespace = run_python(text, root)
+    assert len(namespace["res"].patterns) == 88
+
+
+def check_the_cron_line(text, root):
+    run_shell(text, root)
+    (partition,) = (root / "srv" / "rdbscope" / "instance=cache-1").glob("date=*")
+    assert {p.name for p in partition.iterdir()} == {"summary.parquet", "patterns.parquet", "findings.parquet"}
+
+
+def check_the_dataset_layout(text, root):
+    from rdbscope.report.dataset import TABLES
+
+    assert re.findall(r"(\w+)\.parquet", text) == list(TABLES)
+    assert "only with --keys" in text.splitlines()[-1]
+
+
+def check_the_lint_commands(text, root):
+    results = run_shell(text, root)
+    assert '"version": "2.1.0"' in (root / "lint.sarif").read_text()
+    assert "NAM003" in results[-1].stdout
+
+
+def check_the_layout(text, root):
+    for line in text.splitlines():
+        if line and not line[0].isspace():
+            assert (ROOT / line.split()[0]).exists(), line
+
+
+def check_the_config(text, root):
+    import tomllib
+
+    from rdbscope.config import load_config
+
+    (root / "pyproject.toml").write_text(text)
+    config = load_config(root / "pyproject.toml")
+    assert tomllib.loads(text)["tool"]["rdbscope"]["rules"]["NAM006"]["max_bytes"] == 256
+    assert config.selects("NAM013") and not config.selects("NAM005")
+
+
+def checked_elsewhere(test):
+    def check(text, root):
+        assert (ROOT / "tests" / test).exists()
+    return check
+
+
+#: Each README block, by its language and first line, and how it is run or checked.
+README_CHECKS = {
+    ("sh", "pip install . && rdbscope report sample_dumps/redis-8.2-default.rdb --html report.html"):
+        check_the_two_commands,
+    ("sh", 'pip install -e ".[test]" && python -m pytest -q'):
+        checked_elsewhere("test_docs.py"),  # test_ci_runs_the_readme_test_command_as_written
+    ("sh", "rdbscope report dump.rdb.gz                           # totals, top patterns, big keys, TTL, expiry "
+           "cliffs, findings"): check_the_report_tour,
+    ("text", "redis-8.2-default.rdb: REDIS RDB 12, written by redis 8.2.3 at 2026-11-22 03:14:38Z"):
+        checked_elsewhere("test_docs.py"),  # test_the_sample_output_is_what_the_command_prints
+    ("sh", "rdbscope patterns dump.rdb --top 30 --sort keys      # the inferred patterns: keys, memory, TTL coverage"):
+        check_the_focused_commands,
+    ("python", "import rdbscope"): None,  # two blocks start so: told apart below
+    ("sh", "15 4 * * *  rdbscope report /backups/cache-1/dump.rdb.gz --out /srv/rdbscope --instance cache-1 --quiet "
+           "--format json > /dev/null"): check_the_cron_line,
+    ("text", "/srv/rdbscope/instance=cache-1/date=2030-01-01/summary.parquet    one row: keys, memory, used-mem, "
+             "finding counts, writer, ctime"): check_the_dataset_layout,
+    ("sql", "SELECT date, pattern, sum(memory_bytes_sum) AS memory_bytes"): checked_elsewhere(
+        "report/test_readme_queries.py"),
+    ("python", "import glob"): checked_elsewhere("report/test_readme_queries.py"),
+    ("", "rdbscope/rdb/       the format: _scan.py (+ _scan.pxd for Cython), format.py, schema.py, source.py, "
+         "batches.py;"): check_the_layout,
+    ("sh", "rdbscope lint dump.rdb                           # findings grouped by rule; exit 1 at a warning"):
+        check_the_lint_commands,
+    ("toml", "[tool.rdbscope]"): check_the_config,
+}
+
+
+def readme_check(language, text):
+    if (language, first_line(text)) == ("python", "import rdbscope"):
+        return check_the_notebook_tour if "rdbscope.analyze" in text else check_the_python_api
+    return README_CHECKS.get((language, first_line(text)))
+
+
+def test_every_readme_block_is_known():
+    unknown = [f"README.md:{line} ```{language}: {first_line(text)!r}" for line, language, text in readme_blocks()
+               if readme_check(language, text) is None]
+    assert not unknown, "blocks tests/test_docs.py does not know how to run; add them to README_CHECKS: " + \
+        "; ".join(unknown)
+
+
+def test_every_readme_block_runs_as_written(readme_files, monkeypatch):
+    monkeypatch.chdir(readme_files)
+    for line, language, text in readme_blocks():
+        check = readme_check(language, text)
+        try:
+            check(text, readme_files)
+        except AssertionError as exc:
+            raise AssertionError(f"README.md:{line} ```{language} block: {exc}") from exc
+
+
+def test_the_sample_output_is_what_the_command_prints():
+    import readme_output
+
+    shown = readme_output.samples(README)
+    assert shown, "README has no sample output"
+    for command, text, _match in shown:
+        assert readme_output.output_of(command) == text, (
+            f"README's sample output of `{command}` is stale: run `python tests/readme_output.py` to rewrite it")

@@ -1,35 +1,104 @@
-"""Read a command's input and analyse it, with the progress bar on stderr."""
+"""Read a command's input and analyse it, showing each stage on stderr."""
 
-from ..api import analyze
-from ..report.inputs import load_input
-from ._console import scan_progress
-from ._options import scan_options
+import os
 
+import typer
+from typer._click.exceptions import UsageError  # typer's own click
 
-def load_keys(path, *, db=None, types=None, match=None, quiet=False, no_crc=False, relaxed_version=False,
-              allocator="jemalloc", list_compress_depth=0):
-    """The KeyTable of a dump or keys Parquet file, filtered as the options say."""
-    options = scan_options(db, types, match, no_crc, relaxed_version, allocator, list_compress_depth)
-    with scan_progress(quiet, f"reading {path.name}") as on_progress:
-        return load_input(path, on_progress=on_progress, **options)
+from ._console import exits_on_bad_input, message, scan_progress, stage
+from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
 
-def analyze_input(path, *, config=None, passes=None, **load_options):
-    """Load ``path`` (see :func:`load_keys`) and run the passes (all, or ``passes`` and what they need)."""
-    keys = load_keys(path, **load_options)
-    return analyze(keys, config=config, passes=passes)
+def analysis_command(*, top=20):
+    """What a command that analyses its input is given: the loading options, --format table/json/csv,
+    --top (``top`` by default), --csv-safe, --fail-on and --config; bad input exits 2 on one line."""
+    def decorate(command):
+        with_options = takes_output_options(Format.table, Format.json, Format.csv, top=top)(command)
+        return exits_on_bad_input(takes_load_options()(with_options))
+
+    return decorate
+
+
+def settings(config_path=None, select=None, extend_select=None, ignore=None, extra=()):
+    """The Config of every command: ``--config``, else the nearest rdbscope.toml or
+    pyproject.toml with [tool.rdbscope], changed by --select/--extend-select/--ignore."""
+    from ..config import load_config
+    from ._selection import with_selection
+
+    return with_selection(load_config(config_path), select, extend_select, ignore, extra)
+
+
+def check_writable(path, option, *, directory=False):
+    """Exit 2 unless ``path`` can be written (a file, or with ``directory`` a directory made if need be).
+
+    Checked before the scan, so that a typo does not cost the whole analysis.
+    """
+    if path is None:
+        return
+    path = path.absolute()
+    if directory:
+        existing = next(p for p in (path, *path.parents) if p.exists())
+        if existing == path and not path.is_dir():
+            raise typer.BadParameter(f"{path} is a file, not a directory", param_hint=option)
+    else:
+        if path.is_dir():
+            raise typer.BadParameter(f"{path} is a directory", param_hint=option)
+        existing = path.parent
+        if not existing.is_dir():
+            raise typer.BadParameter(f"no directory {existing}", param_hint=option)
+    if not os.access(existing, os.W_OK | os.X_OK) or not existing.is_dir():
+        raise typer.BadParameter(f"cannot write in {existing}", param_hint=option)
+
+
+def load_keys(path, load=None):
+    """The KeyTable of a dump or keys Parquet file, filtered as the options say.
+
+    Exits 2 when the filters leave no key: there is nothing to analyse.
+    """
+    load = load or LoadOptions()
+    from ..report.inputs import load_input
+
+    with scan_progress(load.quiet, f"reading {path.name}") as on_progress:
+        keys = load_input(path, on_progress=on_progress, **load.scan_options())
+    if load.filtered and keys.num_rows == 0:
+        raise nothing_kept(keys.info, load)
+    return keys
+
+
+def nothing_kept(info, load):
+    """The usage error of filters that kept no key: nothing to analyse. It says what the dump has instead."""
+    parts = []
+    if load.types:
+        parts.append("of type " + " or ".join(load.types))
+    if load.match is not None:
+        parts.append(f"matching {load.match!r}")
+    if load.db:
+        parts.append("in db " + ", ".join(map(str, load.db)))
+    said = f"no keys {' '.join(parts)}"
+    dbs = sorted(info.resizedb)
+    if load.db and dbs:
+        said += f"; the dump has {'db' if len(dbs) == 1 else 'dbs'} {', '.join(map(str, dbs))}"
+    return UsageError(said)
+
+
+def analyze_input(path, config, *, passes=None, load=None):
+    """Load ``path`` (see :func:`load_keys`) and run the passes (all, or ``passes`` and what they need)
+    with ``config`` (see :func:`settings`)."""
+    keys = load_keys(path, load)
+    from ..api import analyze
+
+    with stage(load is not None and load.quiet, "analysing"):
+        return analyze(keys, config=config, passes=passes)
 
 
 def exit_for_findings(findings, fail_on, families=None):
     """Exit with code 1 when a finding (of ``families``, if given) is at or above ``fail_on``."""
-    import typer
-
     from ..report.views import findings_at_or_above
-    from ._console import message
+    from ..rules.base import count
 
     if fail_on is None or fail_on.value == "never":
         return
     failing = findings_at_or_above(findings, fail_on.value, families)
     if failing:
-        message(f"{len(failing)} finding(s) at or above {fail_on.value}")
+        message(f"{count(len(failing), 'finding')} at or above {fail_on.value}")
         raise typer.Exit(1)

@@ -1,15 +1,8 @@
 """Data on stdout as a table, JSON or CSV; cells formatted by their column's unit (report.cells)."""
 
-import csv
-import json
 import sys
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
-from ..report.cells import cell_text, label, is_numeric_column, plain
-from ._console import out
+from ._console import message, out
 from ._options import Format
 
 #: Widest table written to a file or pipe.
@@ -17,27 +10,31 @@ MAX_FILE_WIDTH = 400
 #: Narrowest a text column gets on a narrow terminal.
 TEXT_MIN_WIDTH = {"pattern": 24, "key": 24, "message": 30, "examples": 24}
 
-def emit(frame, fmt, *, title=None, columns=None):
-    """Write one table to stdout in ``fmt``; ``columns`` limits the terminal table's columns."""
-    if fmt == Format.json:
+def emit(frame, output, *, title=None, columns=None):
+    """Write one table to stdout as ``output`` (an OutputOptions) says; ``columns`` limits the
+    terminal table's columns."""
+    if output.fmt == Format.json:
         write_json(records(frame))
-    elif fmt == Format.csv:
-        write_csv(frame)
+    elif output.fmt == Format.csv:
+        write_csv(frame, safe=output.csv_safe)
     else:
         columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
         if out.is_terminal:
             shown = _fitting(frame, columns, out.width)
             if len(shown) < len(columns):
-                from ._console import message
+                from ..rules.base import count
 
-                message(f"({len(columns) - len(shown)} columns of '{title.strip() if title else 'the table'}' "
-                        "do not fit the terminal; --format csv or json gives them all)")
+                hidden = len(columns) - len(shown)
+                message(f"({count(hidden, 'column')} of '{title.strip() if title else 'the table'}' "
+                        f"{'does' if hidden == 1 else 'do'} not fit the terminal; --format csv or json gives them all)")
             columns = shown
         print_renderable(rich_table(frame, title=title, columns=columns))
 
 
 def _fitting(frame, columns, width):
     """The leading columns (most important first) whose minimal widths fit ``width``."""
+    from ..report.cells import is_numeric_column
+
     def needed(name):
         if is_numeric_column(frame[name]):
             return _longest(frame[name], name)
@@ -54,12 +51,19 @@ def print_renderable(renderable):
     if out.is_terminal:
         out.print(renderable)
         return
+    from rich.console import Console
+
     wide = Console(file=sys.stdout, width=MAX_FILE_WIDTH, highlight=False, soft_wrap=True, color_system=None)
     wide.print(renderable)
 
 
 def rich_table(frame, *, title=None, columns=None):
     """A rich Table of a DataFrame, cells formatted by column name."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..report.cells import cell_text, is_numeric_column, label
+
     columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
     table = Table(title=f"\n{title}" if title else None, title_justify="left", title_style="bold",
                   header_style="bold")
@@ -75,32 +79,56 @@ def rich_table(frame, *, title=None, columns=None):
 
 
 def _longest(series, name):
+    from ..report.cells import cell_text, label
+
     return max([len(label(name))] + [len(cell_text(name, v)) for v in series.head(200)])
 
 
 def records(frame):
     """A DataFrame as a list of dicts of plain JSON values."""
+    from ..report.cells import plain
+
     return [{name: plain(value) for name, value in zip(frame.columns, row)}
             for row in frame.itertuples(index=False)]
 
 
 def write_json(data):
     """JSON on stdout (indented), one document."""
+    import json
+
+    from ..report.cells import plain
+
     sys.stdout.write(json.dumps(plain(data), indent=2, ensure_ascii=False) + "\n")
 
 
-def write_csv(frame):
-    """CSV on stdout with a header; lists as JSON arrays, times as ISO 8601."""
+#: What makes a spreadsheet read a cell as a formula (OWASP "CSV injection"); tab and CR too.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def write_csv(frame, *, safe=True):
+    """CSV on stdout with a header; lists as JSON arrays, times as ISO 8601.
+
+    With ``safe``, a text cell that a spreadsheet would run as a formula gets a
+    leading ``'`` (numbers are left alone: -5 is a number, not a formula).
+    """
+    import csv
+
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(list(frame.columns))
     for row in frame.itertuples(index=False):
-        writer.writerow([_csv_cell(v) for v in row])
+        writer.writerow([_csv_cell(v, safe) for v in row])
 
 
-def _csv_cell(value):
+def _csv_cell(value, safe):
+    import json
+
+    from ..report.cells import plain
+
     value = plain(value)
     if value is None:
         return ""
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+        value = json.dumps(value, ensure_ascii=False)
+    if safe and isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
     return value

@@ -1,5 +1,12 @@
-"""Options shared by the commands that read a dump."""
+"""The options the commands share, defined once.
 
+This module is imported to build ``--help``: it must not import pyarrow, numpy
+or pandas (nor anything of rdbscope that does).
+"""
+
+import dataclasses
+import functools
+import inspect
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, List, Optional
@@ -7,43 +14,7 @@ from typing import Annotated, List, Optional
 import typer
 
 Dump = Annotated[Path, typer.Argument(help="The dump: dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one.",
-                                       exists=True, dir_okay=False, readable=True)]
-Db = Annotated[Optional[List[int]], typer.Option("--db", help="Keep only this db (repeatable).")]
-Type = Annotated[Optional[List[str]], typer.Option("--type", help="Keep only this type (repeatable).")]
-Match = Annotated[Optional[str], typer.Option("--match", help="Keep only keys matching this glob.")]
-NoCrc = Annotated[bool, typer.Option("--no-crc", help="Do not verify the CRC64 trailer.")]
-Relaxed = Annotated[bool, typer.Option("--relaxed-version", help="Read newer RDB versions with the newest rules.")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-
-
-class Allocator(str, Enum):
-    jemalloc = "jemalloc"
-    jemalloc_16 = "jemalloc-16"
-    libc = "libc"
-
-
-AllocatorOption = Annotated[Allocator, typer.Option(
-    "--allocator",
-    help="The allocator of the server the memory estimates are for (INFO memory: mem_allocator): "
-         "jemalloc for Redis's and Valkey's own builds, jemalloc-16 for distribution packages "
-         "(Debian, Ubuntu), libc for MALLOC=libc builds.")]
-CompressDepth = Annotated[int, typer.Option(
-    "--list-compress-depth", min=0, help="The server's list-compress-depth, for list memory estimates.")]
-
-
-def scan_options(db, types, match, no_crc, relaxed, allocator=Allocator.jemalloc, list_compress_depth=0):
-    """The keyword arguments of rdbscope.scan/load that these options set."""
-    return {
-        "db": db or None,
-        "types": types or None,
-        "key_glob": match,
-        "verify_crc": not no_crc,
-        "relaxed_version": relaxed,
-        "allocator": Allocator(allocator).value,
-        "list_compress_depth": list_compress_depth,
-    }
-
-
+                                       exists=True, dir_okay=False, readable=True, show_default=False)]
 Input = Annotated[Path, typer.Argument(
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one), or a keys Parquet file "
          "written by 'rdbscope scan'.",
@@ -54,6 +25,37 @@ class Format(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
+    sarif = "sarif"
+
+
+#: Names accepted for a format without being offered (lint called the table "text").
+FORMAT_ALIASES = {"text": "table"}
+
+
+FORMAT_HELP = {Format.table: "table for people", Format.json: "json", Format.csv: "csv",
+               Format.sarif: "sarif (for code-scanning tools)"}
+
+
+def format_option(*formats):
+    """The ``--format``/``-f`` option offering ``formats`` (the first is the default)."""
+    names = [f.value for f in formats]
+
+    def parse(value):
+        if isinstance(value, Format):
+            return value
+        name = FORMAT_ALIASES.get(value, value)
+        if name not in names:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(names)}")
+        return Format(name)
+
+    said = "; ".join(FORMAT_HELP[f] for f in formats)
+    return Annotated[Format, typer.Option(
+        "--format", "-f", parser=parse, metavar="[" + "|".join(names) + "]",
+        help=f"{said}. json and csv are for programs: raw numbers, bytes as integers.")]
+
+
+#: ``--json``, the older spelling of ``--format json``, still accepted.
+JsonAlias = Annotated[bool, typer.Option("--json", hidden=True)]
 
 
 class FailOn(str, Enum):
@@ -63,11 +65,162 @@ class FailOn(str, Enum):
     never = "never"
 
 
-FormatOption = Annotated[Format, typer.Option(
-    "--format", "-f", help="table for people; json or csv for programs (raw numbers, bytes as integers).")]
-Top = Annotated[int, typer.Option("--top", "-n", min=1, help="Show at most this many rows per table.")]
 FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Exit with code 1 when a finding of this severity or above is reported.")]
+Top = Annotated[int, typer.Option("--top", min=1, help="Show at most this many rows per table.")]
 ConfigOption = Annotated[Optional[Path], typer.Option(
-    "--config", help="Thresholds from this rdbscope.toml or pyproject.toml ([tool.rdbscope]).",
+    "--config", help="Thresholds and rules from this rdbscope.toml, or pyproject.toml (its [tool.rdbscope] "
+                     "table); default: the nearest one in this directory or its parents.",
     exists=True, dir_okay=False, show_default=False)]
+CsvSafe = Annotated[bool, typer.Option(
+    "--csv-safe/--csv-raw",
+    help="--csv-safe (the default): CSV cells that begin with = + - @ (key names are anyone's input) "
+         "get a leading ' so that spreadsheets show them as text instead of running them as formulas. "
+         "--csv-raw writes them as they are (--format json keeps them exact either way).")]
+
+
+class Allocator(str, Enum):
+    jemalloc = "jemalloc"
+    jemalloc_16 = "jemalloc-16"
+    libc = "libc"
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadOptions:
+    """What the loading options of a command say: which keys to keep and how to read the dump."""
+
+    db: tuple = ()
+    types: tuple = ()
+    match: Optional[str] = None
+    no_crc: bool = False
+    relaxed_version: bool = False
+    allocator: str = "jemalloc"
+    list_compress_depth: int = 0
+    quiet: bool = False
+
+    @property
+    def filtered(self):
+        return bool(self.db or self.types or self.match is not None)
+
+    def scan_options(self):
+        """The keyword arguments of rdbscope.scan/load that these options set."""
+        return {
+            "db": list(self.db) or None,
+            "types": list(self.types) or None,
+            "key_glob": self.match,
+            "verify_crc": not self.no_crc,
+            "relaxed_version": self.relaxed_version,
+            "allocator": self.allocator,
+            "list_compress_depth": self.list_compress_depth,
+        }
+
+
+def _split_types(values):
+    """``--type hash --type set,zset`` -> ``("hash", "set", "zset")``."""
+    return tuple(t.strip() for value in values or () for t in value.split(",") if t.strip())
+
+
+def _check_types(types):
+    """A usage error for a --type that is not a type of the keys table."""
+    from ..rdb.format import TYPE_NAMES
+
+    unknown = [t for t in types if t not in TYPE_NAMES]
+    if unknown:
+        raise typer.BadParameter(f"no type {unknown[0]!r} (types: {', '.join(TYPE_NAMES)})",
+                                 param_hint="'--type'")
+
+
+#: (parameter, annotation, default) of the options that choose keys.
+FILTER_PARAMETERS = (
+    ("db", Annotated[Optional[List[int]], typer.Option(
+        "--db", "-n", help="Keep only this db (repeatable), as redis-cli -n. Filters that keep no key "
+                           "exit 2, saying what the dump has.", show_default=False)], None),
+    ("type_", Annotated[Optional[List[str]], typer.Option(
+        "--type", help="Keep only this type (repeatable, or comma-separated): string, list, set, zset, hash, "
+                       "stream, module...", show_default=False)], None),
+    ("match", Annotated[Optional[str], typer.Option(
+        "--match", help="Keep only keys matching this glob (Redis KEYS syntax).", show_default=False)], None),
+)
+#: (parameter, annotation, default) of the options that say how to read a dump.
+READ_PARAMETERS = (
+    ("no_crc", Annotated[bool, typer.Option("--no-crc", help="Do not verify the CRC64 trailer.")], False),
+    ("relaxed_version", Annotated[bool, typer.Option(
+        "--relaxed-version", help="Read newer RDB versions with the newest rules.")], False),
+    ("allocator", Annotated[Allocator, typer.Option(
+        "--allocator",
+        help="The allocator of the server the memory estimates are for (INFO memory: mem_allocator): "
+             "jemalloc for Redis's and Valkey's own builds, jemalloc-16 for distribution packages "
+             "(Debian, Ubuntu), libc for MALLOC=libc builds.")], Allocator.jemalloc),
+    ("list_compress_depth", Annotated[int, typer.Option(
+        "--list-compress-depth", min=0,
+        help="The server's list-compress-depth, for list memory estimates.")], 0),
+    ("quiet", Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print nothing on stderr (no progress, no 'wrote ...') unless something fails.")],
+     False),
+)
+
+
+def adds_options(name, parameters, build):
+    """A decorator giving a command the options ``parameters`` ((name, annotation, default) triples);
+    the command receives ``build(**their values)`` as its parameter ``name``.
+
+    The options are added to the command's signature after its own, so that typer
+    shows them and every command spells them the same way.
+    """
+    names = [parameter for parameter, _, _ in parameters]
+
+    def decorate(command):
+        own = [p for p in inspect.signature(command).parameters.values() if p.name != name]
+        added = [inspect.Parameter(parameter, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+                 for parameter, annotation, default in parameters]
+
+        @functools.wraps(command)
+        def wrapper(*args, **kwargs):
+            kwargs[name] = build(**{parameter: kwargs.pop(parameter) for parameter in names})
+            return command(*args, **kwargs)
+
+        signature = inspect.Signature(own + added)
+        wrapper.__signature__ = signature
+        wrapper.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        return wrapper
+
+    return decorate
+
+
+def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
+                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False):
+    types = _split_types(type_)
+    if types:
+        _check_types(types)
+    return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
+                       allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet)
+
+
+def takes_load_options(*, filters=True, reading=True):
+    """Give a command the options that choose keys (``filters``) and say how to read a dump
+    (``reading``); it receives them as ``load``, a :class:`LoadOptions`."""
+    parameters = (FILTER_PARAMETERS if filters else ()) + (READ_PARAMETERS if reading else ())
+    return adds_options("load", parameters, _load_options)
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputOptions:
+    """What the output options of a command say: the format, how many rows, when to fail."""
+
+    fmt: Format = Format.table
+    top: Optional[int] = None
+    csv_safe: bool = True
+    fail_on: FailOn = FailOn.never
+    config: Optional[Path] = None
+
+
+def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
+    """Give a command --format (``formats``, the first the default), --top (when ``top``, its default),
+    --csv-safe/--csv-raw (with csv), --fail-on and --config; it receives them as ``output``,
+    an :class:`OutputOptions`."""
+    parameters = [("fmt", format_option(*formats), formats[0])]
+    parameters += [("top", Top, top)] if top is not None else []
+    parameters += [("csv_safe", CsvSafe, True)] if Format.csv in formats else []
+    parameters += [("fail_on", FailOnOption, fail_on)]
+    parameters += [("config", ConfigOption, None)] if config else []
+    return adds_options("output", parameters, OutputOptions)

@@ -6,9 +6,6 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ..passes import CHECKS
-from ..rules import RULES, with_rule_options
-
 Codes = Optional[List[str]]
 Select = Annotated[Codes, typer.Option(
     "--select", help="Codes or families to keep, comma-separated (replaces the config's selection). "
@@ -23,7 +20,11 @@ Masters = Annotated[Optional[int], typer.Option(
 
 def with_masters(config, masters):
     """``config`` with CLU001's ``masters`` set, when --masters was given."""
-    return config if masters is None else with_rule_options(config, "CLU001", masters=masters)
+    if masters is None:
+        return config
+    from ..rules import with_rule_options
+
+    return with_rule_options(config, "CLU001", masters=masters)
 
 
 def with_selection(config, select, extend_select, ignore, extra=()):
@@ -44,6 +45,9 @@ def with_selection(config, select, extend_select, ignore, extra=()):
 
 def parse_codes(values, option):
     """Comma-separated codes or families, checked against the codes there are."""
+    from ..passes import CHECKS
+    from ..rules import RULES
+
     known = [rule.code for rule in RULES] + [check.code for check in CHECKS]
     codes = tuple(c.strip().upper() for value in values for c in value.split(",") if c.strip())
     for code in codes:

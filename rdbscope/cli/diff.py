@@ -5,32 +5,23 @@ from typing import Annotated
 
 import typer
 
-from ..report.compare import diff_findings, diff_patterns, is_partition, snapshot_of_partition, snapshot_of_result
-from ._analysis import analyze_input
-from ._console import exits_on_bad_input, message
+from ._analysis import analysis_command, analyze_input, settings
+from ._console import message
 from ._formats import emit, records, write_json
-from ._options import (AllocatorOption, ConfigOption, Db, FailOn, FailOnOption, Format, FormatOption, Match,
-                       Quiet, Top, Type)
+from ._options import FailOn, Format
 
 Side = Annotated[Path, typer.Argument(
     help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD).",
     exists=True, readable=True, show_default=False)]
 
 
-@exits_on_bad_input
+@analysis_command()
 def diff_command(
     old: Side,
     new: Side,
     show_all: Annotated[bool, typer.Option("--all", help="Also list patterns that did not change.")] = False,
-    top: Top = 20,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
-    fail_on: FailOnOption = FailOn.never,
-    config: ConfigOption = None,
-    allocator: AllocatorOption = "jemalloc",
-    quiet: Quiet = False,
+    output=None,
+    load=None,
 ):
     """Compare OLD with NEW: patterns that grew, appeared or vanished, and findings that are new or resolved.
 
@@ -39,43 +30,47 @@ def diff_command(
     JSON gives {"old", "new", "patterns", "findings"}; CSV gives the pattern rows.
     --fail-on looks at the new findings only: gate a deploy on what got worse.
     """
-    sides = [_snapshot(path, db, type_, match, config, allocator, quiet) for path in (old, new)]
+    from ..report.compare import diff_findings, diff_patterns
+    from ..rules.base import count
+
+    config = settings(output.config)
+    sides = [_snapshot(path, config, load) for path in (old, new)]
     patterns = diff_patterns(*sides, include_unchanged=show_all)
     findings = diff_findings(*sides)
     totals = [{"source": s.label, "n_keys": s.n_keys, "memory_bytes": s.memory_bytes, "memory_basis": s.memory_basis}
               for s in sides]
-    if fmt == Format.json:
+    top = output.top
+    if output.fmt == Format.json:
         write_json({"old": totals[0], "new": totals[1], "patterns": records(patterns.head(top)),
                     "findings": records(findings)})
-    elif fmt == Format.csv:
-        emit(patterns.head(top), fmt)
+    elif output.fmt == Format.csv:
+        emit(patterns.head(top), output)
     else:
-        for name, side in zip(("old", "new"), totals):
-            message(f"{name}: {side['source']}: {side['n_keys']:,} keys")
-        emit(patterns.head(top), fmt, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
+        for name, side in zip(("old", "new"), totals) if not load.quiet else ():
+            message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}")
+        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
         if len(findings):
-            emit(findings, fmt, title="Findings new and resolved",
+            emit(findings, output, title="Findings new and resolved",
                  columns=["change", "severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"])
-    if fail_on != FailOn.never:
-        new_rows = findings[findings["change"] == "new"]
-        failing = [s for s in new_rows["severity"] if findings_at_or_above_level(s, fail_on.value)]
+    if output.fail_on != FailOn.never:
+        from ..findings import Severity
+
+        level = Severity.parse(output.fail_on.value)
+        failing = [s for s in findings[findings["change"] == "new"]["severity"] if Severity.parse(s) >= level]
         if failing:
-            message(f"{len(failing)} new finding(s) at or above {fail_on.value}")
+            message(f"{count(len(failing), 'new finding')} at or above {output.fail_on.value}")
             raise typer.Exit(1)
 
 
-def findings_at_or_above_level(severity, level):
-    from ..findings import Severity
+def _snapshot(path, config, load):
+    from ..report.compare import is_partition, snapshot_of_partition, snapshot_of_result
 
-    return Severity.parse(severity) >= Severity.parse(level)
-
-
-def _snapshot(path, db, types, match, config, allocator, quiet):
     if is_partition(path):
-        return snapshot_of_partition(path, db=db, types=types, match=match)
+        return snapshot_of_partition(path, db=list(load.db) or None, types=list(load.types) or None,
+                                     match=load.match)
     if path.is_dir():
-        from ..report.inputs import InputError
+        from ..errors import InputError
 
         raise InputError(f"{path}: a directory, but not a report partition (DIR/instance=NAME/date=YYYY-MM-DD)")
-    res = analyze_input(path, config=config, db=db, types=types, match=match, quiet=quiet, allocator=allocator)
+    res = analyze_input(path, config, load=load)
     return snapshot_of_result(res, path.name)

@@ -4,31 +4,18 @@ from typing import Annotated
 
 import typer
 
-from ..report import views
-from ._analysis import analyze_input, exit_for_findings
-from ._console import exits_on_bad_input
+from ._analysis import analysis_command, analyze_input, exit_for_findings, settings
 from ._formats import emit, records, write_json
-from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
-                       FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
+from ._options import Format, Input
 
 
-@exits_on_bad_input
+@analysis_command()
 def expiry_command(
     dump: Input,
     timeline: Annotated[bool, typer.Option(
         "--timeline", help="Also show the expiry timeline: keys expiring per bucket from the dump's ctime.")] = False,
-    top: Top = 20,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
-    fail_on: FailOnOption = FailOn.never,
-    config: ConfigOption = None,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    output=None,
+    load=None,
 ):
     """Show expiry cliffs: windows (1 s, 1 min, 1 h) where far more keys expire than their spread predicts.
 
@@ -36,23 +23,23 @@ def expiry_command(
     JSON gives {"bursts": [...], "timeline": [...], "findings": [...]}; CSV gives
     the burst rows (the timeline with --timeline). --fail-on looks at EXP findings only.
     """
-    res = analyze_input(dump, config=config, passes=["expiry"], db=db, types=type_, match=match, quiet=quiet,
-                        no_crc=no_crc, relaxed_version=relaxed_version, allocator=allocator,
-                        list_compress_depth=list_compress_depth)
-    bursts = views.expiry_burst_rows(res, top)
-    findings = views.finding_rows(res, top, families=("EXP",))
-    if fmt == Format.json:
+    from ..report import views
+
+    res = analyze_input(dump, settings(output.config), passes=["expiry"], load=load)
+    bursts = views.expiry_burst_rows(res, output.top)
+    findings = views.finding_rows(res, output.top, families=("EXP",))
+    if output.fmt == Format.json:
         write_json({"bursts": records(bursts), "timeline": records(views.expiry_timeline_rows(res)),
                     "findings": records(findings)})
-    elif fmt == Format.csv:
-        emit(views.expiry_timeline_rows(res) if timeline else bursts, fmt)
+    elif output.fmt == Format.csv:
+        emit(views.expiry_timeline_rows(res) if timeline else bursts, output)
     else:
-        emit(bursts, fmt, title=f"Expiry cliffs ({len(bursts)})")
+        emit(bursts, output, title=f"Expiry cliffs ({len(bursts)})")
         if len(findings):
-            emit(findings, fmt, title="Expiry findings", columns=["severity", "code", "db", "pattern", "n_keys",
+            emit(findings, output, title="Expiry findings", columns=["severity", "code", "db", "pattern", "n_keys",
                                                                  "est_memory_bytes", "message"])
         if timeline:
             rows = views.expiry_timeline_rows(res)
-            emit(rows[rows["n_keys"] > 0], fmt, title="Expiry timeline (buckets with expiring keys)",
+            emit(rows[rows["n_keys"] > 0], output, title="Expiry timeline (buckets with expiring keys)",
                  columns=["bucket_start", "bucket_end", "n_keys", "memory_bytes", "n_keys_cumulative"])
-    exit_for_findings(res.finding_list, fail_on, ("EXP",))
+    exit_for_findings(res.finding_list, output.fail_on, ("EXP",))

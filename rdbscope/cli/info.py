@@ -3,46 +3,37 @@
 import contextlib
 import datetime
 from dataclasses import asdict
-from typing import Annotated
 
-import typer
-from rich.table import Table
-
-from ..findings import count, format_bytes
-from ..rdb import scan
-from ..summary import SummaryCounter
-from ._console import exits_on_bad_input, out, progress_bar
-from ._formats import emit, write_json
-from ._options import (AllocatorOption, CompressDepth, Dump, Format, FormatOption, NoCrc, Quiet, Relaxed,
-                       scan_options)
+from ._console import exits_on_bad_input, out, scan_progress
+from ._formats import write_json
+from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 
 
 @exits_on_bad_input
+@takes_load_options(filters=False)
 def info_command(
     dump: Dump,
-    fmt: FormatOption = Format.table,
-    as_json: Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")] = False,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    fmt: format_option(Format.table, Format.json) = Format.table,
+    as_json: JsonAlias = False,
+    load=None,
 ):
     """Show DUMP's format version, AUX fields, databases, key counts and estimated memory.
 
     The table form prints the header, AUX fields and RESIZEDB hints as soon as
     they are read, then the counts when the scan ends; numbers are for people
     (1,234 keys, 1.5 MB, ctime in UTC). --format json gives raw numbers (ctime
-    as the epoch the dump stores); csv gives the counts by db, type and encoding.
+    as the epoch the dump stores).
     """
+    from ..rdb import scan
+    from ..summary import SummaryCounter
+
     fmt = Format.json if as_json else fmt
-    options = scan_options(None, None, None, no_crc, relaxed_version, allocator, list_compress_depth)
     counter = SummaryCounter()
     with contextlib.ExitStack() as stack:
         # The bar starts after the header, so the two do not share a line of the terminal.
-        header = _HeaderPrinter(dump, lambda: stack.enter_context(progress_bar(quiet, f"reading {dump.name}")),
+        header = _HeaderPrinter(dump, lambda: stack.enter_context(scan_progress(load.quiet, f"reading {dump.name}")),
                                 show=fmt == Format.table)
-        keys = scan(dump, on_progress=header.on_progress, **options)
+        keys = scan(dump, on_progress=header.on_progress, **load.scan_options())
         header.scan = keys
         for batch in keys:
             counter.add(batch)
@@ -63,12 +54,6 @@ def info_command(
             "module_aux": info.module_aux,
             **asdict(summary),
         })
-    elif fmt == Format.csv:
-        import pandas as pd
-
-        emit(pd.DataFrame([{"group": group, **asdict(g)} for group, groups in
-                           (("db", summary.by_db), ("type", summary.by_type), ("type/encoding", summary.by_encoding))
-                           for g in groups]), fmt)
     else:
         _print_counts(summary, info)
 
@@ -95,6 +80,8 @@ class _HeaderPrinter:
         if self.done or not self.show or self.scan is None:
             return
         self.done = True
+        from rich.table import Table
+
         info = self.scan.info
         out.print(f"[bold]{self.dump}[/]: {info.magic} RDB {info.rdb_version}"
                   + (f", written by {info.writer}" if info.writer else "")
@@ -117,11 +104,17 @@ def _aux_value(name, value):
         moment = datetime.datetime.fromtimestamp(int(value), datetime.timezone.utc)
         return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     if name == "used-mem":
+        from ..findings import format_bytes
+
         return format_bytes(int(value))
     return value
 
 
 def _print_counts(summary, info):
+    from rich.table import Table
+
+    from ..findings import count, format_bytes
+
     out.print(f"{count(summary.n_keys, 'key')}, {format_bytes(summary.rdb_bytes)} of entries; checksum "
               + ("verified" if info.checksum_verified else "not verified"))
     memory = summary.memory
@@ -143,6 +136,10 @@ def _print_counts(summary, info):
 
 
 def _groups(title, groups, hints=None):
+    from rich.table import Table
+
+    from ..findings import format_bytes
+
     table = Table(title, "keys", "with TTL", "rdb bytes", "est. memory", title=f"By {title}", title_justify="left")
     for column in table.columns[1:]:
         column.justify = "right"

@@ -5,19 +5,13 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
 from .. import __version__
-from ..config import Config, load_config
-from ..findings import format_bytes, format_share
-from ..report import views
-from ..report.inputs import source_name
-from ._analysis import analyze_input, exit_for_findings
-from ._console import exits_on_bad_input, message
+from ._analysis import analysis_command, analyze_input, check_writable, exit_for_findings, settings
+from ._console import message, stage
 from ._formats import emit, print_renderable, records, write_json
-from ._options import (AllocatorOption, CompressDepth, ConfigOption, Db, FailOn, FailOnOption, Format,
-                       FormatOption, Input, Match, NoCrc, Quiet, Relaxed, Top, Type)
-from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters, with_selection
+from ._options import Format, Input
+from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
 BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements", "codes"]
@@ -27,7 +21,7 @@ BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share
 FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
 
-@exits_on_bad_input
+@analysis_command(top=10)
 def report_command(
     dump: Input,
     html: Annotated[Optional[Path], typer.Option(
@@ -43,22 +37,12 @@ def report_command(
         help="Date of the --out partition; default: the day (UTC) of the dump's ctime AUX field.")] = None,
     keys: Annotated[bool, typer.Option(
         "--keys", help="With --out, also write keys.parquet: every key with its pattern.")] = False,
-    top: Top = 10,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
-    fail_on: FailOnOption = FailOn.never,
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
     masters: Masters = None,
-    config: ConfigOption = None,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    output=None,
+    load=None,
 ):
     """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
 
@@ -67,30 +51,36 @@ def report_command(
     stderr. The big-keys section prints key names. --fail-on looks at every finding
     that --select/--ignore (or the config's selection) keep.
     """
-    settings = with_masters(with_selection(load_config(config) if config else Config(), select, extend_select, ignore),
-                            masters)
-    res = analyze_input(dump, config=settings, db=db, types=type_, match=match, quiet=quiet, no_crc=no_crc,
-                        relaxed_version=relaxed_version, allocator=allocator,
-                        list_compress_depth=list_compress_depth)
+    from ..report import views
+    from ..report.inputs import source_name
+
+    check_writable(html, "'--html'")
+    check_writable(out_dir, "'--out'", directory=True)
+    res = analyze_input(dump, with_masters(settings(output.config, select, extend_select, ignore), masters), load=load)
     source = source_name(dump)
     if out_dir is not None:
         from ..report.dataset import write_report
 
-        written = write_report(res, out_dir, instance, date=date.date() if date else None, keys=keys,
-                               source=source, version=__version__)
-        message(f"wrote {written}")
+        with stage(load.quiet, "writing the Parquet report"):
+            written = write_report(res, out_dir, instance, date=date.date() if date else None, keys=keys,
+                                   source=source, version=__version__)
+        if not load.quiet:
+            message(f"wrote {written}")
     if html is not None:
         from ..report.html import write_html
 
-        write_html(res, html, source=source)
-        message(f"wrote {html}")
+        with stage(load.quiet, "writing the HTML report"):
+            write_html(res, html, source=source)
+        if not load.quiet:
+            message(f"wrote {html}")
+    top, fmt = output.top, output.fmt
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:
         write_json({"overview": overview.as_dict(), **{name: _plain(section) for name, section in sections.items()},
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:
-        emit(views.finding_rows(res), fmt)
+        emit(views.finding_rows(res), output)
     else:
         print_renderable(_headline(overview))
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
@@ -101,15 +91,17 @@ def report_command(
             frame = sections[name]["patterns"] if name == "ttl" else sections[name]
             frame = frame["bursts"] if name == "expiry" else frame
             if len(frame):
-                emit(frame, fmt, title=title, columns=columns)
+                emit(frame, output, title=title, columns=columns)
         findings = views.finding_rows(res, top)
         if len(findings):
-            emit(findings, fmt, title=f"Top findings ({len(findings)} of {len(res.finding_list)})",
+            emit(findings, output, title=f"Top findings ({len(findings)} of {len(res.finding_list)})",
                  columns=FINDING_COLUMNS)
-    exit_for_findings(res.finding_list, fail_on)
+    exit_for_findings(res.finding_list, output.fail_on)
 
 
 def _sections(res, top):
+    from ..report import views
+
     return {
         "patterns": views.pattern_rows(res, top),
         "big_keys": views.big_key_rows(res, min(top, 10)),
@@ -126,6 +118,11 @@ def _plain(section):
 
 def _headline(o):
     """The totals as a few lines of text."""
+    from rich.text import Text
+
+    from ..findings import format_bytes, format_share
+    from ..rules.base import count
+
     lines = Text()
     lines.append(f"{o.source}", style="bold")
     lines.append(f": {o.magic} RDB {o.rdb_version}")
@@ -135,8 +132,8 @@ def _headline(o):
         lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
     lines.append("\n")
     memory = "of estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
-    lines.append(f"{o.n_keys:,} keys", style="bold")
-    lines.append(f" in {o.n_dbs} db{'s' if o.n_dbs != 1 else ''}, {o.n_patterns:,} patterns; ")
+    lines.append(count(o.n_keys, "key"), style="bold")
+    lines.append(f" in {count(o.n_dbs, 'db')}, {count(o.n_patterns, 'pattern')}; ")
     lines.append(format_bytes(o.memory_bytes), style="bold")
     lines.append(f" {memory}")
     extras = []
@@ -148,11 +145,11 @@ def _headline(o):
     lines.append(f" ({'; '.join(extras)})\n")
     if o.n_keys:
         ttl_share = format_share(o.n_with_ttl / o.n_keys)
-        lines.append(f"TTL: {o.n_with_ttl:,} keys ({ttl_share}) have one")
+        lines.append(f"TTL: {count(o.n_with_ttl, 'key')} ({ttl_share}) {'has' if o.n_with_ttl == 1 else 'have'} one")
         if o.n_expired:
             lines.append(f", {o.n_expired:,} had already expired when the dump was written")
         lines.append("\n")
-    counts = ", ".join(f"{n} {name}{'s' if n != 1 and name != 'info' else ''}"
+    counts = ", ".join(count(n, name, "info" if name == "info" else None)
                        for name, n in o.n_findings.items() if n) or "none"
     lines.append(f"Findings: {counts}")
     return lines

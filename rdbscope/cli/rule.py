@@ -5,23 +5,28 @@ from dataclasses import asdict
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
-from ..rules.docs import all_docs, find_doc
 from ._console import err, out
+from ._options import Format, JsonAlias, format_option
 
 
 def rule_command(
     code: Annotated[Optional[str], typer.Argument(help="A code (NAM003) or name (special-character).")] = None,
     show_all: Annotated[bool, typer.Option("--all", help="List every code instead.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    fmt: format_option(Format.table, Format.json) = Format.table,
+    as_json: JsonAlias = False,
 ):
     """Explain a finding code (like `ruff rule`): what it finds, why it matters, what to do, its options."""
+    from ..rules.docs import all_docs, find_doc
+
+    as_json = as_json or fmt is Format.json
     if show_all or code is None:
         docs = all_docs()
         if as_json:
             out.print_json(json.dumps([asdict(d) for d in docs], default=str))
             return
+        from rich.table import Table
+
         table = Table("code", "name", "severity", "on", "summary", box=None, pad_edge=False)
         for doc in docs:
             on = "default" if doc.default else (", ".join(doc.presets) or "opt-in") if doc.kind == "rule" \

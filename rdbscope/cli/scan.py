@@ -1,38 +1,56 @@
 """rdbscope scan: a dump into a Parquet keys table."""
 
 from pathlib import Path
-
-import typer
 from typing import Annotated
 
-from ..rdb import scan
-from ..report.parquet import write_keys_parquet
-from ._console import exits_on_bad_input, err, out, progress_bar
-from ._options import (AllocatorOption, CompressDepth, Db, Dump, Match, NoCrc, Quiet, Relaxed, Type,
-                       scan_options)
+import typer
+
+from ._analysis import check_writable, nothing_kept
+from ._console import exits_on_bad_input, message, scan_progress
+from ._options import Dump, takes_load_options
 
 
 @exits_on_bad_input
+@takes_load_options()
 def scan_command(
     dump: Dump,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Parquet file to write.", dir_okay=False)],
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
-    no_crc: NoCrc = False,
-    relaxed_version: Relaxed = False,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Parquet file to write.", dir_okay=False,
+                                         show_default=False)],
     stop_on_damage: Annotated[bool, typer.Option(
         "--stop-on-damage", help="Keep the keys read before damage instead of failing.")] = False,
-    allocator: AllocatorOption = "jemalloc",
-    list_compress_depth: CompressDepth = 0,
-    quiet: Quiet = False,
+    load=None,
 ):
-    """Scan DUMP into a Parquet table with one row per key."""
-    options = scan_options(db, type_, match, no_crc, relaxed_version, allocator, list_compress_depth)
-    with progress_bar(quiet, f"scanning {dump.name}") as on_progress:
-        result = scan(dump, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise", **options)
+    """Scan DUMP into a Parquet table with one row per key; prints the file's name on stdout."""
+    from ..rdb import scan
+    from ..report.parquet import write_keys_parquet
+    from ..rules.base import count
+
+    check_writable(output, "'--output'")
+    with scan_progress(load.quiet, f"scanning {dump.name}") as on_progress:
+        result = _SomeKeys(scan(dump, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
+                                **load.scan_options()), load)
         rows = write_keys_parquet(result, output)
     if result.info.stopped_by is not None:
-        err.print(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
-    err.print(f"{rows} keys from {dump} ({result.info.magic} RDB {result.info.rdb_version})")
-    out.print(str(output))
+        message(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
+    if not load.quiet:
+        message(f"{count(rows, 'key')} from {dump} ({result.info.magic} RDB {result.info.rdb_version})")
+        print(output)
+
+
+class _SomeKeys:
+    """A scan that fails at its end when the filters kept no key, before the file replaces the old one."""
+
+    def __init__(self, scan, load):
+        self._scan, self._load = scan, load
+
+    @property
+    def info(self):
+        return self._scan.info
+
+    def __iter__(self):
+        rows = 0
+        for batch in self._scan:
+            rows += batch.num_rows
+            yield batch
+        if self._load.filtered and rows == 0:
+            raise nothing_kept(self.info, self._load)

@@ -6,11 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..report.compare import pivot_trend, trend_rows
-from ..report.dataset import read_table
 from ._console import exits_on_bad_input, message
 from ._formats import emit, records, write_json
-from ._options import Db, FailOn, FailOnOption, Format, FormatOption, Match, Top, Type
+from ._options import FailOn, Format, takes_load_options, takes_output_options
 
 
 class Metric(str, Enum):
@@ -22,6 +20,8 @@ METRIC_COLUMNS = {Metric.memory: "memory_bytes_sum", Metric.keys: "n_keys"}
 
 
 @exits_on_bad_input
+@takes_load_options(reading=False)
+@takes_output_options(Format.table, Format.json, Format.csv, top=20, config=False)
 def trend_command(
     directory: Annotated[Path, typer.Argument(
         help="A report dataset written by 'rdbscope report --out DIR'.", exists=True, file_okay=False,
@@ -30,12 +30,8 @@ def trend_command(
         "--instance", help="Only this instance (default: every instance).", show_default=False)] = None,
     metric: Annotated[Metric, typer.Option("--metric", help="What to follow: memory or key count.")] = Metric.memory,
     last: Annotated[int, typer.Option("--last", min=1, help="How many of the latest dates to show as columns.")] = 7,
-    top: Top = 20,
-    fmt: FormatOption = Format.table,
-    db: Db = None,
-    type_: Type = None,
-    match: Match = None,
-    fail_on: FailOnOption = FailOn.never,
+    output=None,
+    load=None,
 ):
     """Show each pattern's memory (or key count) day by day across a report dataset.
 
@@ -45,18 +41,22 @@ def trend_command(
     row per instance, date and pattern. --fail-on looks at the findings of each
     instance's latest date.
     """
-    rows = trend_rows(directory, instance, db=db, types=type_, match=match)
+    from ..report.compare import pivot_trend, trend_rows
+
+    rows = trend_rows(directory, instance, db=list(load.db) or None, types=list(load.types) or None,
+                      match=load.match)
     column = METRIC_COLUMNS[metric]
-    if fmt == Format.json:
+    top = output.top
+    if output.fmt == Format.json:
         write_json(records(rows))
-    elif fmt == Format.csv:
-        emit(rows, fmt)
+    elif output.fmt == Format.csv:
+        emit(rows, output)
     else:
         table = pivot_trend(rows, column, top=top, last=last)
         unit = "memory" if metric == Metric.memory else "keys"
-        emit(_with_units(table, metric), fmt, title=f"{unit} per pattern by date (top {top} per instance)")
-    if fail_on != FailOn.never:
-        _exit_for_latest_findings(directory, instance, fail_on)
+        emit(_with_units(table, metric), output, title=f"{unit} per pattern by date (top {top} per instance)")
+    if output.fail_on != FailOn.never:
+        _exit_for_latest_findings(directory, instance, output.fail_on)
 
 
 def _with_units(table, metric):
@@ -70,6 +70,8 @@ def _with_units(table, metric):
 
 def _exit_for_latest_findings(directory, instance, fail_on):
     from ..findings import Severity
+    from ..report.dataset import read_table
+    from ..rules.base import count
 
     findings = read_table(directory, "findings", instance).to_pandas()
     if findings.empty:
@@ -81,5 +83,5 @@ def _exit_for_latest_findings(directory, instance, fail_on):
     level = Severity.parse(fail_on.value)
     failing = [s for s in current["severity"] if Severity.parse(s) >= level]
     if failing:
-        message(f"{len(failing)} finding(s) at or above {fail_on.value} on the latest dates")
+        message(f"{count(len(failing), 'finding')} at or above {fail_on.value} on the latest dates")
         raise typer.Exit(1)

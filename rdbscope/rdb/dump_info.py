@@ -1,9 +1,12 @@
 """What a dump says about itself, besides its keys."""
 
+import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 
 from .format import module_type_name
+from .memory import MemoryModelInfo
 
 _LIBRARY_NAME = re.compile(rb"^#!\s*\w+\s+.*?\bname=([^\s]+)")
 _FUNCTION_NAME = re.compile(
@@ -80,6 +83,47 @@ class DumpInfo:
     def complete(self):
         """True when the scan reached the end of the dump."""
         return self.stopped_by is None
+
+    def to_json(self):
+        """The metadata a keys table needs to stand in for its dump, as JSON text.
+
+        Stored in every Parquet file rdbscope writes (key ``rdbscope.dump``);
+        :meth:`from_json` reads it back.
+        """
+        return json.dumps({
+            "magic": self.magic,
+            "rdb_version": self.rdb_version,
+            "writer": self.writer,
+            "compression": self.compression,
+            "aux": self.aux,
+            "resizedb": {str(db): list(sizes) for db, sizes in self.resizedb.items()},
+            "functions": [{"name": f.name, "engine": f.engine, "functions": f.functions, "code_bytes": f.code_bytes}
+                          for f in self.functions],
+            "module_aux": self.module_aux,
+            "checksum_verified": self.checksum_verified,
+            "truncated_at": self.truncated_at,
+            "memory_model": dataclasses.asdict(self.memory_model) if self.memory_model else None,
+        })
+
+    @classmethod
+    def from_json(cls, text, path=None):
+        """The :class:`DumpInfo` that :meth:`to_json` wrote; ``path`` names the file it came from."""
+        meta = json.loads(text)
+        model = meta.get("memory_model")
+        return cls(
+            path=str(path) if path is not None else None,
+            compression=meta.get("compression"),
+            magic=meta.get("magic"),
+            rdb_version=meta.get("rdb_version"),
+            aux=dict(meta.get("aux") or {}),
+            resizedb={int(db): tuple(sizes) for db, sizes in (meta.get("resizedb") or {}).items()},
+            functions=[FunctionLibrary(f["name"], f["engine"], list(f["functions"]), f.get("code_bytes"))
+                       for f in meta.get("functions") or []],
+            module_aux=list(meta.get("module_aux") or []),
+            checksum_verified=bool(meta.get("checksum_verified")),
+            truncated_at=meta.get("truncated_at"),
+            memory_model=MemoryModelInfo(**model) if model else None,
+        )
 
     def update_from(self, scanner):
         """Copy what the scanner has learned so far."""

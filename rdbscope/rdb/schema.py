@@ -4,6 +4,9 @@ Parquet reports and every analysis read these columns. Units are in the names;
 anything estimated starts with ``est_``.
 """
 
+from array import array
+from itertools import accumulate
+
 import pyarrow as pa
 
 from .format import ENCODING_NAMES, TYPE_NAMES
@@ -52,8 +55,18 @@ KEYS_SCHEMA = pa.schema(
     [pa.field(name, typ, nullable=nullable, metadata={"doc": doc}) for name, typ, nullable, doc in COLUMNS]
 )
 
-TYPE_DICTIONARY = pa.array(TYPE_NAMES, pa.string())
-ENCODING_DICTIONARY = pa.array(ENCODING_NAMES, pa.string())
+
+
+def _string_array(names):
+    """``names`` as an Arrow string array, built from its buffers: ``pa.array`` imports pandas
+    to inspect its argument, which would make every ``import rdbscope`` pay for pandas."""
+    encoded = [name.encode() for name in names]
+    offsets = array("i", accumulate((len(e) for e in encoded), initial=0))
+    return pa.Array.from_buffers(pa.string(), len(names), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+
+
+TYPE_DICTIONARY = _string_array(TYPE_NAMES)
+ENCODING_DICTIONARY = _string_array(ENCODING_NAMES)
 
 
 def describe_columns():

@@ -14,8 +14,16 @@ def atomic_path(path):
     os.close(fd)
     try:
         yield tmp
+        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a report is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _new_file_mode():
+    """The mode ``open()`` gives a new file: 0666 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

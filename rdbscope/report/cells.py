@@ -7,14 +7,13 @@ set of rules formats every table, in the terminal and in the HTML report.
 
 import datetime
 import math
-import re
 
 import numpy as np
 import pandas as pd
 
 from ..findings import format_bytes, format_share
 
-__all__ = ["LABELS", "label", "cell_text", "human_seconds", "plain", "is_numeric_column"]
+__all__ = ["LABELS", "cell_text", "human_seconds", "is_numeric_column", "label", "plain", "printable"]
 
 #: Column headers people see; a column not listed shows its own name.
 LABELS = {
@@ -38,7 +37,15 @@ def label(column):
     """The header people see for a column (a trailing `` bytes`` unit marker is dropped)."""
     return LABELS.get(column) or column.removesuffix(" bytes")
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_UNPRINTABLE = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
+_UNPRINTABLE.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
+
+
+def printable(text, limit=None):
+    """``text`` with control characters escaped, so a key cannot move the cursor or ring a bell;
+    cut to ``limit`` characters when given."""
+    text = text.translate(_UNPRINTABLE)
+    return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
 def cell_text(column, value):
@@ -53,7 +60,7 @@ def cell_text(column, value):
         return _iso(value).replace("T", " ")
     if isinstance(value, (int, float, np.integer, np.floating)):
         return _number(column, value)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    return printable(str(value))
 
 
 def human_seconds(seconds):

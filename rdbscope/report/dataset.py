@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
 from .inputs import InputError
-from .parquet import METADATA_KEY, dump_metadata
+from .parquet import METADATA_KEY
 from .views import dump_ctime, overview
 
 __all__ = [
@@ -254,7 +254,7 @@ def _write(table, path, name, info):
     metadata[SCHEMA_VERSION_KEY] = SCHEMA_VERSION.encode()
     metadata[TABLE_KEY] = name.encode()
     if info is not None:
-        metadata[METADATA_KEY] = dump_metadata(info).encode()
+        metadata[METADATA_KEY] = info.to_json().encode()
     if name == "keys":
         table = table.cast(pa.schema([*KEYS_SCHEMA, *(f for f in table.schema if f.name not in KEYS_SCHEMA.names)]))
     pq.write_table(table.replace_schema_metadata(metadata), path, compression="zstd")

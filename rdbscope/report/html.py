@@ -1,7 +1,10 @@
-"""One self-contained HTML page of a :class:`~rdbscope.Result`: no scripts, no network.
+"""One self-contained HTML page of a :class:`~rdbscope.Result`: no network, one small inline script.
 
-Figures are embedded as base64 SVG images; styles are inline. Every text from
-the dump (patterns, keys, messages) is HTML-escaped.
+The page leads with the overview and memory, then the findings grouped by code
+(each group a collapsible ``<details>``), keys, TTL and expiry. Figures are
+embedded as base64 SVG images; styles are inline; the only script sorts a table
+when its header is clicked, and the page reads the same without it. Every text
+from the dump (patterns, keys, messages) is HTML-escaped.
 """
 
 import base64
@@ -11,12 +14,19 @@ import io
 import os
 
 from .atomic import atomic_path
-from .cells import cell_text, label, is_numeric_column
-from .plots import FIGURES, PlotAccessor
-from .views import (big_key_rows, expiry_burst_rows, finding_rows, overview, pattern_rows, ttl_overview_rows,
-                    ttl_pattern_rows)
+from .cells import cell_text, is_numeric_column, label
+from .plots import PlotAccessor
+from .views import (
+    big_key_rows,
+    expiry_burst_rows,
+    finding_rows,
+    overview,
+    pattern_rows,
+    ttl_overview_rows,
+    ttl_pattern_rows,
+)
 
-__all__ = ["render_html", "write_html", "figure_data_uri"]
+__all__ = ["figure_data_uri", "render_html", "write_html"]
 
 _FIGURE_CAPTIONS = {
     "memory_by_pattern": "Memory by pattern",
@@ -27,31 +37,85 @@ _FIGURE_CAPTIONS = {
     "expiry": "Expiry timeline",
 }
 
-_STYLE = """
-body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; margin: 0;
-       color: #222; background: #f6f7f9; }
-main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 32px 0 10px; }
-.sub { color: #555; margin: 0 0 18px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 10px; }
-.card { background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; padding: 10px 14px; }
-.card b { display: block; font-size: 20px; } .card span { color: #555; font-size: 12px; }
-figure { background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; margin: 0 0 14px; padding: 8px; }
-figure img { width: 100%; max-width: 940px; height: auto; display: block; margin: 0 auto; }
-figcaption { color: #555; font-size: 12px; padding: 4px 6px 0; }
-table { border-collapse: collapse; background: #fff; font-size: 12.5px; width: 100%;
-        border: 1px solid #e2e4e8; }
-th, td { padding: 4px 8px; border-bottom: 1px solid #eceef1; text-align: left; vertical-align: top; }
-th { background: #f0f2f5; font-weight: 600; white-space: nowrap; }
-td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.key, td.keys { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
-td.key { white-space: nowrap; } td.keys { overflow-wrap: anywhere; min-width: 220px; }
-.sev { border-radius: 3px; padding: 1px 6px; color: #fff; font-size: 11px; }
-.sev-error { background: #c62828; } .sev-warning { background: #ef8f00; } .sev-info { background: #607d8b; }
-footer { color: #777; font-size: 12px; margin-top: 36px; }
+#: The sections, in page order: (id, heading).
+SECTIONS = (("overview", "Overview"), ("memory", "Memory"), ("findings", "Findings"), ("keys", "Biggest keys"),
+            ("ttl", "TTL coverage"), ("expiry", "Expiry cliffs"))
+
+# Key names hold any text: after the Latin fonts come CJK and colour-emoji faces, so
+# `emoji:🍕:orders` or `用户:资料` show their glyphs rather than empty boxes.
+_CJK_FONTS = '"Noto Sans CJK SC", "Noto Sans CJK JP", "PingFang SC", "Hiragino Sans", "Microsoft YaHei"'
+_EMOJI_FONTS = '"Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji"'
+SANS_FONTS = f'-apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, {_CJK_FONTS}, {_EMOJI_FONTS}, sans-serif'
+MONO_FONTS = (f'"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono CJK SC", {_CJK_FONTS}, '
+              f'{_EMOJI_FONTS}, monospace')
+
+_STYLE = f"""
+body {{ font-family: {SANS_FONTS}; margin: 0; color: #222; background: #f6f7f9; }}
+main {{ max-width: 1180px; margin: 0 auto; padding: 24px 28px 48px; }}
+h1 {{ font-size: 22px; margin: 0 0 4px; }} h2 {{ font-size: 17px; margin: 32px 0 10px; }}
+h3 {{ font-size: 14px; margin: 20px 0 8px; }}
+.sub {{ color: #555; margin: 0 0 10px; }}
+nav {{ font-size: 13px; margin: 0 0 16px; }} nav a {{ color: #1f5fa8; margin-right: 14px; text-decoration: none; }}
+.cards {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 10px; }}
+.card {{ background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; padding: 10px 14px; }}
+.card b {{ display: block; font-size: 20px; }} .card span {{ color: #555; font-size: 12px; }}
+figure {{ background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; margin: 0 0 14px; padding: 8px; }}
+figure img {{ width: 100%; max-width: 940px; height: auto; display: block; margin: 0 auto; }}
+figcaption {{ color: #555; font-size: 12px; padding: 4px 6px 0; }}
+table {{ border-collapse: collapse; background: #fff; font-size: 12.5px; width: 100%;
+        border: 1px solid #e2e4e8; }}
+th, td {{ padding: 4px 8px; border-bottom: 1px solid #eceef1; text-align: left; vertical-align: top; }}
+th {{ background: #f0f2f5; font-weight: 600; white-space: nowrap; cursor: pointer; user-select: none; }}
+th[aria-sort=ascending]::after {{ content: " \\25B2"; font-size: 9px; }}
+th[aria-sort=descending]::after {{ content: " \\25BC"; font-size: 9px; }}
+td.num, th.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }}
+td.key, td.keys {{ font-family: {MONO_FONTS}; font-size: 12px; }}
+td.key .clip {{ max-width: 30em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }}
+td.keys {{ overflow-wrap: anywhere; min-width: 220px; }}
+.sev {{ border-radius: 3px; padding: 1px 6px; color: #fff; font-size: 11px; }}
+.sev-error {{ background: #c62828; }} .sev-warning {{ background: #ef8f00; }} .sev-info {{ background: #607d8b; }}
+details {{ background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; margin: 0 0 6px; }}
+details > summary {{ cursor: pointer; padding: 7px 10px; font-size: 13px; }}
+details > summary .code {{ font-family: {MONO_FONTS}; font-weight: 600; margin: 0 6px; }}
+details > summary .name {{ color: #555; }} details > summary .stats {{ color: #555; float: right; }}
+details > table {{ border: 0; border-top: 1px solid #e2e4e8; }}
+details > table {{ table-layout: fixed; }} details th:nth-child(1) {{ width: 3em; }}
+details th:nth-child(2) {{ width: 30%; }} details th:nth-child(3) {{ width: 5em; }} details th:nth-child(4) {{ width: 6em; }}
+footer {{ color: #777; font-size: 12px; margin-top: 36px; }}
+"""
+
+# Click a header to sort by it (numbers by their raw value, largest first; text A to Z);
+# click again to reverse.
+_SORT_SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(function (th) {
+  th.addEventListener("click", function () {
+    var table = th.closest("table"), body = table.tBodies[0], column = th.cellIndex;
+    var numeric = th.classList.contains("num");
+    var current = th.getAttribute("aria-sort");
+    var descending = current ? current === "ascending" : numeric;
+    table.querySelectorAll("th").forEach(function (other) { other.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    function value(row) {
+      var cell = row.cells[column];
+      if (!numeric) return cell.textContent;
+      var raw = cell.getAttribute("data-value");
+      return raw === null || raw === "" ? -Infinity : Number(raw);
+    }
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = value(a), y = value(b);
+      var order = numeric ? x - y : String(x).localeCompare(String(y));
+      return descending ? -order : order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+  });
+});
 """
 
 _KEY_COLUMNS = {"pattern": "key", "key": "key", "examples": "keys"}
+_FINDING_COLUMNS = ["db", "pattern", "n_keys", "est_memory_bytes", "message"]
+_PATTERN_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
+                    "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
 
 
 def render_html(res, source=None, top=25, title=None):
@@ -65,43 +129,39 @@ def render_html(res, source=None, top=25, title=None):
     """
     o = overview(res, source)
     title = title or f"rdbscope report: {o.source or 'dump'}"
-    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body><main>",
-             f"<h1>{_e(title)}</h1>", f"<p class=\"sub\">{_e(_subtitle(o))}</p>", _cards(o)]
-    findings = finding_rows(res)
-    parts.append(f"<h2>Findings ({len(findings)})</h2>")
-    parts.append(_table(findings.head(top * 2), ["severity", "code", "db", "pattern", "n_keys", "est_memory_bytes",
-                                                 "message"]) if len(findings) else "<p>No findings.</p>")
     plots = PlotAccessor(res)
-    parts.append("<h2>Memory</h2>")
-    parts += [_figure(plots, name) for name in ("memory_by_pattern", "treemap")]
-    parts.append(f"<h2>Top patterns by memory</h2>")
-    parts.append(_table(pattern_rows(res, top), ["db", "pattern", "n_keys", "share", "memory_bytes_sum",
-                                                 "memory_share", "memory_bytes_p50", "memory_bytes_max",
-                                                 "ttl_share", "types", "encodings", "examples"]))
-    parts += [_figure(plots, name) for name in ("key_sizes", "types")]
-    parts.append("<h2>Biggest keys</h2>")
-    parts.append(_table(big_key_rows(res, min(top, 20)), ["db", "key", "pattern", "type", "encoding",
+    findings = finding_rows(res)
+    nav = "".join(f"<a href=\"#{id_}\">{_e(heading)}</a>" for id_, heading in SECTIONS)
+    parts = [(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body><main>"),
+             f"<h1>{_e(title)}</h1>", f"<p class=\"sub\">{_e(_subtitle(o))}</p>", f"<nav>{nav}</nav>"]
+    sections = {
+        "overview": [_cards(o)],
+        "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
+                   "<h3>Top patterns by memory</h3>", _table(pattern_rows(res, top), _PATTERN_COLUMNS),
+                   _figure(plots, "key_sizes"), _figure(plots, "types")],
+        "findings": _finding_groups(findings, top * 2) if len(findings) else ["<p>No findings.</p>"],
+        "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "pattern", "type", "encoding",
                                                           "memory_bytes", "rdb_bytes", "n_elements", "expire_at",
-                                                          "codes"]))
-    parts.append("<h2>TTL coverage</h2>")
-    parts.append(_figure(plots, "ttl"))
-    parts.append(_table(ttl_overview_rows(res), None))
-    parts.append("<p></p>")
-    parts.append(_table(ttl_pattern_rows(res, top), ["db", "pattern", "n_keys", "n_without_ttl",
-                                                     "share_without_ttl", "memory_bytes_without_ttl",
-                                                     "volatile_name", "ttl_s_p50", "ttl_s_max"]))
-    parts.append("<h2>Expiry cliffs</h2>")
-    parts.append(_figure(plots, "expiry"))
-    bursts = expiry_burst_rows(res, top)
-    parts.append(_table(bursts, ["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys",
-                                 "share_of_ttl_keys"]) if len(bursts) else "<p>No expiry cliffs.</p>")
+                                                          "codes"])],
+        "ttl": [_figure(plots, "ttl"), _table(ttl_overview_rows(res), None), "<p></p>",
+                _table(ttl_pattern_rows(res, top), ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl",
+                                                    "memory_bytes_without_ttl", "volatile_name", "ttl_s_p50",
+                                                    "ttl_s_max"])],
+        "expiry": [_figure(plots, "expiry"), _expiry_table(res, top)],
+    }
+    headings = dict(SECTIONS)
+    headings["findings"] = f"Findings ({len(findings)})"
+    for id_, _heading in SECTIONS:
+        parts.append(f"<section id=\"{id_}\"><h2>{_e(headings[id_])}</h2>")
+        parts += sections[id_]
+        parts.append("</section>")
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(f"<footer>Written by rdbscope {_e(_version())} on {generated}. Memory figures are "
                  f"{'estimates of MEMORY USAGE' if o.memory_basis == 'est_memory_bytes' else 'sizes in the dump'}"
-                 f". TTLs are measured from the dump's ctime.</footer>")
-    parts.append("</main></body></html>\n")
+                 f". TTLs are measured from the dump's ctime. Click a column header to sort.</footer>")
+    parts.append(f"</main><script>{_SORT_SCRIPT}</script></body></html>\n")
     return "\n".join(parts)
 
 
@@ -146,11 +206,45 @@ def _table(frame, columns):
             text = cell_text(column, value)
             if column == "severity" and text:
                 cells.append(f"<td><span class=\"sev sev-{_e(text)}\">{_e(text)}</span></td>")
+            elif numeric[column]:
+                # The raw number, so that sorting "1.2 MB" against "900 KB" sorts bytes.
+                raw = "" if text == "" else repr(value.item() if hasattr(value, "item") else value)
+                cells.append(f"<td class=\"num\" data-value=\"{_e(raw)}\">{_e(text)}</td>")
+            elif _KEY_COLUMNS.get(column) == "key":
+                # One line, cut with an ellipsis at the column's width; the whole name on hover.
+                cells.append(f"<td class=\"key\"><div class=\"clip\" title=\"{_e(text)}\">{_e(text)}</div></td>")
             else:
-                css = "num" if numeric[column] else _KEY_COLUMNS.get(column, "")
-                cells.append(f"<td class=\"{css}\">{_e(text)}</td>")
+                cells.append(f"<td class=\"{_KEY_COLUMNS.get(column, '')}\">{_e(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f"<table class=\"sortable\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _finding_groups(findings, most):
+    """One collapsible group per code, most severe first; errors start open."""
+    groups = []
+    for code, rows in findings.groupby("code", sort=False):
+        severity, name = rows["severity"].iloc[0], rows["name"].iloc[0]
+        stats = [f"{len(rows)} finding{'s' if len(rows) != 1 else ''}"]
+        if rows["n_keys"].notna().any():
+            n_keys = int(rows["n_keys"].sum())
+            stats.append(f"{n_keys:,} key{'s' if n_keys != 1 else ''}")
+        if rows["est_memory_bytes"].notna().any():
+            stats.append(cell_text("memory_bytes", int(rows["est_memory_bytes"].sum())))
+        more = f"<p class=\"sub\">… and {len(rows) - most} more</p>" if len(rows) > most else ""
+        groups.append(
+            f"<details id=\"finding-{_e(code)}\"{' open' if severity == 'error' else ''}><summary>"
+            f"<span class=\"sev sev-{_e(severity)}\">{_e(severity)}</span><span class=\"code\">{_e(code)}</span>"
+            f"<span class=\"name\">{_e(name)}</span><span class=\"stats\">{_e(' · '.join(stats))}</span>"
+            f"</summary>{_table(rows.head(most), _FINDING_COLUMNS)}{more}</details>")
+    return groups
+
+
+def _expiry_table(res, top):
+    bursts = expiry_burst_rows(res, top)
+    if not len(bursts):
+        return "<p>No expiry cliffs.</p>"
+    return _table(bursts, ["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys",
+                           "share_of_ttl_keys"])
 
 
 def _cards(o):
@@ -164,10 +258,11 @@ def _cards(o):
     cards.append((f"{o.n_patterns:,}", "patterns"))
     if o.n_keys:
         cards.append((fmt("share", o.n_with_ttl / o.n_keys), f"of keys have a TTL ({o.n_with_ttl:,})"))
-    counts = ", ".join(f"{n} {s}" for s, n in o.n_findings.items() if n) or "none"
+    counts = ", ".join(f"{n} {severity}{'s' if n != 1 and severity != 'info' else ''}"
+                       for severity, n in o.n_findings.items() if n) or "none"
     cards.append((f"{sum(o.n_findings.values())}", f"findings: {counts}"))
     return "<div class=\"cards\">" + "".join(
-        f"<div class=\"card\"><b>{_e(value)}</b><span>{_e(label)}</span></div>" for value, label in cards) + "</div>"
+        f"<div class=\"card\"><b>{_e(value)}</b><span>{_e(text)}</span></div>" for value, text in cards) + "</div>"
 
 
 def _subtitle(o):

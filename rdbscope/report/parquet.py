@@ -1,34 +1,14 @@
 """The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
 
-import dataclasses
 import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..keys import PARQUET_METADATA_KEY as METADATA_KEY
 from ..rdb import KEYS_SCHEMA
 from .atomic import atomic_path
-
-METADATA_KEY = b"rdbscope.dump"
-
-
-def dump_metadata(info):
-    """The dump's metadata as the JSON stored in the Parquet file."""
-    return json.dumps({
-        "magic": info.magic,
-        "rdb_version": info.rdb_version,
-        "writer": info.writer,
-        "compression": info.compression,
-        "aux": info.aux,
-        "resizedb": {str(db): list(sizes) for db, sizes in info.resizedb.items()},
-        "functions": [{"name": f.name, "engine": f.engine, "functions": f.functions} for f in info.functions],
-        "module_aux": info.module_aux,
-        "checksum_verified": info.checksum_verified,
-        "truncated_at": info.truncated_at,
-        "memory_model": dataclasses.asdict(info.memory_model) if info.memory_model else None,
-    })
-
 
 #: Rows per Parquet row group: big enough to encode well, small enough to hold in memory.
 ROW_GROUP_ROWS = 1 << 19
@@ -58,7 +38,7 @@ def write_keys_parquet(scan, path):
                 rows += len(table)
             if pending is not None:
                 pending.result()
-            writer.add_key_value_metadata({METADATA_KEY: dump_metadata(scan.info).encode()})
+            writer.add_key_value_metadata({METADATA_KEY: scan.info.to_json().encode()})
     return rows
 
 

@@ -193,10 +193,10 @@ def plot_ttl_distribution(res, ax=None):
             _set_duration_axis(ax.xaxis, remaining.min(), remaining.max())
             scale = "linear scale"
         _mark_percentiles(ax, remaining, (50, 90), human_seconds)
-    if expired:
-        ax.text(0.99, 0.97, f"{expired:,} already expired at save time", transform=ax.transAxes, ha="right",
-                va="top", fontsize=8, color=ACCENT)
-    ax.set_xlabel(f"time left before expiry, from the dump's ctime ({scale if len(remaining) else 'none left'})")
+    # Below the axis, where no percentile label or bar can run into it.
+    note = f"; {_keys(expired)} already expired at save time" if expired else ""
+    ax.set_xlabel(f"time left before expiry, from the dump's ctime ({scale if len(remaining) else 'none left'})"
+                  f"{note}")
     ax.set_ylabel("keys")
     _tidy(ax, grid="y")
     return fig
@@ -367,17 +367,27 @@ def _keys(n):
 
 
 def _mark_percentiles(ax, values, percentiles, label):
-    """Dashed lines at percentiles, labelled above the plot area."""
+    """Dashed lines at percentiles, labelled at the top of the plot area.
+
+    A label that would run into the one before it (two percentiles close on
+    the axis) goes one line lower.
+    """
     low, top = ax.get_ylim()
     log = ax.get_yscale() == "log"
-    ax.set_ylim(low, top * (3 if log else 1.12))
-    label_y = top * (2.8 if log else 1.1)
+    ax.set_ylim(low, top * (6 if log else 1.25))
+    previous_right, line = None, 0
     for q in percentiles:
         value = float(np.percentile(values, q))
         ax.axvline(value, color="#333333", linestyle="--", linewidth=0.8)
         x_fraction = ax.transAxes.inverted().transform(ax.transData.transform((value, 0)))[0]
         near_right = x_fraction > 0.85
-        ax.text(value, label_y, f" p{q} {label(value)} " if near_right else f" p{q} {label(value)}",
+        text = f" p{q} {label(value)} " if near_right else f" p{q} {label(value)}"
+        # Label widths in axes fractions, roughly: 8 pt characters on the figure's width.
+        width = len(text) * 8 * 0.6 / 72 / (ax.figure.get_figwidth() * ax.get_position().width)
+        left = x_fraction - width if near_right else x_fraction
+        line = line + 1 if previous_right is not None and left < previous_right else 0
+        previous_right = left + width
+        ax.text(value, 0.99 - 0.07 * line, text, transform=ax.get_xaxis_transform(),
                 fontsize=8, va="top", ha="right" if near_right else "left")
 
 

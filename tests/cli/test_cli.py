@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 from rdbscope.cli import app
 from rdbscope.findings import format_bytes
 from rdbscope.report.parquet import read_dump_metadata
@@ -86,9 +86,8 @@ def test_every_command_has_help():
         assert result.exit_code == 0 and "DUMP" in result.stdout
 
 
+@needs_corpus()
 def test_unsupported_version_is_reported():
-    if not corpus_available():
-        return
     result = runner.invoke(app, ["info", str(CORPUS / "public/redis__librdb/future_v19.rdb")])
     assert result.exit_code == 2 and "unsupported RDB version 99" in result.stderr
 

@@ -3,10 +3,10 @@
 import pytest
 
 import rdbscope
-from conftest import CORPUS, corpus_available
+from conftest import CORPUS, corpus_available, needs_corpus
 from oracle import compare, read_oracle
 
-pytestmark = pytest.mark.skipif(not corpus_available(), reason="../shared/rdb-corpus is not present here")
+pytestmark = needs_corpus()
 
 #: Files that must fail, the error they must raise, and why.
 EXPECTED_ERRORS = {

@@ -15,7 +15,7 @@ import pytest
 import rdbscope
 from rdbscope.rdb import _memory
 from rdbscope.rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, sample_dumps
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus, sample_dumps
 
 # The allocator is a property of the build, not of the dump: the sample script says which.
 sys.path.insert(0, str(SAMPLE_DUMPS))
@@ -125,7 +125,7 @@ def test_python_constants_match_the_compiled_model():
     assert sorted(v for k, v in declared.items() if k.startswith("L_")) == sorted(LAYOUTS)
 
 
-@pytest.mark.skipif(not corpus_available(), reason="../shared/rdb-corpus is not present here")
+@needs_corpus()
 def test_corpus_dumps_written_and_loaded_by_redis_7_0():
     """Public dumps written by some Redis 7.0.x and loaded by Debian's 7.0.15 (system jemalloc)."""
     errors, actual_total, estimate_total, files = [], 0, 0, 0
@@ -154,7 +154,7 @@ def test_corpus_dumps_written_and_loaded_by_redis_7_0():
     assert abs(estimate_total - actual_total) / actual_total <= 0.03
 
 
-@pytest.mark.skipif(not corpus_available(), reason="../shared/rdb-corpus is not present here")
+@needs_corpus()
 @pytest.mark.parametrize("name", ["HDT3213__rdb/valkey_hash2_with_hfe.rdb", "HDT3213__rdb/valkey_cluster_slot_info.rdb"])
 def test_valkey_9_corpus_dumps(name):
     """Written by Valkey 9.0 and loaded by Valkey 9.1 (bundled jemalloc): exact, field TTLs included."""

@@ -5,11 +5,11 @@ import datetime
 import pytest
 
 import rdbscope
-from conftest import CORPUS, corpus_available
+from conftest import CORPUS, corpus_available, needs_corpus
 
 rdbtools = pytest.importorskip("rdbtools", reason="rdbtools (a test dependency) is not installed")
 
-pytestmark = pytest.mark.skipif(not corpus_available(), reason="../shared/rdb-corpus is not present here")
+pytestmark = needs_corpus()
 
 
 class Collect(rdbtools.RdbCallback):

@@ -8,7 +8,7 @@ import pytest
 
 import rdbscope
 import rdbscope.rdb
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available
+from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
 
 SMALL_SAMPLES = sorted(SAMPLE_DUMPS.glob("*-lfu.rdb"))
 
@@ -56,7 +56,7 @@ def truncation_points(size, dense_prefix, stride):
     return sorted(points)
 
 
-@pytest.mark.skipif(not corpus_available(), reason="../shared/rdb-corpus is not present here")
+@needs_corpus()
 def test_truncating_small_corpus_dumps_at_every_offset(implementation):
     files = small_corpus_files()
     assert len(files) > 100

@@ -4,7 +4,7 @@ import pytest
 
 import rdbscope
 from conftest import SAMPLE_DUMPS
-from rdbscope.report.inputs import InputError, load_input, load_keys_parquet
+from rdbscope.report.inputs import InputError, load_input
 from rdbscope.rdb.keyglob import glob_to_regex
 from rdbscope.report.parquet import write_keys_parquet
 
@@ -18,9 +18,37 @@ def keys_parquet(tmp_path_factory):
     return path
 
 
+def test_load_reads_a_keys_parquet_file_whatever_its_name(keys_parquet, tmp_path):
+    renamed = tmp_path / "keys.bin"
+    renamed.write_bytes(keys_parquet.read_bytes())
+    from_dump = rdbscope.load(DUMP)
+    for path in (keys_parquet, str(renamed)):
+        keys = rdbscope.load(path)
+        assert keys.to_arrow().equals(from_dump.to_arrow())
+        assert keys.info.path == str(path)
+        assert keys.info.checksum_verified
+
+
+def test_a_damaged_parquet_name_is_bad_input_not_a_dump_error(tmp_path):
+    path = tmp_path / "keys.parquet"
+    path.write_bytes(b"REDIS0011 not parquet at all")
+    with pytest.raises(InputError, match="keys.parquet: not a readable Parquet file"):
+        rdbscope.load(path)
+
+
+def test_dump_info_round_trips_through_json():
+    info = rdbscope.load(SAMPLE_DUMPS / "redis-8.2-default.rdb").info
+    back = rdbscope.DumpInfo.from_json(info.to_json(), path="x.parquet")
+    assert back.path == "x.parquet"
+    for name in ("magic", "rdb_version", "writer", "compression", "aux", "resizedb", "functions", "module_aux",
+                 "checksum_verified", "truncated_at", "memory_model"):
+        assert getattr(back, name) == getattr(info, name), name
+    assert info.functions and info.module_aux  # the round trip had something to carry
+
+
 def test_parquet_reads_back_as_the_dump(keys_parquet):
     from_dump = rdbscope.load(DUMP)
-    from_parquet = load_keys_parquet(keys_parquet)
+    from_parquet = rdbscope.load(keys_parquet)
     assert from_parquet.to_arrow().equals(from_dump.to_arrow())
     assert from_parquet.info.aux == from_dump.info.aux
     assert from_parquet.info.rdb_version == from_dump.info.rdb_version == 10
@@ -38,7 +66,7 @@ def test_parquet_reads_back_as_the_dump(keys_parquet):
 ])
 def test_filters_on_parquet_match_the_scanner(keys_parquet, filters):
     scanned = rdbscope.load(DUMP, **filters).to_arrow()
-    read = load_keys_parquet(keys_parquet, **filters).to_arrow()
+    read = rdbscope.load(keys_parquet, **filters).to_arrow()
     assert read.num_rows == scanned.num_rows > 0
     assert read["key"].to_pylist() == scanned["key"].to_pylist()
 

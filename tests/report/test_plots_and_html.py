@@ -1,9 +1,13 @@
 """Figures and the HTML report on a sample dump."""
 
 import base64
+import datetime
 import re
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import rdbscope
@@ -58,6 +62,43 @@ def test_expiry_timeline_marks_the_cliffs(res):
     assert sum(p.get_height() for p in fig.axes[0].patches) == res.keys.num_rows - res.keys.table["expire_at"].null_count
 
 
+@pytest.fixture(scope="module")
+def res_saved_later():
+    """The sample dump as if saved on 2030-03-18: its first cliff (2030-03-17) has already expired."""
+    keys = rdbscope.load(DUMP)
+    keys.info.aux["ctime"] = str(int(datetime.datetime(2030, 3, 18, tzinfo=datetime.timezone.utc).timestamp()))
+    return rdbscope.analyze(keys)
+
+
+def drawn_text_boxes(fig):
+    """Window extents of the figure's texts that show: the labels in the axes, and the axis labels."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    texts = [t for t in ax.texts if t.get_text().strip()] + [ax.xaxis.label, ax.title]
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+
+
+@pytest.mark.parametrize("name", ["ttl", "key_sizes", "expiry"])
+@pytest.mark.parametrize("which", ["as saved", "saved later"])
+def test_labels_do_not_overlap(res, res_saved_later, name, which):
+    fig = getattr((res if which == "as saved" else res_saved_later).plot, name)()
+    boxes = drawn_text_boxes(fig)
+    assert len(boxes) >= 3  # a percentile or cliff label at least, the axis label, the title
+    for i, (text_a, a) in enumerate(boxes):
+        for text_b, b in boxes[i + 1:]:
+            assert not a.overlaps(b), (text_a, text_b)
+
+
+def test_keys_already_expired_are_counted_under_the_axis(res_saved_later):
+    expired = pc.sum(pc.less_equal(res_saved_later.keys.table["expire_at"].cast(pa.int64()),
+                                   int(res_saved_later.keys.info.aux["ctime"]) * 1000)).as_py()
+    assert expired == 300
+    xlabel = res_saved_later.plot.ttl().axes[0].get_xlabel()
+    assert xlabel.endswith("; 300 keys already expired at save time")
+
+
 def test_ttl_title_counts(res):
     title = res.plot.ttl().axes[0].get_title(loc="left")
     n_ttl = res.keys.num_rows - res.keys.table["expire_at"].null_count
@@ -90,7 +131,7 @@ def test_html_is_self_contained(res, tmp_path):
     path = write_html(res, tmp_path / "report.html", source=DUMP.name)
     text = path.read_text()
     assert text.startswith("<!DOCTYPE html>")
-    assert "<script" not in text.lower()
+    assert re.findall(r"<script[^>]*>", text, re.IGNORECASE) == ["<script>"]  # one inline script, nothing loaded
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)
     images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', text)
     assert len(images) == len(plots.FIGURES)
@@ -105,3 +146,20 @@ def test_html_escapes_text_from_the_dump(res):
     text = render_html(res, source="<dump>.rdb")
     assert "&lt;dump&gt;.rdb" in text and "<dump>" not in text
     assert "bin:\\xff\\xfe\\x00token" in text  # control bytes of keys shown escaped
+
+
+def test_html_groups_findings_by_code_after_the_memory_section(res):
+    text = render_html(res)
+    sections = re.findall(r'<section id="(\w+)">', text)
+    assert sections == ["overview", "memory", "findings", "keys", "ttl", "expiry"]
+    groups = re.findall(r'<details id="finding-(\w+)"', text)
+    assert groups == list(dict.fromkeys(f.code for f in res.finding_list))
+    assert 'title="emoji:🍕:orders"' in text  # the whole name, for a cell cut short
+
+
+def test_html_fonts_name_emoji_and_cjk_faces():
+    from rdbscope.report import html
+
+    for stack in (html.SANS_FONTS, html.MONO_FONTS):
+        assert "Noto Color Emoji" in stack and "Noto Sans CJK SC" in stack
+        assert stack.split(", ")[-1] in ("sans-serif", "monospace")

@@ -6,7 +6,8 @@ from typer.testing import CliRunner
 
 from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
-from rdbscope.rules import PRESETS
+from rdbscope.cli import lint as lint_command
+from rdbscope.rules import DEPRECATED_PRESETS, PRESETS
 
 DUMP = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 
@@ -24,6 +25,10 @@ def test_presets_are_named_for_their_convention():
     assert {"NAM013", "NAM014"} <= codes(lint("--preset", "layered-names"))
     help_text = CliRunner().invoke(app, ["lint", "--help"], terminal_width=200).stdout
     assert "layered-names" in help_text and "short-keys" in help_text and "seed" not in help_text.lower()
+
+
+def test_the_cli_spells_the_former_names_as_the_rules_do():
+    assert lint_command.DEPRECATED_PRESETS == DEPRECATED_PRESETS
 
 
 def test_former_names_still_work_with_a_note():

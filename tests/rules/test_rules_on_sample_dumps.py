@@ -11,7 +11,7 @@ import json
 import pytest
 
 import rdbscope
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 from rdbscope.config import config_from_mapping
 from rdbscope.rules import PRESETS, lint
 
@@ -116,7 +116,7 @@ CLUSTER_DUMPS = {
 }
 
 
-@pytest.mark.skipif(not corpus_available(), reason="the public RDB corpus is not here")
+@needs_corpus()
 @pytest.mark.parametrize("path", CLUSTER_DUMPS)
 def test_cluster_node_dumps(path):
     keys = rdbscope.load(CORPUS / "public" / path)
@@ -140,7 +140,7 @@ CORPUS_OCCURRENCES = [
 ]
 
 
-@pytest.mark.skipif(not corpus_available(), reason="the public RDB corpus is not here")
+@needs_corpus()
 @pytest.mark.parametrize("path, code, pattern", CORPUS_OCCURRENCES)
 def test_occurrences_in_other_projects_dumps(path, code, pattern):
     findings = lint(rdbscope.load(CORPUS / "public" / path), config_from_mapping({"select": [code]})).findings

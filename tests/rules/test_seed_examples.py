@@ -1,21 +1,18 @@
 """The seeds' recommended keys lint clean; the keys they warn against get the expected findings."""
 
-import pathlib
-
 import pytest
 
+from conftest import SEEDS, SEEDS_MISSING
 from rule_keyspace import key_table, lint_codes
 from rdbscope.config import config_from_mapping
 from rdbscope.rules import PRESETS
 from seed_examples import BAD, GOOD
 
-SEEDS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "seeds"
-
 
 def seed_text(seed):
     paths = sorted(SEEDS.glob(f"{seed}_*.txt"))
     if not paths:
-        pytest.skip(f"seed {seed} is not in {SEEDS}")
+        pytest.skip(f"seed {seed}: {SEEDS_MISSING}")
     return paths[0].read_text(encoding="utf-8")
 
 
