@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .errors import ConfigError
 
-# Words that name data meant to expire (seed 000: "every cache key must have a TTL"),
+# Words that name data meant to expire (OneUptime's guide: "every cache key must have a TTL"),
 # matched as whole words; plurals are listed, not guessed ("temps" is temperatures).
 VOLATILE_WORDS = ("cache", "caches", "session", "sessions", "lock", "locks", "rate", "ratelimit",
                   "ratelimiter", "tmp", "temp", "otp", "otps", "token", "tokens", "captcha", "captchas")
@@ -65,7 +65,7 @@ class PatternOptions:
 
 @dataclass(frozen=True)
 class BigKeyOptions:
-    """Thresholds of the ``bigkeys`` pass. Per-type limits follow seed 004's table."""
+    """Thresholds of the ``bigkeys`` pass. Per-type limits follow the Key Design chapter's table."""
 
     string_bytes: int = _opt(10_240, "BIG001: strings longer than this many bytes (10 KB)")
     hash_fields: int = _opt(5_000, "BIG002: hashes with more fields than this")

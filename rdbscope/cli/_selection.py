@@ -13,6 +13,18 @@ Select = Annotated[Codes, typer.Option(
 ExtendSelect = Annotated[Codes, typer.Option(
     "--extend-select", help="Codes or families to keep in addition to the selection.")]
 Ignore = Annotated[Codes, typer.Option("--ignore", help="Codes or families to drop.")]
+Masters = Annotated[Optional[int], typer.Option(
+    "--masters", min=2, show_default=False,
+    help="Simulate CLU001's cluster balance over this many masters (off unless given here or in the config).")]
+
+
+def with_masters(config, masters):
+    """``config`` with CLU001's ``masters`` set, when --masters was given."""
+    if masters is None:
+        return config
+    from ..rules import with_rule_options
+
+    return with_rule_options(config, "CLU001", masters=masters)
 
 
 def with_selection(config, select, extend_select, ignore, extra=()):

@@ -25,7 +25,7 @@ def bigkeys_command(
 ):
     """List the largest keys (this prints key names) with the BIG codes whose thresholds they pass.
 
-    Thresholds (seed 004): strings over 10 KB; hashes, lists, sets and sorted sets
+    Thresholds (the Key Design chapter): strings over 10 KB; hashes, lists, sets and sorted sets
     over 5,000 elements; streams over 10,000 entries; any key over 1 MB of memory.
     Use --type to rank one type. --fail-on looks at BIG findings only.
     """

@@ -1,9 +1,11 @@
 """rdbscope info: what a dump holds, at a glance."""
 
-import json
+import contextlib
+import datetime
 from dataclasses import asdict
 
 from ._console import exits_on_bad_input, out, scan_progress
+from ._formats import write_json
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 
 
@@ -15,19 +17,31 @@ def info_command(
     as_json: JsonAlias = False,
     load=None,
 ):
-    """Show DUMP's format version, AUX fields, databases, key counts and estimated memory."""
-    from ..keys import load as load_dump
-    from ..summary import summarize
+    """Show DUMP's format version, AUX fields, databases, key counts and estimated memory.
 
-    as_json = as_json or fmt is Format.json
-    with scan_progress(load.quiet, f"reading {dump.name}") as on_progress:
-        keys = load_dump(dump, on_progress=on_progress, **load.scan_options())
-    from rich.table import Table
+    The table form prints the header, AUX fields and RESIZEDB hints as soon as
+    they are read, then the counts when the scan ends; numbers are for people
+    (1,234 keys, 1.5 MB, ctime in UTC). --format json gives raw numbers (ctime
+    as the epoch the dump stores).
+    """
+    from ..rdb import scan
+    from ..summary import SummaryCounter
 
+    fmt = Format.json if as_json else fmt
+    counter = SummaryCounter()
+    with contextlib.ExitStack() as stack:
+        # The bar starts after the header, so the two do not share a line of the terminal.
+        header = _HeaderPrinter(dump, lambda: stack.enter_context(scan_progress(load.quiet, f"reading {dump.name}")),
+                                show=fmt == Format.table)
+        keys = scan(dump, on_progress=header.on_progress, **load.scan_options())
+        header.scan = keys
+        for batch in keys:
+            counter.add(batch)
+        header.print()
     info = keys.info
-    summary = summarize(keys)
-    if as_json:
-        out.print_json(json.dumps({
+    summary = counter.summary(info)
+    if fmt == Format.json:
+        write_json({
             "path": str(dump),
             "magic": info.magic,
             "rdb_version": info.rdb_version,
@@ -39,23 +53,75 @@ def info_command(
             "functions": [asdict(f) for f in info.functions],
             "module_aux": info.module_aux,
             **asdict(summary),
-        }))
-        return
-    out.print(f"[bold]{dump}[/]: {info.magic} RDB {info.rdb_version}"
-              + (f", written by {info.writer}" if info.writer else "")
-              + (f", {info.compression}-compressed" if info.compression else ""))
-    out.print(f"{summary.n_keys} keys, {summary.rdb_bytes} bytes of entries; checksum "
+        })
+    else:
+        _print_counts(summary, info)
+
+
+class _HeaderPrinter:
+    """Prints the header, AUX fields and RESIZEDB hints once the scanner has read them.
+
+    They come before the first key, so the first progress call has them: a
+    large dump shows what it is at once, not after the whole scan. Printed
+    whether or not stdout is a terminal, so the output reads the same piped.
+    """
+
+    def __init__(self, dump, start_bar, show):
+        self.dump, self.start_bar, self.show = dump, start_bar, show
+        self.scan, self.done, self.bar = None, False, None
+
+    def on_progress(self, done, total):
+        self.print()
+        if self.bar is None:
+            self.bar = self.start_bar() or (lambda _done, _total: None)
+        self.bar(done, total)
+
+    def print(self):
+        if self.done or not self.show or self.scan is None:
+            return
+        self.done = True
+        from rich.table import Table
+
+        info = self.scan.info
+        out.print(f"[bold]{self.dump}[/]: {info.magic} RDB {info.rdb_version}"
+                  + (f", written by {info.writer}" if info.writer else "")
+                  + (f", {info.compression}-compressed" if info.compression else ""), soft_wrap=True)
+        if info.aux:
+            table = Table("aux field", "value", title="AUX fields", title_justify="left")
+            for name, value in info.aux.items():
+                table.add_row(name, _aux_value(name, value))
+            out.print(table)
+        if info.resizedb:
+            out.print("RESIZEDB hints: " + "; ".join(
+                f"db{db} {keys:,} keys, {expires:,} with expiry" for db, (keys, expires) in info.resizedb.items()))
+
+
+def _aux_value(name, value):
+    """AUX values for people: ctime as ISO 8601 UTC, used-mem in MB."""
+    if not value.isdigit():
+        return value
+    if name == "ctime":
+        moment = datetime.datetime.fromtimestamp(int(value), datetime.timezone.utc)
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if name == "used-mem":
+        from ..findings import format_bytes
+
+        return format_bytes(int(value))
+    return value
+
+
+def _print_counts(summary, info):
+    from rich.table import Table
+
+    from ..findings import count, format_bytes
+
+    out.print(f"{count(summary.n_keys, 'key')}, {format_bytes(summary.rdb_bytes)} of entries; checksum "
               + ("verified" if info.checksum_verified else "not verified"))
-    if info.aux:
-        table = Table("aux field", "value", title="AUX fields", title_justify="left")
-        for name, value in info.aux.items():
-            table.add_row(name, value)
-        out.print(table)
     memory = summary.memory
     if memory.model:
-        used = f"; the dump's used-mem is {memory.used_mem_bytes}" if memory.used_mem_bytes else ""
-        out.print(f"estimated memory: {memory.total_bytes} bytes ({memory.keys_bytes} in keys, "
-                  f"{memory.overhead_bytes} in key tables){used}")
+        used = f"; the dump's used-mem is {format_bytes(memory.used_mem_bytes)}" if memory.used_mem_bytes else ""
+        out.print(f"estimated memory: {format_bytes(memory.total_bytes)} ({format_bytes(memory.keys_bytes)} in "
+                  f"keys, {format_bytes(memory.overhead_bytes)} in key tables){used}")
         out.print(f"memory model: {memory.model}")
     out.print(_groups("db", summary.by_db, {str(db): v for db, v in info.resizedb.items()}))
     out.print(_groups("type", summary.by_type))
@@ -72,13 +138,17 @@ def info_command(
 def _groups(title, groups, hints=None):
     from rich.table import Table
 
+    from ..findings import format_bytes
+
     table = Table(title, "keys", "with TTL", "rdb bytes", "est. memory", title=f"By {title}", title_justify="left")
+    for column in table.columns[1:]:
+        column.justify = "right"
     if hints is not None:
-        table.add_column("RESIZEDB hint")
+        table.add_column("RESIZEDB hint: keys / expires", justify="right")
     for g in groups:
-        row = [g.name, str(g.n_keys), str(g.n_with_ttl), str(g.rdb_bytes), str(g.est_memory_bytes)]
+        row = [g.name, f"{g.n_keys:,}", f"{g.n_with_ttl:,}", format_bytes(g.rdb_bytes), format_bytes(g.est_memory_bytes)]
         if hints is not None:
             hint = hints.get(g.name)
-            row.append(f"{hint[0]} keys, {hint[1]} expires" if hint else "")
+            row.append(f"{hint[0]:,} / {hint[1]:,}" if hint else "")
         table.add_row(*row)
     return table

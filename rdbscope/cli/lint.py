@@ -1,6 +1,5 @@
 """rdbscope lint: key-design findings of a dump (or of a keys Parquet file), grouped by rule."""
 
-import dataclasses
 import json
 import time
 from enum import Enum
@@ -13,15 +12,29 @@ from .. import __version__
 from ._analysis import load_keys, settings
 from ._console import err, exits_on_bad_input, out, stage
 from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options
-from ._selection import ExtendSelect, Ignore, Select
+from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
-#: The names of rules.PRESETS, spelled here so that --help does not import the rules (a test ties them).
-PRESETS = ("seed-001", "seed-002")
-Preset = Enum("Preset", {name.replace("-", "_"): name for name in PRESETS}, type=str)
+#: The names of rules.PRESETS and rules.DEPRECATED_PRESETS, spelled here so that --help does not import
+#: the rules (a test ties them).
+PRESETS = ("layered-names", "short-keys")
+DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
 Source = Annotated[Path, typer.Argument(
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`.",
     exists=True, dir_okay=False, readable=True, show_default=False)]
+
+
+def _current_presets(names):
+    """The presets named, by their current names; a former name works, with a note on stderr."""
+    current = []
+    for name in names or []:
+        if name in DEPRECATED_PRESETS:
+            err.print(f"note: preset {name} is now called {DEPRECATED_PRESETS[name]}; the old name still works "
+                      "but is deprecated", markup=False, soft_wrap=True)
+        elif name not in PRESETS:
+            raise typer.BadParameter(f"no preset {name!r} (presets: {', '.join(PRESETS)})", param_hint="--preset")
+        current.append(DEPRECATED_PRESETS.get(name, name))
+    return current
 
 
 @exits_on_bad_input
@@ -32,11 +45,12 @@ def lint_command(
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
-    preset: Annotated[Optional[List[Preset]], typer.Option(
-        "--preset", help="Turn on the opt-in rules of a seed's convention: seed-001 (no abbreviations, "
-                         "module:submodule:description:identifier), seed-002 (keys within 30 bytes).")] = None,
-    masters: Annotated[Optional[int], typer.Option(
-        "--masters", min=1, help="Masters of the cluster CLU001 spreads the slots over (default 3).")] = None,
+    preset: Annotated[Optional[List[str]], typer.Option(
+        "--preset", callback=_current_presets, metavar="NAME",
+        help="Turn on the opt-in rules of a guide's convention: layered-names (the layered naming spec: no "
+             "abbreviations, module:submodule:description:identifier), short-keys (Baidu Cloud's guidelines: "
+             "keys within 30 bytes).")] = None,
+    masters: Masters = None,
     as_json: JsonAlias = False,
     output=None,
     load=None,
@@ -51,8 +65,8 @@ def lint_command(
     from ..rules import PRESETS as RULE_PRESETS
 
     fmt = Format.json if as_json else output.fmt
-    extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name.value])
-    config = _with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
+    extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name])
+    config = with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
     keys = load_keys(source, load)
     with stage(load.quiet, "linting"):
@@ -72,12 +86,6 @@ def lint_command(
         raise typer.Exit(1)
 
 
-def _with_masters(config, masters):
-    if masters is None:
-        return config
-    rules = dict(config.rules)
-    rules["CLU001"] = {**rules.get("CLU001", {}), "masters": masters}
-    return dataclasses.replace(config, rules=rules)
 
 
 #: Characters of an example key shown in text output (JSON and SARIF keep whole keys).

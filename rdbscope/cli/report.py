@@ -11,7 +11,7 @@ from ._analysis import analysis_command, analyze_input, check_writable, exit_for
 from ._console import message, stage
 from ._formats import emit, print_renderable, records, write_json
 from ._options import Format, Input
-from ._selection import ExtendSelect, Ignore, Select
+from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
 BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements", "codes"]
@@ -40,6 +40,7 @@ def report_command(
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
+    masters: Masters = None,
     output=None,
     load=None,
 ):
@@ -55,7 +56,7 @@ def report_command(
 
     check_writable(html, "'--html'")
     check_writable(out_dir, "'--out'", directory=True)
-    res = analyze_input(dump, settings(output.config, select, extend_select, ignore), load=load)
+    res = analyze_input(dump, with_masters(settings(output.config, select, extend_select, ignore), masters), load=load)
     source = source_name(dump)
     if out_dir is not None:
         from ..report.dataset import write_report

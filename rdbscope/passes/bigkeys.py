@@ -4,7 +4,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import BigKeyOptions
-from ..findings import Check, Severity, format_bytes, format_memory, format_share
+from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
 from .base import PassOutput
 from ..keyspace.grouping import rows_above
 
@@ -12,24 +12,25 @@ BIG_STRING = Check(
     "BIG001", "big-string", Severity.WARNING,
     "String values longer than `string_bytes` (10 KB).",
     "A big string costs network time on every GET and blocks the server while it is "
-    "freed with DEL. Seed 004: strings over 10 KB are big keys. Store large blobs "
+    "freed with DEL. The Key Design chapter: strings over 10 KB are big keys. Store large blobs "
     "elsewhere (object storage) and keep a reference, compress them, or split them.")
 BIG_COLLECTION = Check(
     "BIG002", "big-collection", Severity.WARNING,
     "Hashes, lists, sets or sorted sets with more than 5,000 elements (per-type options).",
     "HGETALL, SMEMBERS or LRANGE 0 -1 on such a key is slow, DEL blocks, and in a "
-    "cluster the key skews one node. Seed 004: over 5,000 fields/elements/members is "
+    "cluster the key skews one node. The Key Design chapter: over 5,000 fields/elements/members is "
     "big. Split by id range or time, cap lists (LTRIM), delete with UNLINK.")
 BIG_STREAM = Check(
     "BIG003", "big-stream", Severity.WARNING,
     "Streams with more than `stream_entries` (10,000) entries.",
-    "A stream that is never trimmed grows without bound. Seed 004: over 10,000 entries "
+    "A stream that is never trimmed grows without bound. The Key Design chapter: over 10,000 entries "
     "is big. Trim with XADD MAXLEN ~ / MINID or XTRIM.")
 BIG_MEMORY = Check(
     "BIG004", "big-memory", Severity.WARNING,
-    "Keys holding more than `memory_bytes` (1 MB) of memory.",
+    "Keys holding more than `memory_bytes` (1 MB) of memory, and under their type's length threshold.",
     "Whatever its type, a key this large slows replication, RDB saves and migration of "
-    "its slot, and blocks when deleted. Split it or move the payload out of Redis.")
+    "its slot, and blocks when deleted. Split it or move the payload out of Redis. A key "
+    "over its type's threshold too (BIG001-BIG003) is reported there, once, with both thresholds.")
 MEMORY_CONCENTRATED = Check(
     "BIG005", "memory-concentrated", Severity.INFO,
     "A pattern whose `concentration_top_keys` largest keys hold at least "
@@ -94,9 +95,15 @@ class BigKeysPass:
             BIG_STREAM: over_elements[np.flatnonzero(kind == "stream")],
             BIG_MEMORY: np.flatnonzero(columns.memory > options.memory_bytes),
         }
+        # One finding per key and cause: a key over its type's threshold is reported under that code,
+        # which says when it is over the memory threshold too; BIG004 keeps the keys over memory alone.
+        over_memory = np.zeros(len(columns.memory), bool)
+        over_memory[over[BIG_MEMORY]] = True
+        memory_alone = np.setdiff1d(over[BIG_MEMORY], over_elements, assume_unique=True)
         findings = []
         for check, rows in over.items():
-            findings += _threshold_findings(check, rows, columns, groups, options)
+            rows = memory_alone if check is BIG_MEMORY else rows
+            findings += _threshold_findings(check, rows, columns, groups, options, over_memory)
         findings += _concentration_findings(columns, groups, options)
         tables = {
             "big_keys": _big_key_table(over, columns, groups),
@@ -105,8 +112,9 @@ class BigKeysPass:
         return PassOutput(tables=tables, findings=tuple(findings))
 
 
-def _threshold_findings(check, rows, columns, groups, options):
-    """One finding per (pattern, type) of the keys over ``check``'s threshold."""
+def _threshold_findings(check, rows, columns, groups, options, over_memory):
+    """One finding per (pattern, type) of the keys over ``check``'s threshold; ``over_memory`` marks
+    the keys over the memory threshold as well, named in the finding of an element threshold."""
     if len(rows) == 0:
         return []
     type_codes, type_names = columns.types
@@ -130,9 +138,15 @@ def _threshold_findings(check, rows, columns, groups, options):
         elif type_name == "string":
             over_what, largest_text = f"longer than {format_bytes(limit)}", f"longest {format_bytes(largest)}"
         else:
-            over_what, largest_text = f"with more than {limit:,} elements", f"largest {largest:,}"
-        noun = "key" if n_keys == 1 else "keys"
-        message = (f"{n_keys:,} {type_name} {noun} of {groups.pattern[g]} {over_what} "
+            over_what, largest_text = f"with more than {count(limit, 'element')}", f"largest {largest:,}"
+        passed = [{"measure": "memory_bytes" if by_memory else "n_elements", "threshold": limit, "n_keys": n_keys}]
+        n_big_memory = 0 if by_memory else int(over_memory[part_rows].sum())
+        if n_big_memory:
+            passed.append({"measure": "memory_bytes", "threshold": options.memory_bytes, "n_keys": n_big_memory})
+            memory_over = f"over {format_bytes(options.memory_bytes)} of memory"
+            over_what += (f" and {memory_over}" if n_big_memory == n_keys else
+                          f", {n_big_memory:,} of them {memory_over}")
+        message = (f"{count(n_keys, type_name + ' key')} of {groups.pattern[g]} {over_what} "
                    f"({largest_text}; {format_memory(memory, columns.memory_basis)})")
         findings.append(check.finding(
             message,
@@ -146,6 +160,7 @@ def _threshold_findings(check, rows, columns, groups, options):
                 "threshold": limit,
                 "measure": "memory_bytes" if by_memory else "n_elements",
                 "largest": largest,
+                "thresholds_passed": passed,
                 "memory_basis": columns.memory_basis,
             },
         ))
@@ -175,7 +190,7 @@ def _concentration_findings(columns, groups, options):
     examples = _largest_rows(columns, groups, fired, k)
     findings = []
     for g in fired:
-        message = (f"{k} of the {memory.counts[g]:,} keys of {groups.pattern[g]} hold "
+        message = (f"{k} of the {memory.counts[g]:,} keys of {groups.pattern[g]} {'holds' if k == 1 else 'hold'} "
                    f"{format_share(share[g])} of its {format_memory(total[g], columns.memory_basis)}")
         findings.append(MEMORY_CONCENTRATED.finding(
             message,

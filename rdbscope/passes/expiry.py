@@ -30,7 +30,7 @@ EXPIRY_BURST = Check(
     "far more than the pattern's spread predicts (`min_keys`, `min_ratio`).",
     "When keys that were written together expire together, every client misses at once "
     "and the backing store takes the whole reload in one instant: a cache stampede "
-    "(seed 004). The finding gives when, how many keys, and the share of the pattern's "
+    "(the Key Design chapter). The finding gives when, how many keys, and the share of the pattern's "
     "TTL keys in its busiest windows. Spread the expiries: add random jitter to the TTL.")
 DUMP_EXPIRY_BURST = Check(
     "EXP002", "dump-expiry-burst", Severity.WARNING,
@@ -44,7 +44,7 @@ NO_TTL_JITTER = Check(
     "A pattern has batches of at least `min_batch_keys` keys that share one expiry "
     "instant to the millisecond.",
     "Keys written with the same TTL in one go (or with EXPIREAT to a fixed time) carry "
-    "the same expiry to the millisecond: nothing spreads them. Seeds 002 and 004: set "
+    "the same expiry to the millisecond: nothing spreads them. Baidu Cloud's guidelines and the Key Design chapter: set "
     "TTLs as base + random jitter (e.g. up to 10% of the base) so the keys expire over "
     "a range instead of at one instant.")
 

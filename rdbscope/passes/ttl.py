@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import TtlOptions
-from ..findings import Check, Severity, format_memory, format_share
+from ..findings import Check, Severity, count, format_memory, format_share
 from .base import PassOutput
 from ..keyspace.grouping import counts, example_positions
 
@@ -20,7 +20,7 @@ VOLATILE_WITHOUT_TTL = Check(
     "TTL002", "volatile-name-without-ttl", Severity.ERROR,
     "Keys without TTL in a pattern whose name says cache, session, lock, rate, tmp, temp, "
     "otp, token or captcha (`volatile_words`).",
-    "Seed 000: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
+    "OneUptime's guide: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
     "one-time passwords and captchas are short-lived by nature; without a TTL they pile "
     "up until maxmemory, and a lock without TTL is held forever once its owner dies. "
     "Write them with SET ... EX or SETEX.")
@@ -29,7 +29,7 @@ PERSISTENT_MEMORY = Check(
     "Keys without TTL hold at least `persistent_memory_share` (half) of the dump's memory.",
     "Keys without TTL only leave by explicit deletes or eviction. That is right for "
     "primary data, but in a cache it means memory grows until maxmemory, and keys with "
-    "a natural expiry compete with them under LRU/LFU eviction (seed 004).")
+    "a natural expiry compete with them under LRU/LFU eviction (the Key Design chapter).")
 EXPIRED_AT_SAVE = Check(
     "TTL004", "expired-at-save", Severity.INFO,
     "Keys whose expiry had already passed at the dump's ctime.",
@@ -178,19 +178,24 @@ def _pattern_findings(coverage, columns, groups, options):
             said = volatile_words(pattern, words)
             details["words"] = said
             check = VOLATILE_WITHOUT_TTL
-            message = (f"{without:,} of the {n:,} keys of {pattern} ({format_share(share)}, "
-                       f"{format_memory(memory_without, columns.memory_basis)}) have no TTL, "
+            keys = count(n, "key") if without == n else f"{without:,} of the {n:,} keys"
+            message = (f"{keys} of {pattern} ({format_share(share)}, "
+                       f"{format_memory(memory_without, columns.memory_basis)}) {_have(without)} no TTL, "
                        f"though the name says {said[0]!r}")
         else:
             check = MIXED_TTL
-            message = (f"{with_ttl:,} keys of {pattern} have a TTL but {without:,} "
+            message = (f"{count(with_ttl, 'key')} of {pattern} {_have(with_ttl)} a TTL but {without:,} "
                        f"({format_share(share)}, {format_memory(memory_without, columns.memory_basis)}) "
-                       f"do not")
+                       f"{'does' if without == 1 else 'do'} not")
         findings.append(check.finding(
             message, pattern=pattern, db=int(groups.db[g]), n_keys=without,
             est_memory_bytes=memory_without,
             examples=columns.key_text(rows[offsets[i]:offsets[i + 1]]), details=details))
     return findings
+
+
+def _have(n):
+    return "has" if n == 1 else "have"
 
 
 def _persistent_findings(coverage, columns, options):
@@ -202,8 +207,8 @@ def _persistent_findings(coverage, columns, options):
     share = memory / total if total else 0.0
     if n_persistent == 0 or share < options.persistent_memory_share:
         return []
-    message = (f"{n_persistent:,} keys without TTL ({format_share(n_persistent / columns.n)} of keys) "
-               f"hold {format_memory(memory, columns.memory_basis)}, {format_share(share)} of the total")
+    message = (f"{count(n_persistent, 'key')} without TTL ({format_share(n_persistent / columns.n)} of keys) "
+               f"{'holds' if n_persistent == 1 else 'hold'} {format_memory(memory, columns.memory_basis)}, {format_share(share)} of the total")
     return [PERSISTENT_MEMORY.finding(
         message, n_keys=n_persistent, est_memory_bytes=memory,
         details={"n_keys": columns.n, "n_persistent": n_persistent,
@@ -222,7 +227,7 @@ def _expired_findings(coverage, columns, groups):
     by_pattern = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(per_group[g])}
                   for g in top if per_group[g]]
     oldest = int(columns.expire_ms[expired].min())
-    message = (f"{len(expired):,} keys ({format_memory(memory, columns.memory_basis)}) had already "
+    message = (f"{count(len(expired), 'key')} ({format_memory(memory, columns.memory_basis)}) had already "
                f"expired when the dump was written; most are {by_pattern[0]['pattern']} "
                f"({by_pattern[0]['n_keys']:,})")
     return [EXPIRED_AT_SAVE.finding(

@@ -7,8 +7,8 @@ from .segments import pattern_segments
 
 #: A typed placeholder as patterns show it: ``{id}``, ``{uuid}``, … ``{*}``.
 PLACEHOLDER = re.compile("|".join(re.escape("{" + name + "}") for name in NAMES))
-#: Characters that make a hierarchy (the naming guides list ``:``, ``.`` and ``/``;
-#: one adds ``#`` for the parts of a split key; ``|`` is common too).
+#: Characters that make a hierarchy (OneUptime's guide and Mastering Redis list ``:``, ``.`` and ``/``;
+#: Baidu Cloud's guidelines add ``#`` for the parts of a split key; ``|`` is common too).
 HIERARCHY_DELIMITERS = (":", "/", "|", "#", ".")
 _ESCAPED_BYTE = re.compile(r"\\x[0-9a-f]{2}")
 _ALPHA = re.compile(r"[A-Za-z]+")

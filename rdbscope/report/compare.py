@@ -164,7 +164,8 @@ def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7):
     if rows.empty:
         return pd.DataFrame(columns=["instance", "db", "pattern", "change"])
     dates = sorted(rows["date"].unique())[-last:]
-    rows = rows[rows["date"].isin(dates)]
+    # Parquet keeps the sums as uint64, where a shrinking pattern's change would wrap around.
+    rows = rows[rows["date"].isin(dates)].astype({metric: "int64"})
     table = rows.pivot_table(index=["instance", "db", "pattern"], columns="date", values=metric, aggfunc="sum",
                              fill_value=0)
     table = table.reindex(columns=dates, fill_value=0)

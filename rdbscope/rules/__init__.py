@@ -7,11 +7,12 @@ the selected rules inside :func:`rdbscope.analyze` and :func:`rdbscope.lint`.
 
 from .base import DOC_SECTIONS, NoOptions, PatternHit, Rule
 from .context import RuleContext
-from .registry import BY_CODE, BY_NAME, FAMILIES, PRESETS, RULES
+from .registry import BY_CODE, BY_NAME, DEPRECATED_PRESETS, FAMILIES, PRESETS, RULES
 from .rules_pass import RulesPass, rule_context, run_rules
-from .settings import RuleSettings, preset_codes
+from .settings import RuleSettings, preset_codes, preset_name, with_rule_options
 
 __all__ = [
     "RULES", "BY_CODE", "BY_NAME", "FAMILIES", "PRESETS", "DOC_SECTIONS", "Rule", "NoOptions", "PatternHit",
-    "RuleContext", "RuleSettings", "RulesPass", "rule_context", "run_rules", "preset_codes",
+    "RuleContext", "RuleSettings", "RulesPass", "rule_context", "run_rules", "preset_codes", "preset_name",
+    "with_rule_options", "DEPRECATED_PRESETS",
 ]

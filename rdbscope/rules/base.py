@@ -58,7 +58,7 @@ class Rule:
       their full code or through a preset;
     * a docstring whose first line says what is found, followed by the
       sections of :data:`DOC_SECTIONS` (``## What it does`` …), citing the
-      seed document the convention comes from;
+      published guide the convention comes from (``guides.GUIDES``);
     * ``prefetch`` (optional): key columns it reads that lint may compute in
       the background while patterns are inferred (``("slots",)``).
 

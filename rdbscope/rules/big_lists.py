@@ -25,8 +25,8 @@ class UncompressedBigList(Rule):
     ratio and is not reported.
 
     ## Why is this bad?
-    Seed 004 (§30.3.3): "For values exceeding 10 KB, compress", "typical
-    result: 10 KB JSON → 2 KB compressed". Seed 002 (大文本): store large text
+    The Key Design chapter (§30.3.3): "For values exceeding 10 KB, compress", "typical
+    result: 10 KB JSON → 2 KB compressed". Baidu Cloud's guidelines (大文本): store large text
     compressed. A long list (a log, a queue, a timeline) is read at its ends;
     its middle sits in memory uncompressed for nothing. Redis compresses list
     nodes itself when told to, at the cost of some CPU on access to the

@@ -27,9 +27,9 @@ class SpecialCharacter(Rule):
     including the parts a pattern shows as placeholders.
 
     ## Why is this bad?
-    Seed 002 (命名): do not use special characters, "such as spaces, single
+    Baidu Cloud's guidelines (命名): do not use special characters, "such as spaces, single
     quotes and escape characters" (不使用特殊字符，比如空格、单引号、转义字符).
-    Seed 004 (§30.2.3): spaces make redis-cli misparse the key, newlines are
+    The Key Design chapter (§30.2.3): spaces make redis-cli misparse the key, newlines are
     invisible in logs and monitoring tools. Every shell, script and log parser
     that touches such a key needs quoting, and one forgotten quote addresses
     another key.
@@ -79,7 +79,7 @@ class UnprintableByte(Rule):
     valid non-ASCII text is NAM005's.
 
     ## Why is this bad?
-    Seed 004 (§30.2.3): avoid "control chars: difficult to debug" and
+    The Key Design chapter (§30.2.3): avoid "control chars: difficult to debug" and
     "newlines: invisible in logs and monitoring tools". Such keys print as
     escapes or garbage in `redis-cli`, `MONITOR`, slow logs and dashboards,
     cannot be typed to inspect or delete them, and often come from a bug that
@@ -129,7 +129,7 @@ class NonAsciiKey(Rule):
     letters, CJK, emoji. Bytes that are not UTF-8 are NAM004's.
 
     ## Why is this bad?
-    Seed 004 (§30.2.3): non-ASCII keys are "valid, but not recommended": "each
+    The Key Design chapter (§30.2.3): non-ASCII keys are "valid, but not recommended": "each
     CJK character = 3 bytes, making keys longer. Prefer ASCII with numeric
     IDs." Terminals, log shippers and client libraries disagree on encodings,
     and visually equal names (composed and decomposed `é`) are different keys.

@@ -1,5 +1,6 @@
-"""Redis Cluster: how a dump's keys would spread over the masters of a cluster (CLU001)."""
+"""Redis Cluster: whether a dump is one node's share, and how its keys would spread over masters (CLU001)."""
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,24 +44,106 @@ def recorded_slots(info):
     return recorded
 
 
+#: How unlikely an empty run of slots must be, were the keys spread over all slots, to call it a node's edge.
+_CHANCE = 1e-6
+#: Master counts tried when naming the `redis-cli --cluster create` range a node's keys fit in.
+_MAX_MASTERS = 64
+
+
+@dataclass(frozen=True)
+class NodeSlots:
+    """The slots a dump's keys are confined to, when it looks like one cluster node's dump.
+
+    Attributes:
+        ranges: ``[(first, last)]`` of the slots the node holds (as recorded,
+            or as its keys show).
+        recorded: True when the dump records them (SLOT_INFO, ``slot-info``).
+        key_ranges: ``[(first, last)]`` of the slots its keys hash to.
+        masters, master: when the keys fit one range ``redis-cli --cluster
+            create`` gives, how many masters that was for and which (from 0).
+    """
+
+    ranges: tuple
+    recorded: bool
+    key_ranges: tuple
+    masters: int = None
+    master: int = None
+
+
+def node_slots(info, slot_keys, dbs):
+    """The :class:`NodeSlots` of a dump, or None when its keys are not one node's share.
+
+    A dump records its slots (Redis 7.4+, Valkey) or not; when not, its keys
+    give it away: a node holds only its slot ranges, so keys spread over all
+    16384 slots leave no long empty run, while a node's dump leaves empty
+    every slot of the other masters. A run counts as empty by design when
+    keys spread over all slots would leave it empty with a chance below
+    :data:`_CHANCE`. Cluster mode has only db 0, so keys in another db mean
+    the dump is not a node's.
+    """
+    recorded = sorted({slot for slot, _keys, _expires in recorded_slots(info)})
+    occupied = np.flatnonzero(slot_keys)
+    if recorded:
+        return NodeSlots(contiguous_ranges(np.array(recorded)), True, contiguous_ranges(occupied))
+    if len(occupied) == 0 or np.any(np.asarray(dbs) != 0):
+        return None
+    longest = _longest_chance_gap(len(occupied))
+    gaps = np.diff(occupied) - 1
+    if max(occupied[0], N_SLOTS - 1 - occupied[-1], gaps.max(initial=0)) < longest:
+        return None
+    breaks = np.flatnonzero(gaps >= longest)
+    firsts = np.concatenate(([occupied[0]], occupied[breaks + 1]))
+    lasts = np.concatenate((occupied[breaks], [occupied[-1]]))
+    key_ranges = tuple((int(a), int(b)) for a, b in zip(firsts, lasts))
+    if len(key_ranges) == 1:
+        (first, last), = key_ranges
+        for masters in range(_MAX_MASTERS, 1, -1):
+            for master, (a, b) in enumerate(slot_ranges(masters)):
+                if a <= first and last <= b and first - a < longest and b - last < longest:
+                    return NodeSlots(((a, b),), False, key_ranges, masters, master)
+    return NodeSlots(key_ranges, False, key_ranges)
+
+
+def _longest_chance_gap(n_occupied):
+    """The shortest run of empty slots that keys in ``n_occupied`` uniformly spread slots leave
+    with a chance below :data:`_CHANCE` (a union bound over the run's 16384 starting slots)."""
+    return math.ceil(N_SLOTS * (1 - (_CHANCE / N_SLOTS) ** (1 / n_occupied)))
+
+
+def contiguous_ranges(slots):
+    """``[(first, last)]`` of sorted, distinct slots."""
+    breaks = np.flatnonzero(np.diff(slots) != 1)
+    firsts = np.concatenate(([slots[0]], slots[breaks + 1])) if len(slots) else []
+    lasts = np.concatenate((slots[breaks], [slots[-1]])) if len(slots) else []
+    return tuple((int(a), int(b)) for a, b in zip(firsts, lasts))
+
+
+def ranges_text(ranges, limit=8):
+    """``"0-5460, 7000"`` (the first ``limit`` ranges)."""
+    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in ranges]
+    return ", ".join(parts[:limit]) + (f", … ({len(parts)} ranges)" if len(parts) > limit else "")
+
+
 class NodeImbalance(Rule):
     """Keys or memory that would pile up on one master of a cluster.
 
     ## What it does
-    Computes every key's hash slot (CRC16 of the key or of its hash tag),
-    splits the 16384 slots over `masters` (3) masters as
+    Off until `masters` is set (`--masters N`, or the option in the config):
+    then it computes every key's hash slot (CRC16 of the key or of its hash
+    tag), splits the 16384 slots over `masters` masters as
     `redis-cli --cluster create` does, and flags the dump when the heaviest
     master would hold more than `max_ratio` (1.2) times the mean, by key count
     or by memory. The finding names the heaviest slot and the patterns that
     hold more than their share on that master. Dumps of fewer than `min_keys`
-    keys, and dumps of a cluster node (which hold only its slots), are not
-    checked.
+    keys are not checked, nor dumps of a cluster node (CLU004), which hold
+    only that node's slots. A dump with keys in several dbs is simulated as
+    if they all moved to db 0, the only one cluster mode has.
 
     ## Why is this bad?
-    Seed 004 (§30.5.2): "Cluster data skew: a 10 MB key on one node causes
+    The Key Design chapter (§30.5.2): "Cluster data skew: a 10 MB key on one node causes
     that node's memory, CPU, and network utilization to far exceed its
     neighbors, breaking load balance"; §30.1: a key's "slot determines which
-    cluster node owns it". Seed 002 (hashtag): avoid "large amounts of data
+    cluster node owns it". Baidu Cloud's guidelines (hashtag): avoid "large amounts of data
     falling into the same shard, causing imbalance between nodes". The
     heaviest master sets the memory every master needs, and it hits
     maxmemory first.
@@ -74,7 +157,8 @@ class NodeImbalance(Rule):
     ranges by memory rather than by count when resharding.
 
     ## Options
-    - `masters` (default 3): how many masters share the slots.
+    - `masters` (default 0: off): how many masters share the slots; 2 or more
+      turns the check on.
     - `max_ratio` (default 1.2): report when the heaviest master holds more
       than this many times the mean.
     - `min_keys` (default 1000): dumps with fewer keys are not checked.
@@ -89,17 +173,19 @@ class NodeImbalance(Rule):
 
     @dataclass(frozen=True)
     class Options:
-        masters: int = option(3, "how many masters share the 16384 slots")
+        masters: int = option(0, "how many masters share the 16384 slots; 0 leaves the check off")
         max_ratio: float = option(1.2, "report when the heaviest master holds this many times the mean")
         min_keys: int = option(1000, "dumps with fewer keys are not checked")
 
         def __post_init__(self):
-            if self.masters < 1 or self.max_ratio < 1 or self.min_keys < 0:
-                raise ValueError("masters must be >= 1, max_ratio >= 1 and min_keys >= 0")
+            if self.masters < 0 or self.masters == 1:
+                raise ValueError("masters must be 0 (off) or at least 2")
+            if self.max_ratio < 1 or self.min_keys < 0:
+                raise ValueError("max_ratio must be >= 1 and min_keys >= 0")
 
     def check(self, ctx, options):
         masters = options.masters
-        if masters < 2 or ctx.n_keys < options.min_keys or recorded_slots(ctx.info):
+        if not masters or ctx.n_keys < options.min_keys or ctx.node_slots is not None:
             return
         ranges = slot_ranges(masters)
         nodes = node_of_slot(masters)

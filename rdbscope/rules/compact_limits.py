@@ -25,7 +25,7 @@ class JustOverCompactLimit(Rule):
     `*-max-listpack-entries`, with every element within
     `*-max-listpack-value`; or, for sets and sorted sets, within the entry
     limit but with their longest member at most 25% over the value limit.
-    The limits are the defaults (seed 002's table), raised to what the dump
+    The limits are the defaults (Baidu Cloud's guidelines' table), raised to what the dump
     shows: a listpack with more entries proves the server allows it. The
     finding estimates the memory a listpack would take instead, with the
     dump's memory model (same server layout and allocator), from the
@@ -33,7 +33,7 @@ class JustOverCompactLimit(Rule):
     sets (Redis 7.2+, Valkey).
 
     ## Why is this bad?
-    Seed 002 (Value 如何设计): under the default configuration, keeping the
+    Baidu Cloud's guidelines (Value 如何设计): under the default configuration, keeping the
     member count and member size of a Hash, List, Set or Zset under the limits
     (Hash, Set, List: 512 members of 64 B; Zset: 128 of 64 B) lets Redis use a
     compact encoding and "reduce the overhead of Redis's own data structures".

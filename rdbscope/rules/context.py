@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 from ..keyspace.grouping import bincount, example_positions
 from . import keybytes
 from .base import PatternHit
+from .cluster import node_slots
 from .hashtags import HashTags
 from ..patterns.text import PLACEHOLDER
 
@@ -212,6 +213,11 @@ class RuleContext:
     def slot_memory(self):
         """Memory per hash slot (16384 float64)."""
         return self.columns.slot_memory
+
+    @functools.cached_property
+    def node_slots(self):
+        """The :class:`~rdbscope.rules.cluster.NodeSlots` of the node the dump came from, or None."""
+        return node_slots(self.info, self.slot_keys, self.columns.db)
 
     @functools.cached_property
     def hash_tags(self):

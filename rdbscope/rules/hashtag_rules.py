@@ -19,9 +19,9 @@ class HashTagHotspot(Rule):
     checked.
 
     ## Why is this bad?
-    Seed 002 (hashtag): "take care that hash tags do not make large amounts
+    Baidu Cloud's guidelines (hashtag): "take care that hash tags do not make large amounts
     of data fall into the same shard" (要注意使用 hashtag 避免大量数据落入同一个
-    数据分片), which leaves the nodes unbalanced. Seed 004 (§30.2.3): keys with
+    数据分片), which leaves the nodes unbalanced. The Key Design chapter (§30.2.3): keys with
     one tag "land on the same slot"; a slot lives on one master and cannot be
     split, so no resharding can spread what one tag holds.
 
@@ -99,8 +99,8 @@ class NeedlessHashTag(Rule):
     dump: the tags group nothing.
 
     ## Why is this bad?
-    Seed 002 (hashtag): "where a hash tag is not needed, do not use '{}'"
-    (不需要使用 hashtag 的场景，禁止使用"{}"). Seed 004 (§30.2.3): the point of a tag
+    Baidu Cloud's guidelines (hashtag): "where a hash tag is not needed, do not use '{}'"
+    (不需要使用 hashtag 的场景，禁止使用"{}"). The Key Design chapter (§30.2.3): the point of a tag
     is that several keys "land on the same slot" so they can be used in one
     pipeline or MULTI/EXEC. A tag that co-locates nothing only ties the key's
     slot to part of its name, so keys named alike (`{user42}` as a tag in

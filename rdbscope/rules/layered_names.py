@@ -1,9 +1,10 @@
-"""Seed 001's house style, opt-in (preset seed-001): no abbreviations, a fixed layout (NAM013, NAM014)."""
+"""The layered naming spec's house style, opt-in (preset layered-names): no abbreviations, a fixed layout
+(NAM013, NAM014)."""
 
 import re
 from dataclasses import dataclass
 
-from ..findings import Severity
+from ..findings import Severity, count
 from .base import Rule, option
 from ..patterns.text import delimiter, has_placeholder, literal_text, segments
 
@@ -22,7 +23,7 @@ def looks_abbreviated(word):
 
 
 class AbbreviatedWord(Rule):
-    """Key names with abbreviated words (opt-in: preset seed-001).
+    """Key names with abbreviated words (opt-in: preset layered-names).
 
     ## What it does
     Flags patterns whose literal words look abbreviated: words of at most
@@ -30,14 +31,14 @@ class AbbreviatedWord(Rule):
     `usr`, `prf`, `msg`, `cfg`, `acct`, `u`, `p`, unless listed in `allowed`
     (`id`, `uid`, `ts`, `ip`, `sku`, `app`, …). Letters glued to digits
     (`abc123`, `v2`) are identifiers and not read. A heuristic: it knows no
-    dictionary. Opt-in: select it by code or with the `seed-001` preset.
+    dictionary. Opt-in: select it by code or with the `layered-names` preset.
 
     ## Why is this bad?
-    Seed 001 (§5.2): "Avoid abbreviation: abbreviation may make key names
+    The layered naming spec (§5.2): "Avoid abbreviation: abbreviation may make key names
     difficult to understand", `usr:prf:id:12345` not `user:profile:id:12345`.
-    Seed 004 (§30.2.2) calls `u:1:p` "too short, unreadable". It is opt-in
-    because seed 002 recommends the opposite: "use English abbreviations for
-    common words" (常见单词尽可能使用英文简写) to keep keys short, and seed 000
+    The Key Design chapter (§30.2.2) calls `u:1:p` "too short, unreadable". It is opt-in
+    because Baidu Cloud's guidelines recommend the opposite: "use English abbreviations for
+    common words" (常见单词尽可能使用英文简写) to keep keys short, and OneUptime's guide
     suggests documented abbreviations for high-volume keys.
 
     ## Example
@@ -91,7 +92,7 @@ def layout_problem(pattern, min_segments):
         return "its levels are not separated by ':'"
     parts = segments(pattern)
     if len(parts) < min_segments:
-        return f"it has {len(parts)} levels, fewer than {min_segments}"
+        return f"it has {count(len(parts), 'level')}, fewer than {min_segments}"
     for name, part in (("module", parts[0]), ("submodule", parts[1])):
         if not _WORD.fullmatch(part):
             return f"its {name} {part!r} is not a lowercase word"
@@ -104,20 +105,20 @@ def layout_problem(pattern, min_segments):
 
 
 class LayoutMismatch(Rule):
-    """Keys not laid out as module:submodule:description:identifier (opt-in: preset seed-001).
+    """Keys not laid out as module:submodule:description:identifier (opt-in: preset layered-names).
 
     ## What it does
-    Flags patterns that do not follow seed 001's layout
+    Flags patterns that do not follow the layered naming spec's layout
     `<module>:<submodule>:<description>:<identifier>`: at least `min_segments`
     (4) levels separated by `:`, the first two lowercase words (`user`,
     `profile`), and a last segment holding the identifier (a placeholder such
     as `{id}`, or digits) named by the segment before it (`id`, `order_id`).
     Type and time segments in between are allowed
     (`chat:messages:list:room_id:{id}`, `session:token:uid:{*}:ts:{ts}`).
-    Opt-in: select it by code or with the `seed-001` preset.
+    Opt-in: select it by code or with the `layered-names` preset.
 
     ## Why is this bad?
-    Seed 001 (§1): "Use the layered format of module: submodule: business
+    The layered naming spec (§1): "Use the layered format of module: submodule: business
     description: identification to clarify the source and purpose of the
     data", refined "from the overall situation to the specific", with an
     identifier that "ensures that the key name is unique globally" and whose

@@ -23,7 +23,7 @@ class KeyOverMaxLength(Rule):
     Flags patterns with keys longer than `max_bytes` (128) bytes.
 
     ## Why is this bad?
-    Seed 001 (FAQ): "Avoid more than 128 characters." Seed 002 (大小): keep keys
+    The layered naming spec (FAQ): "Avoid more than 128 characters." Baidu Cloud's guidelines (大小): keep keys
     within 30 bytes and "as far as possible not over 128 bytes" (尽可能不超过
     128 字节). Every byte of a key is stored in memory, copied into every reply
     that names it and into replication and AOF traffic, and hashed and compared
@@ -62,18 +62,18 @@ class KeyOverMaxLength(Rule):
 
 
 class KeyOverRecommendedLength(Rule):
-    """Keys longer than the recommended 30 bytes (opt-in: preset seed-002).
+    """Keys longer than the recommended 30 bytes (opt-in: preset short-keys).
 
     ## What it does
     Flags patterns with keys longer than `recommended_bytes` (30) bytes and
     says how many bytes of key names lie beyond that length. Opt-in: select
-    it by code or with the `seed-002` preset.
+    it by code or with the `short-keys` preset.
 
     ## Why is this bad?
-    Seed 002 (大小): "keep it within 30 bytes" (建议控制在 30 个字节内), and
-    within 20 bytes where MGET fetches more than 100 keys. Seed 004 (§30.2.2):
+    Baidu Cloud's guidelines (大小): "keep it within 30 bytes" (建议控制在 30 个字节内), and
+    within 20 bytes where MGET fetches more than 100 keys. The Key Design chapter (§30.2.2):
     the key string is paid for in every key's memory. It is opt-in because the
-    seeds disagree: seed 001's own recommended names
+    guides disagree: the layered naming spec's own recommended names
     (`session:token:uid:abc123:ts:1692806400`, 38 bytes) are longer, and it
     forbids the abbreviations that short keys need.
 

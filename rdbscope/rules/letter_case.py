@@ -30,7 +30,7 @@ class UppercaseWord(Rule):
     are NAM002's.
 
     ## Why is this bad?
-    Seed 001 (§2.1): "Redis key names must use lowercase letters to avoid case
+    The layered naming spec (§2.1): "Redis key names must use lowercase letters to avoid case
     confusion"; lowercase "is consistent with Redis community practices". Keys
     are case-sensitive: `User:42` and `user:42` are two keys, and
     `SCAN MATCH user:*` misses the first.
@@ -84,7 +84,7 @@ class CamelCaseWord(Rule):
     read: their values are data.
 
     ## Why is this bad?
-    Seed 001 (§2.3, §5.2): "Use underscore (`_`) to separate compound words,
+    The layered naming spec (§2.3, §5.2): "Use underscore (`_`) to separate compound words,
     not camel name (`camelCase`)"; "lowercase and underscore-separated styles
     are more suitable for Redis key names". Mixed case is also case-sensitive
     (`hotSearch` and `hotsearch` are two keys), and camelCase words tend to

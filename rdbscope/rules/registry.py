@@ -48,11 +48,16 @@ FAMILIES = {
     "ENC": "encoding: memory a different layout would save",
 }
 
-#: Opt-in conventions that the seed documents disagree on, by preset name.
+#: Opt-in conventions the guides (see guides.py) disagree on, by preset name.
 PRESETS = {
-    "seed-001": ("NAM013", "NAM014"),  # no abbreviations; <module>:<submodule>:<description>:<identifier>
-    "seed-002": ("NAM007",),  # keys within 30 bytes
+    # The layered naming spec: no abbreviations; <module>:<submodule>:<description>:<identifier>.
+    "layered-names": ("NAM013", "NAM014"),
+    # Baidu Cloud's guidelines: keys within 30 bytes.
+    "short-keys": ("NAM007",),
 }
+
+#: Former preset names, still accepted because users' configs and scripts name them: the preset each became.
+DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
 BY_CODE = {rule.code: rule for rule in RULES}
 BY_NAME = {rule.name: rule for rule in RULES}

@@ -7,25 +7,42 @@ their full code, e.g. through a preset. Options come from per-rule tables,
 by code or by name::
 
     [tool.rdbscope]
-    extend_select = ["NAM013", "NAM014"]     # the seed-001 preset
+    extend_select = ["NAM013", "NAM014"]     # the layered-names preset
 
     [tool.rdbscope.rules.NAM006]             # or [tool.rdbscope.rules.key-over-max-length]
     max_bytes = 256
 """
 
+import dataclasses
+import types
 from dataclasses import dataclass
 
 from ..config import Config, options_from_table
 from ..errors import ConfigError
-from .registry import BY_CODE, BY_NAME, PRESETS, RULES
+from .registry import BY_CODE, BY_NAME, DEPRECATED_PRESETS, PRESETS, RULES
 
 
 def preset_codes(name):
-    """The codes a preset turns on; ValueError for an unknown preset."""
+    """The codes a preset turns on (a former name works too, see :func:`preset_name`); ValueError for an
+    unknown preset."""
     try:
-        return PRESETS[name]
+        return PRESETS[preset_name(name)]
     except KeyError:
         raise ValueError(f"unknown preset {name!r} (presets: {', '.join(PRESETS)})") from None
+
+
+def preset_name(name):
+    """The current name of a preset: ``"seed-001"`` (deprecated) -> ``"layered-names"``; others unchanged."""
+    return DEPRECATED_PRESETS.get(name, name)
+
+
+def with_rule_options(config, code, **options):
+    """``config`` with ``options`` set for rule ``code``, over its table (named by code or by name)."""
+    rule = BY_CODE[code]
+    rules = dict(config.rules)
+    key = next((k for k in rules if k.upper() == code or k == rule.name), code)
+    rules[key] = {**rules.get(key, {}), **options}
+    return dataclasses.replace(config, rules=types.MappingProxyType(rules))
 
 
 @dataclass(frozen=True)

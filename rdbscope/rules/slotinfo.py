@@ -1,44 +1,47 @@
-"""The slots a cluster node's dump records about itself (CLU004, CLU005)."""
+"""Which slots a cluster node's dump holds (CLU004), and keys outside its record (CLU005)."""
 
 import numpy as np
 
 from ..findings import Severity
 from ..rdb.cluster import N_SLOTS
-from .base import Rule
-from .cluster import recorded_slots
+from .base import Rule, count
+from .cluster import contiguous_ranges, ranges_text, recorded_slots
 
 
 def slot_ranges_text(slots, limit=8):
-    """``"0-5460, 7000"``: sorted slots as ranges (the first ``limit`` ranges)."""
-    slots = np.unique(np.asarray(slots, np.int64))
-    if len(slots) == 0:
-        return ""
-    breaks = np.flatnonzero(np.diff(slots) != 1)
-    starts = np.concatenate(([slots[0]], slots[breaks + 1]))
-    ends = np.concatenate((slots[breaks], [slots[-1]]))
-    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(starts, ends)]
-    return ", ".join(parts[:limit]) + (f", … ({len(parts)} ranges)" if len(parts) > limit else "")
+    """``"0-5460, 7000"``: slots (any order, repeats allowed) as ranges (the first ``limit`` ranges)."""
+    return ranges_text(contiguous_ranges(np.unique(np.asarray(slots, np.int64))), limit)
+
+
+def _ordinal(n):
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 class ClusterNodeSlots(Rule):
-    """The dump is from a cluster node and records the slots it held.
+    """The dump is from a cluster node, and these are its slots.
 
     ## What it does
-    Reports the slots the dump records about itself: the SLOT_INFO opcodes
-    Redis 7.4+ writes for each slot of a cluster node (slot, keys, keys with
-    an expiry), or Valkey's `slot-info` AUX field. It says how many slots and
-    which ranges, how many keys they held, and the busiest slot. Keys that do
-    not agree with the record are CLU005's.
+    Names the slots of a cluster node's dump. Where the dump records them,
+    from the record: the SLOT_INFO opcodes Redis 7.4+ writes for each slot of
+    a cluster node (slot, keys, keys with an expiry), or Valkey's `slot-info`
+    AUX field; it says how many slots and which ranges, how many keys they
+    held, and the busiest slot. Where it does not (Redis up to 7.2), from the
+    keys: all in db 0 and hashing only to some slots, leaving empty runs of
+    slots far longer than keys spread over all 16384 slots would leave (a
+    chance below one in a million); the range is named as `redis-cli
+    --cluster create` assigned it when the keys fit one. Keys that do not
+    agree with a record are CLU005's.
 
     ## Why is this bad?
-    It is not bad; it is what the dump says about where it came from. Seed 004
+    It is not bad; it is what the dump says about where it came from. The Key Design chapter
     (§30.1): a key's "slot determines which cluster node owns it". A node's
     dump holds only that node's share of the data, so cluster-wide checks
     (CLU001) do not apply to it, and the slot list tells which shard a backup
     belongs to.
 
     ## Example
-    A dump saved by a master of a Redis 7.4 cluster owning slots 0-5460.
+    A dump saved by the first of three masters of a Redis cluster, owning
+    slots 0-5460: "Cluster node dump: slots 0-5460; …".
 
     ## Use instead
     Nothing to change. Analyse the dumps of all masters to see the whole
@@ -51,23 +54,34 @@ class ClusterNodeSlots(Rule):
     code = "CLU004"
     name = "cluster-node-slots"
     severity = Severity.INFO
-    message = ("The dump is from a cluster node: it records {n_slots} slots ({ranges}) holding "
-               "{recorded_keys} keys; the busiest holds {busiest_keys}")
+    message = "Cluster node dump: slots {ranges}; {evidence}"
+    prefetch = ("slots",)
 
     def check(self, ctx, options):
-        recorded = recorded_slots(ctx.info)
-        if not recorded:
+        node = ctx.node_slots
+        if node is None:
             return
-        slots = np.array([s for s, _k, _e in recorded], np.int64)
-        keys = np.array([k for _s, k, _e in recorded], np.int64)
-        expires = np.array([e for _s, _k, e in recorded], np.int64)
-        busiest = int(np.argmax(keys))
-        yield self.dump_finding(
-            ctx, n_keys=ctx.n_keys, memory_bytes=int(ctx.memory.sum(dtype=np.uint64)),
-            n_slots=len(np.unique(slots)), ranges=slot_ranges_text(slots), recorded_keys=int(keys.sum()),
-            recorded_expires=int(expires.sum()),
-            busiest_slot={"slot": int(slots[busiest]), "keys": int(keys[busiest])},
-            say={"busiest_keys": f"{int(keys[busiest]):,} keys (slot {int(slots[busiest])})"})
+        fields = {"ranges": ranges_text(node.ranges), "n_slots": sum(b - a + 1 for a, b in node.ranges),
+                  "recorded": node.recorded, "key_ranges": ranges_text(node.key_ranges)}
+        if node.recorded:
+            recorded = recorded_slots(ctx.info)
+            keys = np.array([k for _s, k, _e in recorded], np.int64)
+            busiest = int(np.argmax(keys))
+            slot, n = recorded[busiest][0], int(keys[busiest])
+            fields.update(recorded_keys=int(keys.sum()), recorded_expires=int(sum(e for _s, _k, e in recorded)),
+                          busiest_slot={"slot": slot, "keys": n})
+            evidence = (f"the dump records {count(fields['n_slots'], 'slot')} holding "
+                        f"{count(fields['recorded_keys'], 'key')}; the busiest holds {count(n, 'key')} (slot {slot})")
+        else:
+            fields.update(masters=node.masters, master=node.master)
+            evidence = (f"{'all ' if ctx.n_keys > 1 else ''}{count(ctx.n_keys, 'key')} hash only to slots "
+                        f"{fields['key_ranges']}")
+            if node.masters:
+                evidence += (f", within the range `redis-cli --cluster create` gives the "
+                             f"{_ordinal(node.master + 1)} of {node.masters} masters")
+            evidence += " (the dump records no slots)"
+        yield self.dump_finding(ctx, n_keys=ctx.n_keys, memory_bytes=int(ctx.memory.sum(dtype=np.uint64)),
+                                say={"evidence": evidence}, **fields)
 
 
 class SlotInfoMismatch(Rule):
@@ -80,7 +94,7 @@ class SlotInfoMismatch(Rule):
     cause a finding: only keys beyond the record are reported.
 
     ## Why is this bad?
-    Seed 004 (§30.1): a key's "slot determines which cluster node owns it". A
+    The Key Design chapter (§30.1): a key's "slot determines which cluster node owns it". A
     cluster node refuses commands for keys outside its slots, so keys the node
     does not own are unreachable in cluster mode: data restored from a
     non-cluster backup, left behind by an interrupted migration, or a dump

@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from ..findings import Severity, format_memory
+from ..findings import Severity, count, format_memory
 from .base import PatternHit, Rule, option
 from ..patterns.text import HIERARCHY_DELIMITERS, delimiter, has_hierarchy, is_placeholder, segments
 
@@ -18,12 +18,12 @@ class FlatKey(Rule):
     make a namespace.
 
     ## Why is this bad?
-    Seed 000 (anti-pattern 4, "Flat Key Structure"): `john_email`,
+    OneUptime's guide (anti-pattern 4, "Flat Key Structure"): `john_email`,
     `john_orders`, `product_SKU123_name` are "BAD: No organization"; the fix is
     a "hierarchical structure" such as `user:john` and `user:john:orders`.
     Without a namespace nothing says which application or entity owns a key,
     `SCAN MATCH` cannot select a family of keys, and memory cannot be
-    attributed per feature. (Seed 000 also lists `user_1000_profile` as a
+    attributed per feature. (OneUptime's guide also lists `user_1000_profile` as a
     less common delimiter style; to lint that style as namespaced, add `_` to
     `namespace_delimiters`.)
 
@@ -59,7 +59,7 @@ class FlatKey(Rule):
                 yield self.finding(ctx, ctx.pattern_hit(g))
 
 
-#: Seed 000's generic names (data, temp, config) and their usual companions.
+#: The generic names in OneUptime's guide (data, temp, config) and their usual companions.
 GENERIC_WORDS = ("data", "temp", "tmp", "config", "test", "foo", "bar", "baz", "qux", "key", "value",
                  "cache", "stuff", "misc", "example", "sample", "mykey")
 
@@ -73,7 +73,7 @@ class GenericKeyName(Rule):
     by a number (`test1`, `tmp_2`).
 
     ## Why is this bad?
-    Seed 000 (anti-pattern 5, "Overly Generic Keys"): `data`, `temp` and
+    OneUptime's guide (anti-pattern 5, "Overly Generic Keys"): `data`, `temp` and
     `config` are "BAD: Ambiguous keys"; use "specific, namespaced keys". Two
     services (or two tests) that both write `config` overwrite each other, and
     nobody can tell what `data` holds or whether it may be deleted.
@@ -126,10 +126,10 @@ class MixedDelimiters(Rule):
     `#`, `.`, `_`, `-`), so `order:{id}:order_id` is a `:` key.
 
     ## Why is this bad?
-    Seed 003 ("Key delimiters and naming conventions"): any delimiter will do,
+    Mastering Redis ("Key delimiters and naming conventions"): any delimiter will do,
     and even mixing them, "as long as the delimiter use is consistent and
     properly documented. The goal ... should be intelligibility and
-    consistency". Seed 000 lists colon, dot and underscore as alternative
+    consistency". OneUptime's guide lists colon, dot and underscore as alternative
     styles. Within one namespace two styles mean two writers that disagree:
     `SCAN MATCH user:*` misses `user.42.settings`, and code that parses keys
     breaks on half of them.
@@ -176,7 +176,7 @@ class MixedDelimiters(Rule):
             hit = PatternHit(group=-1, db=db, pattern=namespace, n_keys=sum(counts.values()),
                              memory_bytes=sum(memory.values()), n_pattern_keys=sum(counts.values()),
                              examples=tuple(examples[:ctx.n_examples]))
-            said = ", ".join(f"'{d}' ({counts[d]:,} keys, {format_memory(memory[d], ctx.memory_basis)})"
+            said = ", ".join(f"'{d}' ({count(counts[d], 'key')}, {format_memory(memory[d], ctx.memory_basis)})"
                              for d in order)
             details = [{"delimiter": d, "n_keys": counts[d], "memory_bytes": memory[d],
                         "patterns": [ctx.groups.pattern[g] for g in styles[d]][:10]} for d in order]
@@ -192,10 +192,10 @@ class DeepHierarchy(Rule):
     with `_` or `-` are one level, as for NAM008).
 
     ## Why is this bad?
-    Seed 001 (§5.2): "avoid excessively long key names: the longer the key
+    The layered naming spec (§5.2): "avoid excessively long key names: the longer the key
     names, the more memory usage", with
     `user:profile:personal:information:unique:identifier:12345` as the example
-    not to follow and `user:profile:id:12345` as the one to follow. Seed 000
+    not to follow and `user:profile:id:12345` as the one to follow. OneUptime's guide
     asks for names that are "reasonably short: balance clarity with memory
     efficiency". Deep paths repeat words that a hash field or a shorter
     namespace would say once.

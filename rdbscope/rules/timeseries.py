@@ -30,11 +30,11 @@ class TimeSeriesZset(Rule):
     computed with the dump's memory model.
 
     ## Why is this bad?
-    Seed 004 (§30.5.4): for a List/ZSet "with too many elements", use
+    The Key Design chapter (§30.5.4): for a List/ZSet "with too many elements", use
     "time-based sharding: split history ZSet by month" (`user:{id}:events:
-    {month}`, with an expiry). Seed 002 (消息队列或任务记录): split records by
+    {month}`, with an expiry). Baidu Cloud's guidelines (消息队列或任务记录): split records by
     period, `uid:task:202209` rather than `uid:task:all`, and set expiries so a
-    key does not pile up history. Seed 000 stores time series in sorted sets
+    key does not pile up history. OneUptime's guide stores time series in sorted sets
     (`timeseries:cpu:{server_id}`); kept in one key forever, each member costs
     a skiplist node and a dict entry (about 100 bytes on top of its data),
     range deletions block, and nothing expires.

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..findings import Severity, format_memory, format_share
+from ..findings import Severity, count, format_memory, format_share
 from .base import Rule, option
 from .compact import LISTPACK_HEADER_BYTES, compact_memory, memory_model
 from ..patterns.text import PLACEHOLDER
@@ -31,11 +31,11 @@ class TinyStrings(Rule):
     whose fields are the rest of each key. Needs memory estimates.
 
     ## Why is this bad?
-    Seed 004 (§30.2.2): every key costs "~90-200 bytes per key" of overhead
+    The Key Design chapter (§30.2.2): every key costs "~90-200 bytes per key" of overhead
     (its dict entry, object header, key string) before its value; a 5-byte
-    counter pays it in full. Seed 002 (Value 如何设计): small members in a hash
+    counter pays it in full. Baidu Cloud's guidelines (Value 如何设计): small members in a hash
     use the compact encoding and cut "the overhead of Redis's own data
-    structures". Seed 000 (anti-pattern 4) turns `john_email` and similar
+    structures". OneUptime's guide (anti-pattern 4) turns `john_email` and similar
     strings into one hash `user:john` with an `email` field.
 
     ## Example
@@ -64,7 +64,7 @@ class TinyStrings(Rule):
     name = "tiny-strings"
     severity = Severity.INFO
     message = ("Small strings of {pattern} would take about {saving} less ({share}) as fields of "
-               "{n_hashes:,} hashes of {fields_per_hash} fields ({keys}, {memory})")
+               "{hashes} of {fields_per_hash} fields ({keys}, {memory})")
 
     @dataclass(frozen=True)
     class Options:
@@ -107,6 +107,7 @@ class TinyStrings(Rule):
             yield self.finding(ctx, ctx.pattern_hit(g), n_hashes=n_hashes,
                                fields_per_hash=options.fields_per_hash, est_saving_bytes=saving,
                                say={"saving": format_memory(saving, ctx.memory_basis),
+                                    "hashes": count(n_hashes, "hash", "hashes"),
                                     "share": format_share(saving / now)})
 
 

@@ -14,7 +14,7 @@ from ..patterns.text import PLACEHOLDER
 URL = r"[A-Za-z][A-Za-z0-9+.\-]*://"
 PATH = r"(^|[:|#])(\.\.?/|~/|/[^/])|\.\./|(^|[:|#])[A-Za-z]:\\"
 EMAIL = r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}"
-# "email:john@example.com": an index keyed by address, as seed 000 builds one.
+# "email:john@example.com": an index keyed by address, as OneUptime's guide builds one.
 LABELLED_EMAIL = r"(?i)(^|[^a-z0-9])e-?mails?[:|#/]" + EMAIL
 
 KINDS = ("URLs", "file paths", "e-mail addresses")
@@ -31,11 +31,11 @@ class UserInputInKey(Rule):
     index by address and is allowed unless `allow_labelled_email` is false.
 
     ## Why is this bad?
-    Seed 000 (anti-pattern 2, "Unpredictable Key Names"): "BAD: User input
+    OneUptime's guide (anti-pattern 2, "Unpredictable Key Names"): "BAD: User input
     directly in key name", where the user name "could be `../../etc/passwd`";
     validate and sanitize, or better "use numeric IDs". Its section on long
     identifiers calls `cache:https://api.example.com/v1/users?page=1&…` bad and
-    hashes the URL instead. Seed 003: "never pass public URL requests directly
+    hashes the URL instead. Mastering Redis: "never pass public URL requests directly
     to Redis without some preprocessing". Such keys have unbounded length and
     any character, collide on case and encoding variants, and put personal
     data (addresses) into every log and monitoring tool that shows keys.

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 import rdbscope
 from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 from rdbscope.cli import app
+from rdbscope.findings import format_bytes
 from rdbscope.report.parquet import read_dump_metadata
 
 runner = CliRunner()
@@ -101,7 +102,7 @@ def test_info_reports_the_memory_estimate_beside_used_mem():
     assert memory["used_mem_bytes"] == int(rdbscope.load(libc_dump).info.aux["used-mem"])
     assert memory["model"].startswith("valkey-8 layout") and "libc" in memory["model"]
     text = runner.invoke(app, ["info", str(libc_dump), "--allocator", "libc"]).stdout
-    assert f"estimated memory: {memory['total_bytes']} bytes" in text
+    assert f"estimated memory: {format_bytes(memory['total_bytes'])} (" in text
 
 
 def test_scan_takes_the_servers_allocator(tmp_path):

@@ -58,6 +58,23 @@ def test_big_memory_uses_estimates_when_there_are_some():
     assert "of memory" in found[0].message
 
 
+def test_a_key_over_two_thresholds_is_one_finding():
+    rows = [key("cart:1", "hash", n_elements=6000, rdb_bytes=2 * MB), key("cart:2", "hash", n_elements=7000),
+            key("cart:3", "hash", n_elements=10, rdb_bytes=3 * MB)]
+    found = sorted(findings(rows)[1], key=lambda f: f.code)
+    assert [(f.code, f.examples) for f in found] == [("BIG002", ("cart:2", "cart:1")), ("BIG004", ("cart:3",))]
+    collection = found[0]
+    assert collection.n_keys == 2 and collection.est_memory_bytes == 2 * MB + 100
+    assert "2 hash keys of cart:{id} with more than 5,000 elements, 1 of them over 1.0 MB of memory" \
+        in collection.message
+    assert collection.details_dict["thresholds_passed"] == [
+        {"measure": "n_elements", "threshold": 5000, "n_keys": 2},
+        {"measure": "memory_bytes", "threshold": MB, "n_keys": 1}]
+    (alone,) = findings([rows[0]])[1]
+    assert alone.code == "BIG002" and "with more than 5,000 elements and over 1.0 MB of memory" in alone.message
+    assert found[1].details_dict["thresholds_passed"] == [{"measure": "memory_bytes", "threshold": MB, "n_keys": 1}]
+
+
 def test_memory_concentrated_in_a_few_keys():
     rows = [key(f"tenant:{i}", rdb_bytes=1000) for i in range(30)]
     rows += [key(f"tenant:{100 + i}", rdb_bytes=MB) for i in range(3)]

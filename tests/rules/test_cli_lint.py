@@ -30,13 +30,13 @@ def test_text_groups_findings_by_rule(expected):
     assert result.exit_code == 1  # warnings reach the default --fail-on warning
     lines = result.stdout.splitlines()
     headers = [line for line in lines if line and not line.startswith(" ")]
-    assert headers[0].startswith("CLU001 node-imbalance [warning] 1 finding, 682 keys")
+    assert headers[0].startswith("CLU003 needless-hash-tag [warning] 2 findings, 3 keys")
     assert "NAM003 special-character [warning] 4 findings, 4 keys, 200 B" in headers
     assert headers[-1].startswith("NAM005 non-ascii-key [info] 1 finding, 1 key, ")
     assert len(headers) == len({f.code for f in expected})
     # Keys are printed with their control characters escaped.
     assert "      e.g. key\\twith\\ttabs" in lines and "\t" not in result.stdout
-    assert "24 findings (17 warnings, 7 info) in 2,092 keys; 20 rules (CLU, ENC, NAM)" in result.stderr
+    assert "23 findings (16 warnings, 7 info) in 2,092 keys; 20 rules (CLU, ENC, NAM)" in result.stderr
 
 
 @pytest.mark.parametrize("fail_on, code", [("info", 1), ("warning", 1), ("error", 0), ("never", 0)])
@@ -50,7 +50,7 @@ def test_json(expected):
     assert document["n_keys"] == 2092 and document["memory_basis"] == "est_memory_bytes"
     assert [f["code"] for f in document["findings"]] == [f.code for f in expected]
     first = document["findings"][0]
-    assert first["details"]["masters"] == 3 and first["pattern"] is None
+    assert first["code"] == "CLU003" and first["pattern"] == "feed:{user42}:timeline"
     assert document["passes"] == [] and len(document["rules"]) == 20
 
 
@@ -82,8 +82,8 @@ def test_select_ignore_preset_and_masters():
 
     assert codes("--select", "NAM003") == {"NAM003"}
     assert codes("--select", "nam00", "--ignore", "NAM003,NAM004") == {"NAM001", "NAM005", "NAM008"}
-    assert {"NAM013", "NAM014"} <= codes("--preset", "seed-001")
-    assert "NAM007" in codes("--select", "NAM", "--preset", "seed-002")
+    assert {"NAM013", "NAM014"} <= codes("--preset", "layered-names")
+    assert "NAM007" in codes("--select", "NAM", "--preset", "short-keys")
     assert {"TTL001", "TTL002"} <= codes("--extend-select", "TTL")
     assert codes("--select", "CLU001", "--masters", "2") == set()  # two halves balance within 1.2x
     [six] = json.loads(run("lint", DUMP, "--format", "json", "--select", "CLU001", "--masters", "6").stdout)["findings"]
@@ -134,7 +134,7 @@ def test_rule_prints_the_docs():
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Options"):
         assert section in text
     assert run("rule", "special-character").stdout == text
-    assert "opt-in: select NAM013 or use the preset seed-001" in run("rule", "nam013").stdout
+    assert "opt-in: select NAM013 or use the preset layered-names" in run("rule", "nam013").stdout
     assert run("rule", "BIG001").stdout.startswith("# big-string (BIG001)")
 
 

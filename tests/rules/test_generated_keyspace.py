@@ -1,7 +1,12 @@
 """The rules on a generated legacy keyspace, where each finds what the sample dumps hold too little of."""
 
 from legacy_keyspace import legacy_keys, node_dump
+from rdbscope.config import Config
 from rdbscope import lint
+from rdbscope.rules import with_rule_options
+
+#: CLU001 simulates a cluster only when told how many masters it has.
+THREE_MASTERS = with_rule_options(Config(), "CLU001", masters=3)
 
 EXPECTED = {
     ("NAM002", "hotSearch:rank:{id}"): 50,
@@ -20,12 +25,14 @@ EXPECTED = {
 
 
 def test_what_each_rule_finds():
-    findings = lint(legacy_keys()).finding_list
+    findings = lint(legacy_keys(), THREE_MASTERS).finding_list
     assert {(f.code, f.pattern): f.n_keys for f in findings} == EXPECTED
+    assert {(f.code, f.pattern): f.n_keys for f in lint(legacy_keys()).findings} == {
+        k: v for k, v in EXPECTED.items() if k[0] != "CLU001"}
 
 
 def test_figures_of_the_findings():
-    found = {f.code: f for f in lint(legacy_keys()).finding_list}
+    found = {f.code: f for f in lint(legacy_keys(), THREE_MASTERS).finding_list}
     assert found["NAM006"].details_dict["longest_bytes"] == 162
     assert found["NAM010"].details_dict["styles"][1] == {
         "delimiter": ".", "n_keys": 500, "memory_bytes": 56000, "patterns": ["user.{id}.settings"]}

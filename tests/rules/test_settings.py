@@ -40,8 +40,10 @@ def test_ignore_wins():
 
 
 def test_presets():
+    assert preset_codes("layered-names") == ("NAM013", "NAM014") and preset_codes("short-keys") == ("NAM007",)
+    assert set(codes({"extend_select": list(PRESETS["layered-names"])})) == set(DEFAULT_CODES) | {"NAM013", "NAM014"}
+    # The former names still work: users' configs and scripts name them.
     assert preset_codes("seed-001") == ("NAM013", "NAM014") and preset_codes("seed-002") == ("NAM007",)
-    assert set(codes({"extend_select": list(PRESETS["seed-001"])})) == set(DEFAULT_CODES) | {"NAM013", "NAM014"}
     with pytest.raises(ValueError, match="unknown preset 'seed-009'"):
         preset_codes("seed-009")
 
@@ -60,7 +62,7 @@ def test_options_by_code_or_name():
     ({"rules": {"NAM006": {"max_byte": 1}}}, r"\[rules.NAM006\] max_byte: unknown key \(known: max_bytes\)"),
     ({"rules": {"NAM006": {"max_bytes": "long"}}}, r"max_bytes: expected int, got 'long'"),
     ({"rules": {"NAM003": {"anything": 1}}}, r"anything: unknown key \(known: \)"),
-    ({"rules": {"CLU001": {"masters": 0}}}, r"masters must be >= 1"),
+    ({"rules": {"CLU001": {"masters": 1}}}, r"masters must be 0 \(off\) or at least 2"),
     ({"rules": {"NAM006": {"max_bytes": 1}, "key-over-max-length": {"max_bytes": 2}}}, r"given twice"),
 ])
 def test_bad_options_are_config_errors(table, message):

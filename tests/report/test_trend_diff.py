@@ -1,0 +1,79 @@
+"""trend and diff on a pattern that shrank between two dumps written by a real server."""
+
+import json
+import re
+import shutil
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SAMPLE_DUMPS
+from rdbscope.cli import app
+from rdbscope.report.compare import pivot_trend, trend_rows
+
+sys.path.insert(0, str(SAMPLE_DUMPS))
+import make_sample_dumps  # noqa: E402
+
+REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-7.0"]
+N_KEYS, N_DELETED = 1000, 50
+
+pytestmark = [pytest.mark.server,
+              pytest.mark.skipif(not REDIS_7, reason="Debian's redis-server 7.0 is not installed")]
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def shrinking(tmp_path_factory):
+    """Two dumps of one server, the second after deleting some ``rate:{ip}`` keys, and their key counts."""
+    out = tmp_path_factory.mktemp("shrinking")
+    counts = []
+    with make_sample_dumps.RunningServer(REDIS_7[0], {}) as server:
+        client = server.client(0)
+        names = [f"rate:10.0.{i // 250}.{i % 250}" for i in range(N_KEYS)]
+        for name in names:
+            client.execute_command("SET", name, "x" * 900)
+        for day, deleted in (("before", []), ("after", names[:N_DELETED])):
+            if deleted:
+                client.execute_command("DEL", *deleted)
+            client.execute_command("SAVE")
+            counts.append(client.execute_command("DBSIZE"))
+            shutil.copy(server.dump_path, out / f"{day}.rdb")
+    return out, counts
+
+
+@pytest.fixture(scope="module")
+def dataset(shrinking):
+    out, _ = shrinking
+    for day, name in (("2030-01-01", "before"), ("2030-01-02", "after")):
+        assert invoke("report", out / f"{name}.rdb", "--out", out / "ds", "--instance", "a", "--date", day,
+                      "-f", "json").exit_code == 0
+    return out / "ds"
+
+
+def test_trend_shows_a_shrinking_pattern_as_negative(dataset, shrinking):
+    _, (before, after) = shrinking
+    rows = trend_rows(dataset)
+    keys = pivot_trend(rows, "n_keys").set_index("pattern")
+    assert keys.loc["rate:{ip}", "2030-01-01"] == before == N_KEYS
+    assert keys.loc["rate:{ip}", "change"] == after - before == -N_DELETED
+    memory = pivot_trend(rows, "memory_bytes_sum").set_index("pattern")
+    assert memory.loc["rate:{ip}", "change"] == (memory.loc["rate:{ip}", "2030-01-02"]
+                                                 - memory.loc["rate:{ip}", "2030-01-01"]) < 0
+    table = invoke("trend", dataset)
+    row = next(line for line in table.stdout.splitlines() if "rate:{ip}" in line)
+    assert table.exit_code == 0 and re.search(r"│ +-\d+\.\d KB │$", row), row
+
+
+def test_diff_shows_the_shrinking_pattern_on_dumps_and_partitions(dataset, shrinking):
+    out, (before, after) = shrinking
+    for old, new in ((out / "before.rdb", out / "after.rdb"),
+                     (dataset / "instance=a" / "date=2030-01-01", dataset / "instance=a" / "date=2030-01-02")):
+        result = json.loads(invoke("diff", old, new, "-f", "json").stdout)
+        (row,) = result["patterns"]
+        assert row["change"] == "shrank" and row["pattern"] == "rate:{ip}"
+        assert row["n_keys_delta"] == after - before
+        assert row["memory_bytes_delta"] == row["memory_bytes_new"] - row["memory_bytes_old"] < 0
