@@ -27,7 +27,7 @@ EXPECTED = {
 def test_what_each_rule_finds():
     findings = lint(legacy_keys(), THREE_MASTERS).finding_list
     assert {(f.code, f.pattern): f.n_keys for f in findings} == EXPECTED
-    assert {(f.code, f.pattern): f.n_keys for f in lint(legacy_keys()).findings} == {
+    assert {(f.code, f.pattern): f.n_keys for f in lint(legacy_keys()).finding_list} == {
         k: v for k, v in EXPECTED.items() if k[0] != "CLU001"}
 
 
