@@ -5,7 +5,6 @@ A code's :class:`~rdbscope.findings.Check` lives beside the code that reports it
 """
 
 import dataclasses
-import inspect
 from dataclasses import dataclass
 
 from .passes import CHECKS, PASSES
@@ -46,7 +45,7 @@ class CodeDoc:
 def rule_doc(rule):
     """The :class:`CodeDoc` of a rule class."""
     presets = tuple(name for name, codes in PRESETS.items() if rule.code in codes)
-    body = inspect.cleandoc(rule.__doc__ or "").split("\n", 1)[1].strip()
+    body = "\n\n".join(f"## {title}\n{text}" for title, text in rule.sections().items())
     enabled = "on by default" if rule.default else \
         f"opt-in: select {rule.code} or use the preset {', '.join(presets)}"
     markdown = f"# {rule.name} ({rule.code})\n\n{rule.summary()}\n\nSeverity: {rule.severity}; {enabled}.\n\n{body}\n"

@@ -2,6 +2,7 @@
 
 import dataclasses
 import inspect
+import json
 import re
 from typing import ClassVar
 
@@ -89,13 +90,14 @@ class Rule:
 
     @classmethod
     def sections(cls):
-        """``{section title: text}`` of the docstring, in the order written."""
+        """``{section title: text}`` of the docstring, in the order written, then the generated Options."""
         doc = inspect.cleandoc(cls.__doc__ or "")
         headings = list(_HEADING.finditer(doc))
         sections = {}
         for i, heading in enumerate(headings):
             end = headings[i + 1].start() if i + 1 < len(headings) else len(doc)
             sections[heading.group(1)] = doc[heading.end():end].strip("\n").rstrip()
+        sections["Options"] = options_doc(cls.Options)
         return sections
 
     @classmethod
@@ -137,6 +139,24 @@ class Rule:
             pattern=pattern, db=db, n_keys=int(n_keys), est_memory_bytes=int(memory_bytes),
             examples=tuple(examples), details=to_json({"memory_basis": ctx.memory_basis, **fields}),
         )
+
+
+def options_doc(options_class):
+    """The Options section of a rule's docs, from its fields: ``- `name` (default 3): doc``."""
+    fields = dataclasses.fields(options_class)
+    return "\n".join(f"- `{f.name}` (default `{toml_value(f.default)}`): {f.metadata['doc']}" for f in fields) \
+        or "- none"
+
+
+def toml_value(value):
+    """``value`` as written in rdbscope.toml: ``true``, ``0.25``, ``["a", "b"]``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return str(value)
 
 
 def option(default, doc):

@@ -39,13 +39,6 @@ class UncompressedBigList(Rule):
     ## Use instead
     `CONFIG SET list-compress-depth 1` (keeps the head and tail nodes
     uncompressed), or trim the list (`LTRIM`) to what is read.
-
-    ## Options
-    - `min_memory_bytes` (default 65536): smaller lists are not reported.
-    - `min_saving_share` (default 0.25): report when compression would save
-      this share of the pattern's list memory.
-    - `node_bytes` (default 8192): size of the uncompressed head and tail
-      nodes (list-max-listpack-size -2).
     """
 
     code = "ENC003"

@@ -44,9 +44,6 @@ class SpecialCharacter(Rule):
     ```
     user:profile:42
     ```
-
-    ## Options
-    - none
     """
 
     code = "NAM003"
@@ -96,9 +93,6 @@ class UnprintableByte(Rule):
     bin:fffe00746f6b656e    (hex of the binary id)
     café:menu               (UTF-8; NAM005 still notes it)
     ```
-
-    ## Options
-    - none
     """
 
     code = "NAM004"
@@ -144,9 +138,6 @@ class NonAsciiKey(Rule):
     ```
     user:1000:profile
     ```
-
-    ## Options
-    - none
     """
 
     code = "NAM005"

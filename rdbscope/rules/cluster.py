@@ -155,13 +155,6 @@ class NodeImbalance(Rule):
     ## Use instead
     Split big keys (see BIG findings), spread hash tags (CLU002), or plan slot
     ranges by memory rather than by count when resharding.
-
-    ## Options
-    - `masters` (default 0: off): how many masters share the slots; 2 or more
-      turns the check on.
-    - `max_ratio` (default 1.2): report when the heaviest master holds more
-      than this many times the mean.
-    - `min_keys` (default 1000): dumps with fewer keys are not checked.
     """
 
     code = "CLU001"

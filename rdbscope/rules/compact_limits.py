@@ -49,13 +49,6 @@ class JustOverCompactLimit(Rule):
     ## Use instead
     `CONFIG SET hash-max-listpack-entries 640` (and in redis.conf), or split
     the hash in two (`inventory:warehouse:b:0`, `…:1`).
-
-    ## Options
-    - `hash_max_listpack_entries` (default 512), `hash_max_listpack_value` (64),
-      `set_max_listpack_entries` (128), `set_max_listpack_value` (64),
-      `zset_max_listpack_entries` (128), `zset_max_listpack_value` (64): the
-      server's limits, when they differ from the defaults.
-    - `margin` (default 0.25): how far over a limit counts as "just over".
     """
 
     code = "ENC001"

@@ -36,13 +36,6 @@ class HashTagHotspot(Rule):
     {tenant:acme:order:1}:items  (tag only the keys one command must touch together)
     tenant:acme:orders:1
     ```
-
-    ## Options
-    - `max_share` (default 0.02): a tag holding this share of the dump's keys
-      or memory is reported.
-    - `min_tag_keys` (default 2): tags of fewer keys are not reported (a
-      single key lands in one slot with or without its tag).
-    - `min_dump_keys` (default 1000): dumps with fewer keys are not checked.
     """
 
     code = "CLU002"
@@ -118,9 +111,6 @@ class NeedlessHashTag(Rule):
     ```
     or give the keys that are used together the same tag:
     `{user42}:feed` and `{user42}:inbox`.
-
-    ## Options
-    - none
     """
 
     code = "CLU003"

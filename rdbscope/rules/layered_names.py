@@ -52,13 +52,6 @@ class AbbreviatedWord(Rule):
     user:profile:id:12345
     user:1:profile
     ```
-
-    ## Options
-    - `max_letters` (default 4): only words this short are checked.
-    - `allowed` (default: id, uid, ts, ip, db, sku, ttl, utc, gps, sms, otp, jwt,
-      csv, pdf, png, jpg, gif, svg, html, http, xml, cdn, dns, tcp, udp, ssl,
-      tls, crm, bi, csrf, sql, url, lru, lfu, rss, app, all, add, and, end, old,
-      off, odd, egg, inn, ill): short words that are not abbreviations.
     """
 
     code = "NAM013"
@@ -135,9 +128,6 @@ class LayoutMismatch(Rule):
     ```
     order:status:order_id:98765
     ```
-
-    ## Options
-    - `min_segments` (default 4): fewer levels than this are reported.
     """
 
     code = "NAM014"

@@ -40,9 +40,6 @@ class KeyOverMaxLength(Rule):
     cache:search:9f86d081884c7d65
     ```
     (a hash of the query; keep the query itself in the value if it is needed)
-
-    ## Options
-    - `max_bytes` (default 128): keys longer than this are reported.
     """
 
     code = "NAM006"
@@ -86,9 +83,6 @@ class KeyOverRecommendedLength(Rule):
     ```
     user:12345:profile
     ```
-
-    ## Options
-    - `recommended_bytes` (default 30): keys longer than this are reported.
     """
 
     code = "NAM007"

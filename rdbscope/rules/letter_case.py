@@ -46,9 +46,6 @@ class UppercaseWord(Rule):
     user:profile:1000
     user:1000:settings
     ```
-
-    ## Options
-    - `acronym_max_letters` (default 3): all-capital words this short are allowed.
     """
 
     code = "NAM001"
@@ -101,9 +98,6 @@ class CamelCaseWord(Rule):
     order:status:order_id:98765
     hot_search:rank:1
     ```
-
-    ## Options
-    - none
     """
 
     code = "NAM002"

@@ -46,9 +46,6 @@ class ClusterNodeSlots(Rule):
     ## Use instead
     Nothing to change. Analyse the dumps of all masters to see the whole
     cluster.
-
-    ## Options
-    - none
     """
 
     code = "CLU004"
@@ -108,9 +105,6 @@ class SlotInfoMismatch(Rule):
     ## Use instead
     Migrate the keys to the node that owns their slot (`CLUSTER
     COUNTKEYSINSLOT`, `MIGRATE`), or delete what is left behind.
-
-    ## Options
-    - none
     """
 
     code = "CLU005"

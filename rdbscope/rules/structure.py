@@ -38,10 +38,6 @@ class FlatKey(Rule):
     user:john            (a hash with field email)
     product:SKU123       (a hash with field name)
     ```
-
-    ## Options
-    - `namespace_delimiters` (default `[":", "/", "|", "#", "."]`): characters
-      that separate namespace levels.
     """
 
     code = "NAM008"
@@ -91,10 +87,6 @@ class GenericKeyName(Rule):
     job:ABC123:temp:results
     app:myapp:config:database
     ```
-
-    ## Options
-    - `words` (default: data, temp, tmp, config, test, foo, bar, baz, qux, key,
-      value, cache, stuff, misc, example, sample, mykey): the generic words.
     """
 
     code = "NAM009"
@@ -145,9 +137,6 @@ class MixedDelimiters(Rule):
     user:1000:profile
     user:1000:settings
     ```
-
-    ## Options
-    - none
     """
 
     code = "NAM010"
@@ -209,9 +198,6 @@ class DeepHierarchy(Rule):
     ```
     user:profile:id:12345
     ```
-
-    ## Options
-    - `max_depth` (default 6): patterns with more segments than this are reported.
     """
 
     code = "NAM011"

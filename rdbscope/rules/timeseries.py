@@ -51,13 +51,6 @@ class TimeSeriesZset(Rule):
     EXPIRE user:1000:timeline:202405 7776000
     ```
     or a stream (`XADD … MAXLEN ~ 10000`), or trim with `ZREMRANGEBYSCORE`.
-
-    ## Options
-    - `words` (default: timeline, timeseries, series, history, events,
-      metrics, log, logs, samples, readings, activity, audit, feed, ticks,
-      trades, clicks, views): words that name a time series.
-    - `min_members` (default 1000): smaller sorted sets are not reported.
-    - `zset_max_listpack_entries` (default 128): members per bucket in the estimate.
     """
 
     code = "ENC004"

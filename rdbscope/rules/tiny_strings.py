@@ -51,13 +51,6 @@ class TinyStrings(Rule):
     or, for one value per id, bucket ids: `HSET counter:page:{id // 100} {id % 100} 42`.
     Hash fields have no TTL of their own before Redis 7.4 (`HEXPIRE`), which is
     why patterns with TTLs are not reported.
-
-    ## Options
-    - `min_keys` (default 1000): smaller patterns are not reported.
-    - `max_value_bytes` (default 64): values this small fit a listpack.
-    - `fields_per_hash` (default 100): fields per hash in the estimate.
-    - `min_saving_share` (default 0.3): report when hashes would save this
-      share of the pattern's memory.
     """
 
     code = "ENC002"

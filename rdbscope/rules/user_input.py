@@ -53,10 +53,6 @@ class UserInputInKey(Rule):
     user:1000
     page:html:docs-getting-started
     ```
-
-    ## Options
-    - `allow_labelled_email` (default true): allow an e-mail address right
-      after a segment named `email`, `mail` or `e-mail`.
     """
 
     code = "NAM012"

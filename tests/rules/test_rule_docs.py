@@ -48,6 +48,13 @@ def test_docs_cite_their_guide(rule):
 
 
 @pytest.mark.parametrize("rule", RULE_PARAMS)
+def test_the_options_section_is_made_from_the_fields(rule):
+    assert "## Options" not in rule.__doc__, f"{rule.code}: options are documented on their fields"
+    for field in dataclasses.fields(rule.Options):
+        assert field.metadata["doc"] in rule.sections()["Options"]
+
+
+@pytest.mark.parametrize("rule", RULE_PARAMS)
 def test_every_option_is_documented(rule):
     documented = rule.sections()["Options"]
     fields = dataclasses.fields(rule.Options)
