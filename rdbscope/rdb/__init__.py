@@ -6,7 +6,8 @@
 """
 
 
-from ..errors import RdbError, RdbFormatError
+from ..errors import RdbError, RdbFormatError, RdbTruncatedError
+from . import _mapguard
 from ._builds import compiled_module, pure_python_forced, python_module
 from .dump_info import DumpInfo
 from .batches import build_batch
@@ -97,8 +98,12 @@ class Scan:
         with Source(self._source_arg) as src:
             self.info.path = src.name
             self.info.compression = src.compression
-            # The compiled scanner reads a plain dump file mapped in memory, without copies.
+            # The compiled scanner reads a plain dump file mapped in memory, without copies,
+            # where a truncation of the file under the scan can be caught (_mapguard).
             whole = src.mapped() if self._module is not _load_python_scanner() else None
+            slot = _mapguard.guard(whole) if whole is not None else -1
+            if slot < 0:
+                whole = None
             scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc,
                                            self._relaxed_version, self._memory_model_for, whole,
                                            self._contiguous)
@@ -108,9 +113,11 @@ class Scan:
             scanner.estimating = self._estimate_memory
             try:
                 scanner.read_header()
+                _check_mapped(slot, src, whole)
                 self.info.update_from(scanner)
                 while not scanner.done:
                     scanner.scan_batch()
+                    _check_mapped(slot, src, whole)
                     self.info.update_from(scanner)
                     if self._on_progress is not None:
                         self._on_progress(src.position() or scanner.bytes_read(), src.size)
@@ -118,18 +125,42 @@ class Scan:
                         yield build_batch(scanner, scanner.rows)
                         scanner.new_batch()
             except RdbError as exc:
-                exc.with_path(src.name)
+                error = _truncation(slot, src, whole) or exc
+                if error is not exc:  # what was read past the cut is not the dump's
+                    scanner.keep_rows_before(error.offset)
+                error.with_path(src.name)
                 if self._on_error == "raise" or scanner.version == 0:
-                    raise
-                self.info.stopped_by = exc
-                self.info.truncated_at = exc.offset
+                    raise error from None
+                self.info.stopped_by = error
+                self.info.truncated_at = error.offset
                 if scanner.rows:  # the keys of the batch the damage cut short
                     yield build_batch(scanner, scanner.rows)
             finally:
                 scanner.close()
+                _mapguard.release(slot)
                 self.info.update_from(scanner)
                 if self._estimate_memory:
                     self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
+
+
+def _check_mapped(slot, src, whole):
+    cut = _truncation(slot, src, whole)
+    if cut is not None:
+        raise cut
+
+
+def _truncation(slot, src, whole):
+    """The error for a mapped dump (``whole``) whose file shrank under the scan, or None."""
+    if whole is None:
+        return None
+    at = _mapguard.cut(slot)
+    now = src.current_size()
+    if at < 0 and (now is None or now >= len(whole)):
+        return None
+    if at < 0 or (now is not None and now < at):
+        at = now
+    return RdbTruncatedError("dump ends early: the file was truncated during the scan", at,
+                             context="file")
 
 
 def scan(source, **options):

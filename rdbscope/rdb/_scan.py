@@ -849,6 +849,29 @@ class Scanner:
         self.rows = 0
         self.c_koff[0] = 0
 
+    def keep_rows_before(self, offset):
+        """Drop the batch's rows that end past ``offset``: a dump cut there under the scan
+        gave them bytes that are not the dump's."""
+        rows = self.rows
+        ends = self.a_offset[:rows] + self.a_rdb_bytes[:rows]
+        n = int(np.searchsorted(ends, offset, side="right"))
+        if n == rows:
+            return
+        self.rows = n
+        self.klen = int(self.a_koff[n])
+        self.full = False
+
+        def nulls(bitmap):
+            return n - int(np.unpackbits(bitmap[: (n + 7) // 8], bitorder="little")[:n].sum())
+
+        self.nulls_expire = nulls(self.a_v_expire)
+        self.nulls_counts = nulls(self.a_v_counts)
+        self.nulls_lfu = nulls(self.a_v_lfu)
+        self.nulls_idle = nulls(self.a_v_idle)
+        self.nulls_module = nulls(self.a_v_module)
+        self.nulls_ttl_fields = nulls(self.a_v_ttl_fields)
+        self.nulls_est = 0 if self.estimating else n
+
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
         if self.klen + n > self.kcap:
