@@ -111,13 +111,14 @@ class Scan:
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
             scanner.estimating = self._estimate_memory
+            size = src.size if src.compression is None else None  # a plain file's, to see it shrink
             try:
                 scanner.read_header()
-                _check_mapped(slot, src, whole)
+                _raise_if_shrunk(src, slot, size)
                 self.info.update_from(scanner)
                 while not scanner.done:
                     scanner.scan_batch()
-                    _check_mapped(slot, src, whole)
+                    _raise_if_shrunk(src, slot, size)
                     self.info.update_from(scanner)
                     if self._on_progress is not None:
                         self._on_progress(src.position() or scanner.bytes_read(), src.size)
@@ -125,7 +126,7 @@ class Scan:
                         yield build_batch(scanner, scanner.rows)
                         scanner.new_batch()
             except RdbError as exc:
-                error = _truncation(slot, src, whole) or exc
+                error = _shrunk(src, slot, size) or exc
                 if error is not exc:  # what was read past the cut is not the dump's
                     scanner.keep_rows_before(error.offset)
                 error.with_path(src.name)
@@ -143,24 +144,27 @@ class Scan:
                     self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
 
 
-def _check_mapped(slot, src, whole):
-    cut = _truncation(slot, src, whole)
-    if cut is not None:
-        raise cut
+def _raise_if_shrunk(src, slot, size):
+    error = _shrunk(src, slot, size)
+    if error is not None:
+        raise error
 
 
-def _truncation(slot, src, whole):
-    """The error for a mapped dump (``whole``) whose file shrank under the scan, or None."""
-    if whole is None:
+def _shrunk(src, slot, size):
+    """The error for a dump file of ``size`` bytes that another process truncated under the scan, or None.
+
+    A mapped dump's guard (``slot``) says where the scan found its pages gone; the
+    file's size now says where it ends, whichever build reads it.
+    """
+    if size is None:
         return None
     at = _mapguard.cut(slot)
     now = src.current_size()
-    if at < 0 and (now is None or now >= len(whole)):
+    if at < 0 and (now is None or now >= size):
         return None
     if at < 0 or (now is not None and now < at):
         at = now
-    return RdbTruncatedError("dump ends early: the file was truncated during the scan", at,
-                             context="file")
+    return RdbTruncatedError("dump ends early: the file was truncated during the scan", at, context="file")
 
 
 def scan(source, **options):
