@@ -79,8 +79,12 @@ def nothing_kept(info, load):
         parts.append("in db " + ", ".join(map(str, load.db)))
     said = f"no keys {' '.join(parts)}"
     dbs = sorted(info.resizedb)
-    if load.db and dbs:
-        said += f"; the dump has {'db' if len(dbs) == 1 else 'dbs'} {', '.join(map(str, dbs))}"
+    if dbs:
+        from ..findings import count
+
+        in_dbs = f"{'db' if len(dbs) == 1 else 'dbs'} {', '.join(map(str, dbs))}"
+        keys = sum(n_keys for n_keys, _expires in info.resizedb.values())
+        said += f"; the dump has {in_dbs}" if load.db else f"; the dump has {count(keys, 'key')} in {in_dbs}"
     return UsageError(said)
 
 
