@@ -3,7 +3,8 @@
 import pytest
 
 import rdbscope
-from rdbscope.config import BigKeyOptions, Config
+from rdbscope.config import Config
+from rdbscope.passes.bigkeys import BigKeyOptions
 from keytables import key, make_keys
 
 MB = 1024 * 1024

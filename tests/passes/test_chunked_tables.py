@@ -6,7 +6,9 @@ import pyarrow as pa
 import pytest
 
 import rdbscope
-from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
+from rdbscope.config import Config
+from rdbscope.passes.bigkeys import BigKeyOptions
+from rdbscope.passes.expiry import ExpiryOptions
 from rdbscope.keys import KeyTable
 from rdbscope.keyspace.columns import KeyColumns
 from rdbscope.rdb.cluster import key_slots

@@ -3,7 +3,8 @@
 import datetime
 
 import rdbscope
-from rdbscope.config import Config, ExpiryOptions
+from rdbscope.config import Config
+from rdbscope.passes.expiry import ExpiryOptions
 from keytables import CTIME_MS, CTIME_S, key, make_keys
 
 HOUR_MS = 3600 * 1000

@@ -4,7 +4,8 @@ import re
 
 import rdbscope
 from keytables import key, make_keys
-from rdbscope.config import Config, TtlOptions
+from rdbscope.config import Config
+from rdbscope.passes.ttl import TtlOptions
 
 MB = 1024 * 1024
 ONE_PLURAL = re.compile(r"(?<![\d,.])1 (keys|hashes|levels|elements|patterns)\b")

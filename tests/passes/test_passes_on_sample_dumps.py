@@ -11,7 +11,9 @@ import pathlib
 import pytest
 
 import rdbscope
-from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
+from rdbscope.config import Config
+from rdbscope.passes.bigkeys import BigKeyOptions
+from rdbscope.passes.expiry import ExpiryOptions
 from conftest import sample_dumps
 from oracle import read_oracle
 

@@ -3,7 +3,8 @@
 import pytest
 
 import rdbscope
-from rdbscope.config import Config, TtlOptions
+from rdbscope.config import Config
+from rdbscope.passes.ttl import TtlOptions
 from rdbscope.passes.ttl import volatile_words
 from keytables import CTIME_MS, key, make_keys
 
