@@ -23,12 +23,11 @@ def settings(config_path=None, select=None, extend_select=None, ignore=None, ext
     """The Config of every command: ``--config``, else the nearest rdbscope.toml or
     pyproject.toml with [tool.rdbscope], changed by --select/--extend-select/--ignore.
 
-    Every option in it is checked now, before any dump is read."""
-    from ..api import check_config
+    Every option in it is checked as it is read, before any dump is."""
     from ..config import load_config
     from ._selection import with_selection
 
-    return with_selection(check_config(load_config(config_path)), select, extend_select, ignore, extra)
+    return with_selection(load_config(config_path), select, extend_select, ignore, extra)
 
 
 def check_writable(path, option, *, directory=False):
