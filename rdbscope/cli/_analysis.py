@@ -58,10 +58,10 @@ def load_keys(path, load=None):
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
     load = load or LoadOptions()
-    from ..report.inputs import load_input
+    from ..keys import load as load_table
 
     with scan_progress(load.quiet, f"reading {path.name}") as on_progress:
-        keys = load_input(path, on_progress=on_progress, **load.scan_options())
+        keys = load_table(path, on_progress=on_progress, **load.scan_options())
     if load.filtered and keys.num_rows == 0:
         raise nothing_kept(keys.info, load)
     return keys

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
-from .inputs import InputError
+from ..errors import InputError
 from .parquet import METADATA_KEY
 from .views import dump_ctime, overview
 
