@@ -75,7 +75,7 @@ def _run(keys, config, wanted):
     checked = tuple(sorted(check.code for pass_id in outputs for check in by_id[pass_id].checks
                            if _enabled(config, check)))
     return Result(
-        keys=KeyTable(table, keys.info),
+        keys=keys.with_table(table),
         tables=tables,
         finding_list=tuple(sort_findings(findings)),
         memory_basis=memory_basis(table),

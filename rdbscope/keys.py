@@ -1,8 +1,9 @@
-"""KeyTable: the whole keys table of one dump, with the dump's metadata; load() reads one.
+"""KeyTable: the whole keys table of one dump (or of several), with the dumps' metadata; load() reads them.
 
 A large dump is parsed once into a keys Parquet file (``rdbscope scan -o``) and
 explored many times: :func:`load` reads either, and both give the same table
-and the same :class:`~rdbscope.DumpInfo`.
+and the same :class:`~rdbscope.DumpInfo`. Several dumps (a cluster's nodes) are
+read one by one and joined into one table with a ``source`` column.
 """
 
 import os
@@ -14,6 +15,7 @@ import pyarrow.parquet as pq
 from .errors import InputError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
+from .sources import SOURCE_FIELD, input_paths, source_column, summarize_source
 
 #: Where a keys Parquet file keeps its dump's metadata (:meth:`DumpInfo.to_json`).
 PARQUET_METADATA_KEY = b"rdbscope.dump"
@@ -24,13 +26,32 @@ class KeyTable:
     """One row per key (see ``rdbscope.rdb.schema``) plus the dump's metadata.
 
     Attributes:
-        table: the ``pyarrow.Table`` of :data:`KEYS_SCHEMA`.
-        info: the :class:`~rdbscope.rdb.DumpInfo` of the dump.
+        table: the ``pyarrow.Table`` of :data:`KEYS_SCHEMA` (and, for several
+            dumps, a ``source`` column naming each key's dump).
+        info: the :class:`~rdbscope.rdb.DumpInfo` of the dump (of the first dump, for several).
+        sources: a :class:`~rdbscope.sources.SourceSummary` per dump read, in
+            the order of the table (computed on first use for one dump).
     """
 
-    def __init__(self, table, info):
+    def __init__(self, table, info, sources=None):
         self.table = table
         self.info = info
+        self._sources = tuple(sources) if sources is not None else None
+
+    @property
+    def sources(self):
+        if self._sources is None:
+            self._sources = (summarize_source(self.info.path, self.table, self.info),)
+        return self._sources
+
+    @property
+    def n_sources(self):
+        """How many dumps the table holds."""
+        return 1 if self._sources is None else len(self._sources)
+
+    def with_table(self, table):
+        """The same dumps' metadata over ``table`` (the keys with columns added)."""
+        return KeyTable(table, self.info, self._sources)
 
     @property
     def num_rows(self):
@@ -41,6 +62,8 @@ class KeyTable:
 
     def __repr__(self):
         info = self.info
+        if self.n_sources > 1:
+            return f"<KeyTable {self.num_rows} keys from {self.n_sources} dumps, the first {info.path}>"
         where = f" from {info.path}" if info.path else ""
         writer = f", written by {info.writer}" if info.writer else ""
         return f"<KeyTable {self.num_rows} keys{where}: {info.magic} RDB {info.rdb_version}{writer}>"
@@ -59,6 +82,13 @@ class KeyTable:
 def load(source, **options):
     """Read a whole dump, or a keys Parquet file written by ``rdbscope scan``, into a :class:`KeyTable`.
 
+    ``source`` may also name several dumps, read as one keyspace (a cluster's
+    nodes): a list of paths, a directory (its ``*.rdb`` files and compressed
+    backups) or a glob such as ``"node-*.rdb"``. Each is read as one dump is,
+    and the tables are joined with a ``source`` column (the path as given);
+    ``KeyTable.sources`` holds each dump's summary. A single path stays a
+    single dump's table, without the column.
+
     Takes the same arguments as :func:`rdbscope.scan`. A keys Parquet file
     (found by its ``PAR1`` magic, whatever its name) keeps the rows that
     ``db``, ``types`` and ``key_glob`` select, and its dump's metadata; the
@@ -66,8 +96,28 @@ def load(source, **options):
 
     Raises:
         RdbFormatError, RdbTruncatedError, RdbUnsupportedError: see ``scan``.
-        InputError: a Parquet file that is not a keys table written by rdbscope.
+        InputError: a Parquet file that is not a keys table written by rdbscope; a path that
+            does not exist; a directory without dumps; a glob that matches nothing.
     """
+    if isinstance(source, (str, os.PathLike)) and os.path.exists(source) and not os.path.isdir(source):
+        return load_one(source, **options)
+    paths = input_paths(source)
+    if len(paths) == 1 and not isinstance(source, (list, tuple)):
+        return load_one(paths[0], **options)
+    return combine([load_one(path, **options) for path in paths], paths)
+
+
+def combine(tables, paths):
+    """One :class:`KeyTable` of several dumps' tables (read from ``paths``), with a ``source`` column."""
+    sources = [summarize_source(path, keys.table, keys.info) for keys, path in zip(tables, paths)]
+    joined = pa.concat_tables([keys.table.select(KEYS_SCHEMA.names) for keys in tables])
+    column = source_column([keys.num_rows for keys in tables], paths)
+    joined = joined.append_column(SOURCE_FIELD, column)
+    return KeyTable(joined, tables[0].info, sources)
+
+
+def load_one(source, **options):
+    """Read one dump or keys Parquet file (see :func:`load`)."""
     if is_parquet(source):
         return read_keys_parquet(source, db=options.get("db"), types=options.get("types"),
                                  key_glob=options.get("key_glob"))
