@@ -129,16 +129,20 @@ class NodeImbalance(Rule):
     """Keys or memory that would pile up on one master of a cluster.
 
     ## What it does
-    Off until `masters` is set (`--masters N`, or the option in the config):
-    then it computes every key's hash slot (CRC16 of the key or of its hash
-    tag), splits the 16384 slots over `masters` masters as
-    `redis-cli --cluster create` does, and flags the dump when the heaviest
-    master would hold more than `max_ratio` (1.2) times the mean, by key count
-    or by memory. The finding names the heaviest slot and the patterns that
-    hold more than their share on that master. Dumps of fewer than `min_keys`
-    keys are not checked, nor dumps of a cluster node (CLU004), which hold
-    only that node's slots. A dump with keys in several dbs is simulated as
-    if they all moved to db 0, the only one cluster mode has.
+    Given several dumps at once (a cluster's masters), each dump is a real
+    node: it flags the node holding more than `max_ratio` (1.2) times the
+    mean, by key count or by memory, and names it by its dump.
+
+    Given one dump, it is off until `masters` is set (`--masters N`, or the
+    option in the config): then it computes every key's hash slot (CRC16 of
+    the key or of its hash tag), splits the 16384 slots over `masters`
+    masters as `redis-cli --cluster create` does, and flags the dump when the
+    heaviest master would hold more than `max_ratio` times the mean. Either
+    way the finding names the heaviest slot and the patterns that hold more
+    than their share on that node. Key sets of fewer than `min_keys` keys are
+    not checked, nor the dump of one cluster node (CLU004), which holds only
+    that node's slots. A dump with keys in several dbs is simulated as if
+    they all moved to db 0, the only one cluster mode has.
 
     ## Why is this bad?
     The Key Design chapter (§30.5.2): "Cluster data skew: a 10 MB key on one node causes
@@ -162,8 +166,8 @@ class NodeImbalance(Rule):
     name = "node-imbalance"
     prefetch = ("slots",)
     severity = Severity.WARNING
-    message = ("With {masters} masters, master {node} (slots {slots}) would hold {memory_share} of the "
-               "memory ({memory}) and {keys_share} of the keys, {ratio}× the mean {measure}; {cause}")
+    message = ("{where} {memory_share} of the memory ({memory}) and {keys_share} of the keys, "
+               "{ratio}× the mean {measure}; {cause}")
 
     @dataclass(frozen=True)
     class Options:
@@ -178,49 +182,111 @@ class NodeImbalance(Rule):
                 raise ValueError("max_ratio must be >= 1 and min_keys >= 0")
 
     def check(self, ctx, options):
-        masters = options.masters
-        if not masters or ctx.n_keys < options.min_keys or ctx.node_slots is not None:
+        if ctx.n_keys < options.min_keys:
             return
-        ranges = slot_ranges(masters)
-        nodes = node_of_slot(masters)
-        keys_per_node = np.bincount(nodes, weights=ctx.slot_keys, minlength=masters)
-        memory_per_node = np.bincount(nodes, weights=ctx.slot_memory, minlength=masters)
+        if ctx.sources:
+            nodes = real_nodes(ctx)
+        elif options.masters and ctx.node_slots is None:
+            nodes = simulated_nodes(ctx, options.masters)
+        else:
+            return
+        keys_per_node, memory_per_node = nodes.n_keys, nodes.memory
         key_ratio = keys_per_node.max() / keys_per_node.mean()
         memory_ratio = memory_per_node.max() / memory_per_node.mean() if memory_per_node.sum() else 1.0
         if max(key_ratio, memory_ratio) <= options.max_ratio:
             return
         heavy = int(np.argmax(memory_per_node if memory_ratio >= key_ratio else keys_per_node))
-        first, last = ranges[heavy]
-        rows = np.flatnonzero((ctx.slots >= first) & (ctx.slots <= last))
+        rows = nodes.rows(heavy)
+        n_nodes = len(nodes.names)
 
-        # Patterns holding more than their fair share of memory on this master.
+        # Patterns holding more than their fair share of memory on this node.
         memory = ctx.memory[rows].astype(np.float64)
         on_node = np.bincount(ctx.groups.group[rows], weights=memory, minlength=ctx.groups.n)
-        excess = on_node - ctx.pattern_memory / masters
+        excess = on_node - ctx.pattern_memory / n_nodes
         top = [int(g) for g in np.argsort(-excess, kind="stable")[:3] if excess[g] > 0]
         by_pattern = [{"db": int(ctx.groups.db[g]), "pattern": ctx.groups.pattern[g],
                        "memory_bytes_on_master": int(on_node[g]), "excess_memory_bytes": int(excess[g])}
                       for g in top]
-        hottest = first + int(np.argmax(ctx.slot_memory[first:last + 1]))
+        slot_memory = nodes.slot_memory(heavy)
+        hottest = int(np.argmax(slot_memory))
         k = min(ctx.n_examples, len(rows))
         biggest = np.argpartition(-memory, k - 1)[:k] if k else np.zeros(0, np.int64)
         biggest = rows[biggest[np.lexsort((rows[biggest], -memory[biggest]))]]
         total_memory = memory_per_node.sum()
         cause = (f"most of the excess is {by_pattern[0]['pattern']}" if by_pattern else
                  "the excess is spread over many patterns")
+        where = (f"Of {n_nodes} nodes, {nodes.names[heavy]} (slots {nodes.slots[heavy]}) holds" if ctx.sources else
+                 f"With {n_nodes} masters, master {heavy} (slots {nodes.slots[heavy]}) would hold")
         yield self.dump_finding(
             ctx, n_keys=int(keys_per_node[heavy]), memory_bytes=int(round(memory_per_node[heavy])),
             examples=ctx.columns.key_text(biggest),
-            masters=masters, node=heavy, slots=f"{first}-{last}",
+            masters=n_nodes, node=nodes.names[heavy], slots=nodes.slots[heavy], real_nodes=bool(ctx.sources),
             key_ratio=round(float(key_ratio), 3), memory_ratio=round(float(memory_ratio), 3),
-            nodes=[{"node": i, "slots": f"{a}-{b}", "n_keys": int(keys_per_node[i]),
-                    "memory_bytes": int(round(memory_per_node[i]))} for i, (a, b) in enumerate(ranges)],
-            hottest_slot={"slot": hottest, "memory_bytes": int(round(ctx.slot_memory[hottest])),
-                          "share_of_master": round(float(ctx.slot_memory[hottest] / memory_per_node[heavy]), 4)
+            nodes=[{"node": name, "slots": slots, "n_keys": int(keys_per_node[i]),
+                    "memory_bytes": int(round(memory_per_node[i]))}
+                   for i, (name, slots) in enumerate(zip(nodes.names, nodes.slots, strict=True))],
+            hottest_slot={"slot": hottest, "memory_bytes": int(round(slot_memory[hottest])),
+                          "share_of_master": round(float(slot_memory[hottest] / memory_per_node[heavy]), 4)
                           if memory_per_node[heavy] else 0.0},
             patterns=by_pattern,
-            say={"memory_share": format_share(memory_per_node[heavy] / total_memory) if total_memory else "0%",
+            say={"where": where,
+                 "memory_share": format_share(memory_per_node[heavy] / total_memory) if total_memory else "0%",
                  "keys_share": format_share(keys_per_node[heavy] / keys_per_node.sum()),
                  "ratio": f"{max(memory_ratio, key_ratio):.2f}", "cause": cause,
                  "measure": "memory" if memory_ratio >= key_ratio else "key count"},
         )
+
+
+@dataclass(frozen=True)
+class Nodes:
+    """The nodes CLU001 weighs: names, slot ranges as text, keys and memory per node,
+    and how to find a node's keys (``rows``) and its memory per slot (``slot_memory``)."""
+
+    names: list
+    slots: list
+    n_keys: np.ndarray
+    memory: np.ndarray
+    rows: object
+    slot_memory: object
+
+
+def simulated_nodes(ctx, masters):
+    """``masters`` masters sharing the slots as ``redis-cli --cluster create`` splits them."""
+    ranges = slot_ranges(masters)
+    nodes = node_of_slot(masters)
+
+    def rows(i):
+        first, last = ranges[i]
+        return np.flatnonzero((ctx.slots >= first) & (ctx.slots <= last))
+
+    def slot_memory(i):
+        first, last = ranges[i]
+        memory = np.zeros(N_SLOTS)
+        memory[first:last + 1] = ctx.slot_memory[first:last + 1]
+        return memory
+
+    return Nodes(
+        names=list(range(masters)), slots=[f"{a}-{b}" for a, b in ranges],
+        n_keys=np.bincount(nodes, weights=ctx.slot_keys, minlength=masters),
+        memory=np.bincount(nodes, weights=ctx.slot_memory, minlength=masters),
+        rows=rows, slot_memory=slot_memory)
+
+
+def real_nodes(ctx):
+    """The dumps of several nodes, each one node."""
+    sources = ctx.sources
+    return Nodes(
+        names=[s.path for s in sources],
+        slots=[node_ranges_text(s, node) for s, node in zip(sources, ctx.source_node_slots, strict=True)],
+        n_keys=np.array([s.n_keys for s in sources], np.float64),
+        memory=np.array([s.memory_bytes(ctx.memory_basis) for s in sources], np.float64),
+        rows=lambda i: np.flatnonzero(ctx.source_of_row == i),
+        slot_memory=lambda i: sources[i].slot_memory)
+
+
+def node_ranges_text(source, node):
+    """The slots of one dump of several as text: its node's ranges, else the ranges its keys hash to."""
+    if node is not None:
+        return ranges_text(node.ranges)
+    occupied = np.flatnonzero(source.slot_keys)
+    return ranges_text(contiguous_ranges(occupied)) if len(occupied) else ""

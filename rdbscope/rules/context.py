@@ -6,11 +6,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..keyspace.columns import dictionary_codes
 from ..keyspace.grouping import bincount, example_positions
 from ..patterns.text import PLACEHOLDER
 from . import keybytes
 from .base import PatternHit
-from .cluster import node_slots
+from .cluster import node_slots, recorded_slots
 from .hashtags import HashTags
 
 
@@ -21,14 +22,17 @@ class RuleContext:
         columns: the :class:`~rdbscope.keyspace.columns.KeyColumns` of the analysis.
         groups: the :class:`~rdbscope.passes.pattern_groups.PatternGroups` of
             the patterns pass: a group per (db, pattern), a group id per key.
-        info: the :class:`~rdbscope.DumpInfo` of the dump.
+        info: the :class:`~rdbscope.DumpInfo` of the dump (the first, for several).
+        sources: a :class:`~rdbscope.sources.SourceSummary` per dump when the
+            keys come from several (a cluster's nodes), else empty.
         n_examples: example keys per finding.
     """
 
-    def __init__(self, columns, groups, info, n_examples=3):
+    def __init__(self, columns, groups, info, n_examples=3, sources=()):
         self.columns = columns
         self.groups = groups
         self.info = info
+        self.sources = tuple(sources) if len(sources) > 1 else ()
         self.n_examples = n_examples
         self._masks = {}
         self._codes = {}
@@ -216,8 +220,31 @@ class RuleContext:
 
     @functools.cached_property
     def node_slots(self):
-        """The :class:`~rdbscope.rules.cluster.NodeSlots` of the node the dump came from, or None."""
+        """The :class:`~rdbscope.rules.cluster.NodeSlots` of the node the dump came from, or None
+        (None for several dumps: see :attr:`source_node_slots`)."""
+        if self.sources:
+            return None
         return node_slots(self.info, self.slot_keys, self.columns.db)
+
+    @functools.cached_property
+    def source_node_slots(self):
+        """Per dump of several, its :class:`~rdbscope.rules.cluster.NodeSlots`, or None where it is not a node's."""
+        return tuple(node_slots(s.info, s.slot_keys, s.dbs) for s in self.sources)
+
+    @functools.cached_property
+    def source_of_row(self):
+        """Per key, the index in :attr:`sources` of the dump it came from (zeros for one dump)."""
+        if not self.sources:
+            return np.zeros(self.n_keys, np.int16)
+        codes, names = dictionary_codes(self.columns.table["source"])
+        order = {s.path: i for i, s in enumerate(self.sources)}
+        return np.array([order[name] for name in names], np.int16)[codes] if len(names) else codes
+
+    @functools.cached_property
+    def recorded_slots(self):
+        """``[(slot, keys, expires)]`` the dump (every dump, for several) records about its slots."""
+        infos = [s.info for s in self.sources] or [self.info]
+        return [record for info in infos for record in recorded_slots(info)]
 
     @functools.cached_property
     def hash_tags(self):

@@ -17,7 +17,8 @@ class HashTagHotspot(Rule):
     `}`) and flags tags shared by at least `min_tag_keys` (2) keys that hold
     `max_share` (2%) or more of the dump's keys or memory; one finding per
     pattern with such keys. Dumps of fewer than `min_dump_keys` keys are not
-    checked.
+    checked. Given several dumps (a cluster's masters), the shares are of them
+    all, and the finding names the node (dump) that holds the tag's slot.
 
     ## Why is this bad?
     Baidu Cloud's guidelines (hashtag): "take care that hash tags do not make large amounts
@@ -43,7 +44,7 @@ class HashTagHotspot(Rule):
     name = "hash-tag-hotspot"
     severity = Severity.WARNING
     message = ("Hash tag {{{tag}}} pins {tag_keys} ({keys_share} of the dump's keys, {memory_share} of its "
-               "memory) to slot {slot}, among them keys of {pattern}{more} ({keys}, {memory})")
+               "memory) to slot {slot}{on_node}, among them keys of {pattern}{more} ({keys}, {memory})")
 
     @dataclass(frozen=True)
     class Options:
@@ -73,12 +74,17 @@ class HashTagHotspot(Rule):
             pattern_tags = np.unique(in_pattern)
             pattern_tags = pattern_tags[np.argsort(-memory_share[pattern_tags], kind="stable")]
             first = int(pattern_tags[0])
-            listed = [{"tag": tags.texts[t], "slot": int(slots[tags.rows[tags.tag == t][0]]),
-                       "n_keys": int(tags.n_keys[t]), "keys_share": round(float(key_share[t]), 4),
-                       "memory_bytes": int(tag_memory[t]), "memory_share": round(float(memory_share[t]), 4)}
-                      for t in pattern_tags[:5]]
+            listed = []
+            for t in pattern_tags[:5]:
+                first_row = tags.rows[tags.tag == t][0]
+                listed.append({"tag": tags.texts[t], "slot": int(slots[first_row]),
+                               "n_keys": int(tags.n_keys[t]), "keys_share": round(float(key_share[t]), 4),
+                               "memory_bytes": int(tag_memory[t]), "memory_share": round(float(memory_share[t]), 4)})
+                if ctx.sources:
+                    listed[-1]["node"] = ctx.sources[ctx.source_of_row[first_row]].path
             more = f" (and {len(pattern_tags) - 1} more hot tags)" if len(pattern_tags) > 1 else ""
-            yield self.finding(ctx, hit, tags=listed, say={
+            on_node = f" on node {listed[0]['node']}" if ctx.sources else ""
+            yield self.finding(ctx, hit, tags=listed, say={"on_node": on_node,
                 "tag": tags.texts[first], "tag_keys": count(int(tags.n_keys[first]), "key"),
                 "keys_share": format_share(key_share[first]), "memory_share": format_share(memory_share[first]),
                 "slot": listed[0]["slot"], "more": more})

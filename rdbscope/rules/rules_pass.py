@@ -53,7 +53,7 @@ class RulesPass:
     def run(self, ctx):
         measured = ctx.output_if_run("patterns")
         groups = (measured or ctx.output("pattern_groups")).shared
-        rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info)
+        rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info, sources=several_sources(ctx.keys))
         findings, _seconds = run_rules(rule_ctx, ctx.options)
         return PassOutput(
             findings=tuple(findings),
@@ -66,4 +66,9 @@ def rule_context(keys):
     """A :class:`RuleContext` of ``keys``: patterns inferred and grouped, not measured."""
     columns = KeyColumns(keys.to_arrow(), keys.info)
     grouping = PatternGroupsPass().run(PassContext(keys=keys, columns=columns, options=None, outputs={}))
-    return RuleContext(columns, grouping.shared, keys.info)
+    return RuleContext(columns, grouping.shared, keys.info, sources=several_sources(keys))
+
+
+def several_sources(keys):
+    """The per-dump summaries of a table of several dumps; none for one dump (nothing to compare)."""
+    return keys.sources if keys.n_sources > 1 else ()

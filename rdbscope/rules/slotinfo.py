@@ -30,7 +30,8 @@ class ClusterNodeSlots(Rule):
     slots far longer than keys spread over all 16384 slots would leave (a
     chance below one in a million); the range is named as `redis-cli
     --cluster create` assigned it when the keys fit one. Keys that do not
-    agree with a record are CLU005's.
+    agree with a record are CLU005's. Given several dumps, one finding per
+    dump that is a node's, naming it.
 
     ## Why is this bad?
     It is not bad; it is what the dump says about where it came from. The Key Design chapter
@@ -51,17 +52,26 @@ class ClusterNodeSlots(Rule):
     code = "CLU004"
     name = "cluster-node-slots"
     severity = Severity.INFO
-    message = "Cluster node dump: slots {ranges}; {evidence}"
+    message = "Cluster node dump{of}: slots {ranges}; {evidence}"
     prefetch = ("slots",)
 
     def check(self, ctx, options):
-        node = ctx.node_slots
-        if node is None:
-            return
+        if ctx.sources:
+            for source, node in zip(ctx.sources, ctx.source_node_slots, strict=True):
+                if node is not None:
+                    yield self._node_finding(ctx, node, source.info, source.n_keys,
+                                             source.memory_bytes(ctx.memory_basis), source.path)
+        elif ctx.node_slots is not None:
+            yield self._node_finding(ctx, ctx.node_slots, ctx.info, ctx.n_keys,
+                                     int(ctx.memory.sum(dtype=np.uint64)))
+
+    def _node_finding(self, ctx, node, info, n_keys, memory_bytes, source=None):
         fields = {"ranges": ranges_text(node.ranges), "n_slots": sum(b - a + 1 for a, b in node.ranges),
                   "recorded": node.recorded, "key_ranges": ranges_text(node.key_ranges)}
+        if source is not None:
+            fields["node"] = source
         if node.recorded:
-            recorded = recorded_slots(ctx.info)
+            recorded = recorded_slots(info)
             keys = np.array([k for _s, k, _e in recorded], np.int64)
             busiest = int(np.argmax(keys))
             slot, n = recorded[busiest][0], int(keys[busiest])
@@ -71,14 +81,15 @@ class ClusterNodeSlots(Rule):
                         f"{count(fields['recorded_keys'], 'key')}; the busiest holds {count(n, 'key')} (slot {slot})")
         else:
             fields.update(masters=node.masters, master=node.master)
-            evidence = (f"{'all ' if ctx.n_keys > 1 else ''}{count(ctx.n_keys, 'key')} hash only to slots "
+            evidence = (f"{'all ' if n_keys > 1 else ''}{count(n_keys, 'key')} hash only to slots "
                         f"{fields['key_ranges']}")
             if node.masters:
                 evidence += (f", within the range `redis-cli --cluster create` gives the "
                              f"{_ordinal(node.master + 1)} of {node.masters} masters")
             evidence += " (the dump records no slots)"
-        yield self.dump_finding(ctx, n_keys=ctx.n_keys, memory_bytes=int(ctx.memory.sum(dtype=np.uint64)),
-                                say={"evidence": evidence}, **fields)
+        of = f" {source}" if source is not None else ""
+        return self.dump_finding(ctx, n_keys=n_keys, memory_bytes=memory_bytes,
+                                 say={"evidence": evidence, "of": of}, **fields)
 
 
 class SlotInfoMismatch(Rule):
@@ -113,7 +124,7 @@ class SlotInfoMismatch(Rule):
     message = "Keys of {pattern} are in slots the dump's slot record {why} ({keys}, {memory})"
 
     def check(self, ctx, options):
-        recorded = recorded_slots(ctx.info)
+        recorded = ctx.recorded_slots
         if not recorded:
             return
         expected = np.full(N_SLOTS, -1, np.int64)

@@ -4,7 +4,6 @@ import numpy as np
 import pyarrow as pa
 
 from ..rdb.cluster import N_SLOTS
-from .cluster import recorded_slots
 
 SLOT_COLUMNS = {
     "slot": "Redis Cluster hash slot (0-16383)",
@@ -26,7 +25,7 @@ def slot_table(ctx):
     recorded_keys = np.zeros(N_SLOTS, np.int64)
     recorded_expires = np.zeros(N_SLOTS, np.int64)
     is_recorded = np.zeros(N_SLOTS, bool)
-    for slot, keys, expires in recorded_slots(ctx.info):
+    for slot, keys, expires in ctx.recorded_slots:
         recorded_keys[slot] += keys
         recorded_expires[slot] += expires
         is_recorded[slot] = True
