@@ -41,7 +41,7 @@ class KeyTable:
     @property
     def sources(self):
         if self._sources is None:
-            self._sources = (summarize_source(self.info.path, self.table, self.info),)
+            self._sources = (summarize_source(self.info.path, self),)
         return self._sources
 
     @property
@@ -109,7 +109,7 @@ def load(source, **options):
 
 def combine(tables, paths):
     """One :class:`KeyTable` of several dumps' tables (read from ``paths``), with a ``source`` column."""
-    sources = [summarize_source(path, keys.table, keys.info) for keys, path in zip(tables, paths, strict=True)]
+    sources = [summarize_source(path, keys) for keys, path in zip(tables, paths, strict=True)]
     joined = pa.concat_tables([keys.table.select(KEYS_SCHEMA.names) for keys in tables])
     column = source_column([keys.num_rows for keys in tables], paths)
     joined = joined.append_column(SOURCE_FIELD, column)

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from .errors import InputError
 from .rdb.cluster import N_SLOTS, key_slots
+from .summary import estimate_memory
 
 #: Names of the dumps a directory holds: a dump, or a compressed backup of one.
 DUMP_SUFFIXES = (".rdb", ".rdb.gz", ".rdb.zst", ".rdb.lz4", ".rdb.bz2", ".rdb.xz")
@@ -39,6 +40,9 @@ class SourceSummary:
         dbs: the databases its keys are in.
         slot_keys: keys per hash slot (16384 int64).
         slot_memory: estimated memory per hash slot (16384 float64).
+        est_total_memory_bytes: estimated memory of its keys and key tables (its
+            own memory model); None without one.
+        used_mem_bytes: its writer's ``used-mem`` AUX field, or None.
     """
 
     path: str
@@ -50,14 +54,18 @@ class SourceSummary:
     dbs: tuple
     slot_keys: np.ndarray
     slot_memory: np.ndarray
+    est_total_memory_bytes: int = None
+    used_mem_bytes: int = None
 
     def memory_bytes(self, basis):
         """Memory of the dump's keys in ``basis`` (``est_memory_bytes`` or ``rdb_bytes``)."""
         return self.rdb_bytes if basis == "rdb_bytes" else self.est_memory_bytes
 
 
-def summarize_source(path, table, info):
-    """The :class:`SourceSummary` of one dump's keys table."""
+def summarize_source(path, keys):
+    """The :class:`SourceSummary` of one dump's :class:`~rdbscope.KeyTable`."""
+    table, info = keys.to_arrow(), keys.info
+    estimate = estimate_memory(keys)
     memory = pc.coalesce(table["est_memory_bytes"], table["rdb_bytes"]) if table.num_rows else table["rdb_bytes"]
     slots = key_slots(table["key"])
     slot_numbers = np.concatenate([c.to_numpy(zero_copy_only=False) for c in slots.chunks]) \
@@ -73,6 +81,8 @@ def summarize_source(path, table, info):
         dbs=tuple(sorted(pc.unique(table["db"]).to_pylist())),
         slot_keys=np.bincount(slot_numbers, minlength=N_SLOTS).astype(np.int64),
         slot_memory=np.bincount(slot_numbers, weights=memory_values, minlength=N_SLOTS),
+        est_total_memory_bytes=estimate.total_bytes if estimate.model else None,
+        used_mem_bytes=estimate.used_mem_bytes,
     )
 
 

@@ -52,19 +52,32 @@ def check_writable(path, option, *, directory=False):
         raise typer.BadParameter(f"cannot write in {existing}", param_hint=option)
 
 
-def load_keys(path, load=None):
-    """The KeyTable of a dump or keys Parquet file, filtered as the options say.
+def load_keys(paths, load=None):
+    """The KeyTable of a dump or keys Parquet file, or of several dumps as one keyspace (a list of
+    paths, directories and globs), filtered as the options say.
 
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
     load = load or LoadOptions()
-    from ..keys import load as load_table
+    from ..keys import combine, load_one
+    from ..sources import input_paths
 
-    with scan_progress(load.quiet, f"reading {path.name}") as on_progress:
-        keys = load_table(path, on_progress=on_progress, **load.scan_options())
+    names = input_paths(list(paths) if isinstance(paths, (list, tuple)) else [paths])
+    tables = []
+    for path in names:
+        with scan_progress(load.quiet, f"reading {os.path.basename(path)}") as on_progress:
+            tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
+    keys = tables[0] if len(tables) == 1 else combine(tables, names)
     if load.filtered and keys.num_rows == 0:
         raise nothing_kept(keys.info, load)
     return keys
+
+
+def input_name(keys):
+    """What a report calls its input: the dump's file name, or how many dumps for several."""
+    if keys.n_sources > 1:
+        return f"{keys.n_sources} dumps"
+    return os.path.basename(str(keys.info.path)) if keys.info.path else None
 
 
 def nothing_kept(info, load):

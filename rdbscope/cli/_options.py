@@ -19,6 +19,12 @@ Input = Annotated[Path, typer.Argument(
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one), or a keys Parquet file "
          "written by 'rdbscope scan'.",
     exists=True, dir_okay=False, readable=True, show_default=False)]
+#: Several inputs read as one keyspace (a cluster's nodes); checked and expanded by rdbscope.sources.
+Inputs = Annotated[List[Path], typer.Argument(
+    help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one) or a keys Parquet file written by "
+         "'rdbscope scan'; or several dumps read as one keyspace (a cluster's nodes): several paths, a "
+         "directory of dumps, or a quoted glob such as 'node-*.rdb'.",
+    show_default=False, metavar="DUMP...")]
 
 
 class Format(str, Enum):

@@ -19,9 +19,11 @@ from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 PRESETS = ("layered-names", "short-keys")
 DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
-Source = Annotated[Path, typer.Argument(
-    help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`.",
-    exists=True, dir_okay=False, readable=True, show_default=False)]
+Source = Annotated[List[Path], typer.Argument(
+    help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`; "
+         "or several dumps linted as one keyspace (a cluster's nodes): several paths, a directory of dumps, "
+         "or a quoted glob such as 'node-*.rdb'.",
+    show_default=False, metavar="SOURCE...")]
 
 
 def _current_presets(names):
@@ -72,6 +74,7 @@ def lint_command(
     with stage(load.quiet, "linting"):
         result = lint(keys, config)
     seconds = time.perf_counter() - started
+    source = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else source[0]
     if fmt is Format.json:
         out.print(to_json(result, str(source)), markup=False, emoji=False, highlight=False, soft_wrap=True)
     elif fmt is Format.sarif:

@@ -1,4 +1,5 @@
-"""rdbscope report: the whole analysis of one dump, on the terminal, as HTML, as a Parquet dataset."""
+"""rdbscope report: the whole analysis of one dump (or of a cluster's dumps), on the terminal, as HTML, as a
+Parquet dataset."""
 
 import datetime
 from pathlib import Path
@@ -7,23 +8,24 @@ from typing import Annotated, Optional
 import typer
 
 from .. import __version__
-from ._analysis import analysis_command, analyze_input, check_writable, exit_for_findings, settings
+from ._analysis import analysis_command, analyze_input, check_writable, exit_for_findings, input_name, settings
 from ._console import message, stage
 from ._formats import emit, print_renderable, records, write_json
-from ._options import Format, Input
+from ._options import Format, Inputs
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
-BIG_KEY_COLUMNS = ["db", "key", "type", "encoding", "memory_bytes", "n_elements", "codes"]
+BIG_KEY_COLUMNS = ["db", "key", "source", "type", "encoding", "memory_bytes", "n_elements", "codes"]
 TTL_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
                "volatile_name"]
 BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share_of_ttl_keys"]
+NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "ttl_share", "slots"]
 FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
 
 @analysis_command(top=10)
 def report_command(
-    dump: Input,
+    dump: Inputs,
     html: Annotated[Optional[Path], typer.Option(
         "--html", help="Also write a self-contained HTML report (plots embedded, no network) to this file.",
         dir_okay=False, show_default=False)] = None,
@@ -46,7 +48,9 @@ def report_command(
 ):
     """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
 
-    The summary goes to stdout (--format json: the whole report as one document;
+    Several dumps (paths, a directory, a quoted glob) are one keyspace, a
+    cluster's nodes: one report over them all, with a table of the nodes, and
+    the cluster rules (CLU) weigh the real nodes. The summary goes to stdout (--format json: the whole report as one document;
     csv: the findings). --html and --out write files as well; their paths go to
     stderr. The big-keys section prints key names. --fail-on looks at every finding
     that --select/--ignore (or the config's selection) keep.
@@ -56,7 +60,7 @@ def report_command(
     check_writable(html, "'--html'")
     check_writable(out_dir, "'--out'", directory=True)
     res = analyze_input(dump, with_masters(settings(output.config, select, extend_select, ignore), masters), load=load)
-    source = dump.name
+    source = input_name(res.keys)
     if out_dir is not None:
         from ..report.dataset import write_report
 
@@ -76,12 +80,15 @@ def report_command(
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:
-        write_json({"overview": overview.as_dict(), **{name: _plain(section) for name, section in sections.items()},
+        write_json({"overview": overview.as_dict(), "nodes": records(views.node_rows(res)),
+                    **{name: _plain(section) for name, section in sections.items()},
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:
         emit(views.finding_rows(res), output)
     else:
         print_renderable(_headline(overview))
+        if res.keys.n_sources > 1:
+            emit(views.node_rows(res), output, title="Nodes", columns=NODE_COLUMNS)
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
                   "big_keys": ("Biggest keys", BIG_KEY_COLUMNS),
                   "ttl": ("Patterns with the most memory without TTL", TTL_COLUMNS),
@@ -124,11 +131,14 @@ def _headline(o):
 
     lines = Text()
     lines.append(f"{o.source}", style="bold")
-    lines.append(f": {o.magic} RDB {o.rdb_version}")
-    if o.writer:
-        lines.append(f", written by {o.writer}")
-    if o.ctime:
-        lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
+    if o.n_sources > 1:
+        lines.append(" read as one keyspace (each in the Nodes table)")
+    else:
+        lines.append(f": {o.magic} RDB {o.rdb_version}")
+        if o.writer:
+            lines.append(f", written by {o.writer}")
+        if o.ctime:
+            lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
     lines.append("\n")
     memory = "of estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
     lines.append(count(o.n_keys, "key"), style="bold")

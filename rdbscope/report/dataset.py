@@ -6,6 +6,7 @@ Layout::
                                       findings.parquet
                                       summary.parquet
                                       keys.parquet      (only when asked for)
+                                      nodes.parquet     (only for several dumps: a cluster's nodes)
 
 Every file carries ``rdbscope.report_schema`` (:data:`SCHEMA_VERSION`) and
 ``rdbscope.table`` in its key-value metadata; ``summary`` and ``keys`` also carry
@@ -34,10 +35,10 @@ from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
 from ..errors import InputError
 from .parquet import METADATA_KEY
-from .views import dump_ctime, overview
+from .views import dump_ctime, node_rows, overview
 
 __all__ = [
-    "SCHEMA_VERSION", "TABLES", "PATTERNS_SCHEMA", "SUMMARY_SCHEMA", "REPORT_FINDINGS_SCHEMA",
+    "SCHEMA_VERSION", "TABLES", "PATTERNS_SCHEMA", "SUMMARY_SCHEMA", "NODES_SCHEMA", "REPORT_FINDINGS_SCHEMA",
     "report_date", "partition_path", "write_report", "read_table", "table_files",
 ]
 
@@ -48,7 +49,7 @@ TABLE_KEY = b"rdbscope.table"
 SCRATCH = ".rdbscope-tmp"
 
 #: The tables of a partition, in the order they are written.
-TABLES = ("summary", "patterns", "findings", "keys")
+TABLES = ("summary", "patterns", "findings", "keys", "nodes")
 
 _INSTANCE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -104,6 +105,20 @@ SUMMARY_SCHEMA = pa.schema([
     _field("generated_at", pa.timestamp("ms", tz="UTC"), "when the report was written (wall clock)"),
 ])
 
+#: One row per dump of a report over several (a cluster's nodes); the summary holds their union.
+NODES_SCHEMA = pa.schema([
+    _field("source", pa.string(), "the dump's path as given", False),
+    _field("writer", pa.string(), "server that wrote the dump, e.g. redis 7.0.15"),
+    _field("n_keys", pa.int64(), "keys of the dump", False),
+    _field("keys_share", pa.float64(), "share of all the dumps' keys"),
+    _field("memory_bytes", pa.uint64(), "memory of the dump's keys (the summary's memory_basis)"),
+    _field("memory_share", pa.float64(), "share of all the dumps' memory"),
+    _field("n_with_ttl", pa.int64(), "keys with a TTL"),
+    _field("ttl_share", pa.float64(), "share of the dump's keys with a TTL"),
+    _field("slots", pa.string(), "hash slots: the node's ranges, or the ranges its keys hash to"),
+    _field("n_slots", pa.int32(), "hash slots holding keys of the dump"),
+])
+
 #: The findings, as :data:`rdbscope.findings.FINDINGS_SCHEMA`.
 REPORT_FINDINGS_SCHEMA = FINDINGS_SCHEMA
 
@@ -146,7 +161,7 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
         directory: the dataset's root directory (created if missing).
         instance: the instance name (a path segment).
         date: the partition date, or None for the day of the dump's ctime.
-        keys: also write ``keys.parquet`` (every key with its pattern).
+        keys: also write ``keys.parquet`` (every key with its pattern, and its dump for several).
         source: the file name recorded in the summary.
         version: the rdbscope version recorded in the summary.
 
@@ -165,6 +180,8 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
                   "findings": res.findings_table()}
         if keys:
             tables["keys"] = res.keys.to_arrow()
+        if res.keys.n_sources > 1:
+            tables["nodes"] = pa.Table.from_pandas(node_rows(res), schema=NODES_SCHEMA, preserve_index=False)
         for name, table in tables.items():
             _write(table, staged / f"{name}.parquet", name, res.info if name in ("summary", "keys") else None)
         final.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,8 @@ from ..summary import estimate_memory
 
 __all__ = [
     "Overview", "overview", "pattern_rows", "big_key_rows", "ttl_overview_rows", "ttl_pattern_rows",
-    "expiry_burst_rows", "expiry_timeline_rows", "finding_rows", "findings_at_or_above",
+    "expiry_burst_rows", "expiry_timeline_rows", "finding_rows", "findings_at_or_above", "node_rows",
+    "NODE_COLUMNS",
 ]
 
 PATTERN_SORTS = {"memory": "memory_bytes_sum", "keys": "n_keys", "rdb": "rdb_bytes_sum"}
@@ -42,6 +43,9 @@ class Overview:
             own overhead; None without a memory model.
         used_mem_bytes: the writer's ``used-mem`` AUX field, or None.
         n_findings: findings by severity name (``error``, ``warning``, ``info``).
+        n_sources: dumps read (several: a cluster's nodes; then ``magic``,
+            ``rdb_version``, ``writer`` and ``ctime`` are the first dump's,
+            and the memory totals sum every dump's).
     """
 
     source: str
@@ -60,6 +64,7 @@ class Overview:
     est_total_memory_bytes: int
     used_mem_bytes: int
     n_findings: dict
+    n_sources: int = 1
 
     def as_dict(self):
         """Plain values (``ctime`` as ISO text), for JSON."""
@@ -75,6 +80,10 @@ def overview(res, source=None):
     info = res.info
     ttl = _whole_dump_ttl(res)
     memory = estimate_memory(res.keys)
+    est_total, used_mem = memory.total_bytes if memory.model else None, memory.used_mem_bytes
+    if res.keys.n_sources > 1:
+        est_total, used_mem = (_sum_or_none(getattr(s, name) for s in res.keys.sources)
+                               for name in ("est_total_memory_bytes", "used_mem_bytes"))
     ctime = dump_ctime(info)
     return Overview(
         source=source if source is not None else (_file_name(info.path) if info.path else None),
@@ -90,10 +99,16 @@ def overview(res, source=None):
         rdb_bytes=int(pc.sum(table["rdb_bytes"]).as_py() or 0),
         memory_bytes=int(pc.sum(key_memory(res)).as_py() or 0),
         memory_basis=res.memory_basis,
-        est_total_memory_bytes=memory.total_bytes if memory.model else None,
-        used_mem_bytes=memory.used_mem_bytes,
+        est_total_memory_bytes=est_total,
+        used_mem_bytes=used_mem,
         n_findings={str(s): sum(1 for f in res.finding_list if f.severity == s) for s in reversed(Severity)},
+        n_sources=res.keys.n_sources,
     )
+
+
+def _sum_or_none(values):
+    values = list(values)
+    return None if any(v is None for v in values) else sum(values)
 
 
 def dump_ctime(info):
@@ -129,11 +144,42 @@ def pattern_rows(res, top=None, sort="memory"):
     return _top(frame[columns], top)
 
 
+#: The per-dump table of several dumps read as one keyspace.
+NODE_COLUMNS = ["source", "writer", "n_keys", "keys_share", "memory_bytes", "memory_share", "n_with_ttl",
+                "ttl_share", "slots", "n_slots"]
+
+
+def node_rows(res):
+    """One row per dump read (a cluster's nodes): its path, writer, keys, memory and TTL share,
+    and the hash slots its keys fall in (``slots``: the node's ranges when its keys are
+    one node's share (CLU004), else the ranges they hash to; ``n_slots``: slots with keys).
+
+    Made from each dump's :class:`~rdbscope.sources.SourceSummary`, not from the keys.
+    """
+    from ..rules.cluster import node_ranges_text, node_slots
+
+    sources = res.keys.sources
+    total_keys = sum(s.n_keys for s in sources) or 1
+    total_memory = sum(s.memory_bytes(res.memory_basis) for s in sources) or 1
+    rows = []
+    for s in sources:
+        memory = s.memory_bytes(res.memory_basis)
+        rows.append({
+            "source": s.path, "writer": s.info.writer, "n_keys": s.n_keys, "keys_share": s.n_keys / total_keys,
+            "memory_bytes": memory, "memory_share": memory / total_memory, "n_with_ttl": s.n_with_ttl,
+            "ttl_share": s.n_with_ttl / s.n_keys if s.n_keys else 0.0,
+            "slots": node_ranges_text(s, node_slots(s.info, s.slot_keys, s.dbs)),
+            "n_slots": int(np.count_nonzero(s.slot_keys)),
+        })
+    return pd.DataFrame(rows, columns=NODE_COLUMNS)
+
+
 def big_key_rows(res, top=10, by="memory"):
     """The largest keys by ``memory`` or by ``length`` (string bytes or element count).
 
     Columns: db, key, pattern, type, encoding, memory_bytes, rdb_bytes,
-    n_elements, expire_at, codes (the BIG codes whose threshold the key is over).
+    n_elements, expire_at, codes (the BIG codes whose threshold the key is over);
+    for several dumps, source (the dump the key is in) after key.
     """
     table = res.keys.to_arrow()
     memory = key_memory(res)
@@ -159,7 +205,9 @@ def big_key_rows(res, top=10, by="memory"):
     if "big_keys" in res.tables:
         for row in res.tables["big_keys"].select(["db", "key", "codes"]).to_pylist():
             codes[(row["db"], row["key"])] = row["codes"]
-    frame["codes"] = [codes.get((db, key), []) for db, key in zip(frame["db"], frame["key"])]
+    frame["codes"] = [codes.get((db, key), []) for db, key in zip(frame["db"], frame["key"], strict=True)]
+    if "source" in taken.column_names:
+        frame.insert(2, "source", taken["source"].cast(pa.string()).to_pylist())
     return frame
 
 

@@ -1,30 +1,17 @@
 """A real 3-master Redis Cluster on 127.0.0.1: one node's dump is named by its slots, CLU001 stays off."""
 
 import json
-import pathlib
-import shutil
-import subprocess
-import sys
 
 import pytest
-import redis
-from redis.cluster import RedisCluster
 from typer.testing import CliRunner
 
 from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
+from redis_cluster import MISSING, running_cluster, save_dumps
 
-sys.path.insert(0, str(SAMPLE_DUMPS))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "rdb"))
-import make_sample_dumps  # noqa: E402
-from test_cluster_slots import cluster_capable_port  # noqa: E402
-
-REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-7.0"]
-REDIS_CLI = shutil.which("redis-cli")
 N_KEYS = 3000
 
-pytestmark = [pytest.mark.server,
-              pytest.mark.skipif(not REDIS_7 or not REDIS_CLI, reason="Debian's redis-server 7.0 is not installed")]
+pytestmark = [pytest.mark.server, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
 
 
 def invoke(*args):
@@ -33,49 +20,12 @@ def invoke(*args):
 
 @pytest.fixture(scope="module")
 def cluster_dumps(tmp_path_factory):
-    """``{(first slot, last slot): dump path}`` of each master, and what each master said it holds."""
+    """``{(first slot, last slot): (dump path, keys the master said it holds)}`` of each master."""
     out = tmp_path_factory.mktemp("cluster")
-    servers = [make_sample_dumps.RunningServer(REDIS_7[0], {
-        "cluster-enabled": "yes", "cluster-config-file": "nodes.conf", "cluster-node-timeout": "5000",
-        "save": "", "appendonly": "no"}) for _ in range(3)]
-    for server in servers:
-        server.port = cluster_capable_port()
-    try:
-        for server in servers:
-            server.__enter__()
-        subprocess.run([REDIS_CLI, "--cluster", "create", *(f"127.0.0.1:{s.port}" for s in servers),
-                        "--cluster-yes"], check=True, capture_output=True, timeout=60)
-        client = RedisCluster(host="127.0.0.1", port=servers[0].port)
-        _wait_until_ok(client)
+    with running_cluster() as (servers, client):
         for i in range(N_KEYS):
             client.set(f"session:{i}:token", "x" * 40)
-        client.close()
-        dumps = {}
-        for n, server in enumerate(servers):
-            node = server.client(0)
-            (first, last), = [(int(r[0]), int(r[1])) for r in node.execute_command("CLUSTER", "SLOTS")
-                              if int(r[2][1]) == server.port]
-            node.execute_command("SAVE")
-            path = out / f"node{n}.rdb"
-            shutil.copy(server.dump_path, path)
-            dumps[(first, last)] = (path, node.execute_command("DBSIZE"))
-        return dumps
-    finally:
-        for server in servers:
-            server.stop()
-
-
-def _wait_until_ok(client, attempts=100):
-    import time
-
-    for _ in range(attempts):
-        try:
-            if client.cluster_info()["cluster_state"] == "ok":
-                return
-        except redis.exceptions.RedisError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("the cluster did not reach state ok")
+        return {slots: (path, n_keys) for path, slots, n_keys in save_dumps(servers, out)}
 
 
 def test_each_node_dump_is_named_by_its_slots(cluster_dumps):
