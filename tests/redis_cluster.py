@@ -13,9 +13,8 @@ import sys
 import time
 
 import redis
-from redis.cluster import RedisCluster
-
 from conftest import SAMPLE_DUMPS
+from redis.cluster import RedisCluster
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "rdb"))

@@ -20,6 +20,7 @@ from .views import (
     big_key_rows,
     expiry_burst_rows,
     finding_rows,
+    node_rows,
     overview,
     pattern_rows,
     ttl_overview_rows,
@@ -40,6 +41,8 @@ _FIGURE_CAPTIONS = {
 #: The sections, in page order: (id, heading).
 SECTIONS = (("overview", "Overview"), ("memory", "Memory"), ("findings", "Findings"), ("keys", "Biggest keys"),
             ("ttl", "TTL coverage"), ("expiry", "Expiry cliffs"))
+#: The section a report of several dumps (a cluster's nodes) has after the overview: one row per dump.
+NODES_SECTION = ("nodes", "Nodes")
 
 # Key names hold any text: after the Latin fonts come CJK and colour-emoji faces, so
 # `emoji:🍕:orders` or `用户:资料` show their glyphs rather than empty boxes.
@@ -113,6 +116,7 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
 """
 
 _KEY_COLUMNS = {"pattern": "key", "key": "key", "examples": "keys"}
+_NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "n_with_ttl", "ttl_share", "slots"]
 _FINDING_COLUMNS = ["db", "pattern", "n_keys", "est_memory_bytes", "message"]
 _PATTERN_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
                     "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
@@ -131,18 +135,20 @@ def render_html(res, source=None, top=25, title=None):
     title = title or f"rdbscope report: {o.source or 'dump'}"
     plots = PlotAccessor(res)
     findings = finding_rows(res)
-    nav = "".join(f"<a href=\"#{id_}\">{_e(heading)}</a>" for id_, heading in SECTIONS)
+    shown = [SECTIONS[0], NODES_SECTION, *SECTIONS[1:]] if o.n_sources > 1 else SECTIONS
+    nav = "".join(f"<a href=\"#{id_}\">{_e(heading)}</a>" for id_, heading in shown)
     parts = [(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body><main>"),
              f"<h1>{_e(title)}</h1>", f"<p class=\"sub\">{_e(_subtitle(o))}</p>", f"<nav>{nav}</nav>"]
     sections = {
         "overview": [_cards(o)],
+        "nodes": [_table(node_rows(res), _NODE_COLUMNS)] if o.n_sources > 1 else None,
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
                    "<h3>Top patterns by memory</h3>", _table(pattern_rows(res, top), _PATTERN_COLUMNS),
                    _figure(plots, "key_sizes"), _figure(plots, "types")],
         "findings": _finding_groups(findings, top * 2) if len(findings) else ["<p>No findings.</p>"],
-        "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "pattern", "type", "encoding",
+        "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "source", "pattern", "type", "encoding",
                                                           "memory_bytes", "rdb_bytes", "n_elements", "expire_at",
                                                           "codes"])],
         "ttl": [_figure(plots, "ttl"), _table(ttl_overview_rows(res), None), "<p></p>",
@@ -151,9 +157,9 @@ def render_html(res, source=None, top=25, title=None):
                                                     "ttl_s_max"])],
         "expiry": [_figure(plots, "expiry"), _expiry_table(res, top)],
     }
-    headings = dict(SECTIONS)
+    headings = dict(shown)
     headings["findings"] = f"Findings ({len(findings)})"
-    for id_, _heading in SECTIONS:
+    for id_, _heading in shown:
         parts.append(f"<section id=\"{id_}\"><h2>{_e(headings[id_])}</h2>")
         parts += sections[id_]
         parts.append("</section>")
@@ -266,6 +272,8 @@ def _cards(o):
 
 
 def _subtitle(o):
+    if o.n_sources > 1:
+        return f"{o.n_sources} dumps read as one keyspace: one row each under Nodes"
     text = f"{o.magic} RDB {o.rdb_version}"
     if o.writer:
         text += f", written by {o.writer}"

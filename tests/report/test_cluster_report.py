@@ -1,16 +1,17 @@
 """A whole cluster in one report: the dumps of a real 3-master Redis Cluster read as one keyspace."""
 
 import json
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from redis_cluster import MISSING, running_cluster, save_dumps
 from typer.testing import CliRunner
 
 import rdbscope
 from rdbscope.cli import app
 from rdbscope.rdb.cluster import key_slot
-from redis_cluster import MISSING, running_cluster, save_dumps
 
 N_SESSIONS = 3000
 N_TENANT_KEYS = 300
@@ -156,3 +157,24 @@ def test_a_path_that_is_not_a_dump_among_several_is_named(cluster, tmp_path):
         result = invoke("report", saved[0][0], missing)
         assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
         assert str(missing) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_html_report_has_a_nodes_section(cluster, tmp_path):
+    import shutil
+
+    from test_html_in_chromium import BROWSERS, run_chromium
+
+    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip("no Chromium on this machine; apt-get install chromium")
+    directory, saved, _truth = cluster
+    page = tmp_path / "cluster.html"
+    assert invoke("report", directory, "--html", page, "--quiet", "--fail-on", "never").exit_code == 0
+    dom = run_chromium(browser, tmp_path, page, "--dump-dom")
+    nav = re.search(r"<nav>(.*?)</nav>", dom).group(1)
+    assert re.findall(r'href="#(\w+)"', nav)[:3] == ["overview", "nodes", "memory"]
+    section = re.search(r'<section id="nodes">(.*?)</section>', dom, re.DOTALL).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", section)[1:]
+    assert len(rows) == 3
+    for row, (path, (first, last), n_keys) in zip(rows, saved, strict=True):
+        assert str(path) in row and f"{n_keys:,}" in row and f"{first}-{last}" in row
