@@ -230,6 +230,10 @@ README_CHECKS = {
     ("sh", "rdbscope lint dump.rdb                           # findings grouped by rule; exit 1 at a warning"):
         check_the_lint_commands,
     ("toml", "[tool.rdbscope]"): check_the_config,
+    ("sh", "rdbscope report node-a.rdb node-b.rdb node-c.rdb --html cluster.html"):
+        checked_elsewhere("report/test_cluster_report.py"),  # run over a real cluster's dumps
+    ("python", 'keys = rdbscope.load(["node-a.rdb", "node-b.rdb", "node-c.rdb"])'):
+        checked_elsewhere("report/test_cluster_report.py"),
 }
 
 

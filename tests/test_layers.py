@@ -1,5 +1,6 @@
 """Imports point one way (DESIGN.md):
-cli -> report -> api/result/codes/config -> passes/rules -> keys/findings/options/patterns/summary/keyspace -> rdb -> errors.
+cli -> report -> api/result/codes/config -> passes/rules -> keys/sources/findings/options/patterns/summary/keyspace
+-> rdb -> errors.
 """
 
 import ast
@@ -13,11 +14,12 @@ LAYERS = [
     {"report"},
     {"api", "result", "codes", "config"},
     {"passes", "rules"},
-    {"keys", "findings", "options", "patterns", "summary", "keyspace"},
+    {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
     {"rdb"},
     {"errors"},
 ]
-SAME_RANK = {("api", "result"), ("api", "codes"), ("api", "config"), ("rules", "passes")}  # rules read what the passes made
+SAME_RANK = {("api", "result"), ("api", "codes"), ("api", "config"), ("rules", "passes"),  # rules read what the passes made
+             ("keys", "sources"), ("sources", "summary")}  # several dumps: each one's summary, its memory estimate
 
 
 def rank_of(layer):

@@ -24,7 +24,7 @@ Inputs = Annotated[List[Path], typer.Argument(
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one) or a keys Parquet file written by "
          "'rdbscope scan'; or several dumps read as one keyspace (a cluster's nodes): several paths, a "
          "directory of dumps, or a quoted glob such as 'node-*.rdb'.",
-    show_default=False, metavar="DUMP...")]
+    show_default=False)]
 
 
 class Format(str, Enum):

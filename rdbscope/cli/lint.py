@@ -23,7 +23,7 @@ Source = Annotated[List[Path], typer.Argument(
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`; "
          "or several dumps linted as one keyspace (a cluster's nodes): several paths, a directory of dumps, "
          "or a quoted glob such as 'node-*.rdb'.",
-    show_default=False, metavar="SOURCE...")]
+    show_default=False)]
 
 
 def _current_presets(names):

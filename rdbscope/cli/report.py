@@ -80,7 +80,8 @@ def report_command(
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:
-        write_json({"overview": overview.as_dict(), "nodes": records(views.node_rows(res)),
+        nodes = {"nodes": records(views.node_rows(res))} if res.keys.n_sources > 1 else {}
+        write_json({"overview": overview.as_dict(), **nodes,
                     **{name: _plain(section) for name, section in sections.items()},
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:

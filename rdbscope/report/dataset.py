@@ -5,8 +5,8 @@ Layout::
     DIR/instance=NAME/date=YYYY-MM-DD/patterns.parquet
                                       findings.parquet
                                       summary.parquet
-                                      keys.parquet      (only when asked for)
                                       nodes.parquet     (only for several dumps: a cluster's nodes)
+                                      keys.parquet      (only when asked for)
 
 Every file carries ``rdbscope.report_schema`` (:data:`SCHEMA_VERSION`) and
 ``rdbscope.table`` in its key-value metadata; ``summary`` and ``keys`` also carry
@@ -49,7 +49,7 @@ TABLE_KEY = b"rdbscope.table"
 SCRATCH = ".rdbscope-tmp"
 
 #: The tables of a partition, in the order they are written.
-TABLES = ("summary", "patterns", "findings", "keys", "nodes")
+TABLES = ("summary", "patterns", "findings", "nodes", "keys")
 
 _INSTANCE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -178,10 +178,10 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
         staged.mkdir()
         tables = {"summary": summary_table(res, source, version), "patterns": patterns_table(res),
                   "findings": res.findings_table()}
-        if keys:
-            tables["keys"] = res.keys.to_arrow()
         if res.keys.n_sources > 1:
             tables["nodes"] = pa.Table.from_pandas(node_rows(res), schema=NODES_SCHEMA, preserve_index=False)
+        if keys:
+            tables["keys"] = res.keys.to_arrow()
         for name, table in tables.items():
             _write(table, staged / f"{name}.parquet", name, res.info if name in ("summary", "keys") else None)
         final.parent.mkdir(parents=True, exist_ok=True)

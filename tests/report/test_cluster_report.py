@@ -178,3 +178,27 @@ def test_the_html_report_has_a_nodes_section(cluster, tmp_path):
     assert len(rows) == 3
     for row, (path, (first, last), n_keys) in zip(rows, saved, strict=True):
         assert str(path) in row and f"{n_keys:,}" in row and f"{first}-{last}" in row
+
+
+def test_the_readme_cluster_blocks_run_on_a_real_cluster(cluster, tmp_path, monkeypatch):
+    import shutil
+
+    from test_docs import first_line, readme_blocks, run_python, run_shell
+
+    _directory, saved, _truth = cluster
+    for (path, _slots, _n), name in zip(saved, ("node-a.rdb", "node-b.rdb", "node-c.rdb"), strict=True):
+        shutil.copy(path, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    blocks = {first_line(text): text for _line, _language, text in readme_blocks()}
+    shell = blocks["rdbscope report node-a.rdb node-b.rdb node-c.rdb --html cluster.html"]
+    results = run_shell(shell, tmp_path)
+    assert [r.exit_code for r in results] == [0, 0, 1]  # lint fails on the CLU001/CLU002 warnings
+    assert 'id="nodes"' in (tmp_path / "cluster.html").read_text()
+    document = json.loads((tmp_path / "cluster.json").read_text())
+    assert [row["source"] for row in document["nodes"]] == ["node-a.rdb", "node-b.rdb", "node-c.rdb"]
+    assert "CLU004" in results[2].stdout and "node-c.rdb" in results[2].stdout
+    namespace = run_python("import rdbscope\n" + blocks['keys = rdbscope.load(["node-a.rdb", "node-b.rdb", '
+                                                         '"node-c.rdb"])'], tmp_path)
+    memory = namespace["memory"]
+    assert list(memory.index) == ["node-a.rdb", "node-b.rdb", "node-c.rdb"]
+    assert memory.to_dict() == {row["source"]: row["memory_bytes"] for row in document["nodes"]}
