@@ -43,7 +43,7 @@ class HashTagHotspot(Rule):
     code = "CLU002"
     name = "hash-tag-hotspot"
     severity = Severity.WARNING
-    message = ("Hash tag {{{tag}}} pins {tag_keys} ({keys_share} of the dump's keys, {memory_share} of its "
+    message = ("Hash tag {{{tag}}} pins {tag_keys} ({keys_share} of the {whole} keys, {memory_share} of {its} "
                "memory) to slot {slot}{on_node}, among them keys of {pattern}{more} ({keys}, {memory})")
 
     @dataclass(frozen=True)
@@ -84,7 +84,8 @@ class HashTagHotspot(Rule):
                     listed[-1]["node"] = ctx.sources[ctx.source_of_row[first_row]].path
             more = f" (and {len(pattern_tags) - 1} more hot tags)" if len(pattern_tags) > 1 else ""
             on_node = f" on node {listed[0]['node']}" if ctx.sources else ""
-            yield self.finding(ctx, hit, tags=listed, say={"on_node": on_node,
+            whole = f"{len(ctx.sources)} dumps'" if ctx.sources else "dump's"
+            yield self.finding(ctx, hit, tags=listed, say={"on_node": on_node, "whole": whole, "its": "their" if ctx.sources else "its",
                 "tag": tags.texts[first], "tag_keys": count(int(tags.n_keys[first]), "key"),
                 "keys_share": format_share(key_share[first]), "memory_share": format_share(memory_share[first]),
                 "slot": listed[0]["slot"], "more": more})
