@@ -84,8 +84,9 @@ class HashTagHotspot(Rule):
                     listed[-1]["node"] = ctx.sources[ctx.source_of_row[first_row]].path
             more = f" (and {len(pattern_tags) - 1} more hot tags)" if len(pattern_tags) > 1 else ""
             on_node = f" on node {listed[0]['node']}" if ctx.sources else ""
-            whole = f"{len(ctx.sources)} dumps'" if ctx.sources else "dump's"
-            yield self.finding(ctx, hit, tags=listed, say={"on_node": on_node, "whole": whole, "its": "their" if ctx.sources else "its",
+            whole, its = (f"{len(ctx.sources)} dumps'", "their") if ctx.sources else ("dump's", "its")
+            yield self.finding(ctx, hit, tags=listed, say={
+                "on_node": on_node, "whole": whole, "its": its,
                 "tag": tags.texts[first], "tag_keys": count(int(tags.n_keys[first]), "key"),
                 "keys_share": format_share(key_share[first]), "memory_share": format_share(memory_share[first]),
                 "slot": listed[0]["slot"], "more": more})
