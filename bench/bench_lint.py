@@ -42,8 +42,8 @@ import pyarrow as pa
 
 import rdbscope  # noqa: E402
 import rdbscope.rdb  # noqa: E402
-from rdbscope.keys import KeyTable  # noqa: E402
 from rdbscope import lint  # noqa: E402
+from rdbscope.keys import KeyTable  # noqa: E402
 
 DEFAULT_DUMPS = Path("/tmp/rdbscope-bench")
 

@@ -51,9 +51,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 DEFAULT_DUMPS = "/tmp/rdbscope-bench"
 DEFAULT_VENVS = Path("/tmp/bench-venvs")

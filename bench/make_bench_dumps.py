@@ -47,8 +47,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import redis
 
@@ -88,7 +88,7 @@ class RedisServer:
     def dump_path(self) -> Path:
         return self.workdir / "dump.rdb"
 
-    def __enter__(self) -> "RedisServer":
+    def __enter__(self) -> RedisServer:
         argv = [
             self.binary,
             "--bind", "127.0.0.1",

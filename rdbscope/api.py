@@ -14,8 +14,8 @@ from .codes import CODES
 from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
-from .passes import PASSES, pass_options, run_passes
 from .keyspace.columns import memory_basis
+from .passes import PASSES, pass_options, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 

@@ -22,9 +22,10 @@ file and the key.
 
 import dataclasses
 import pathlib
-import tomllib
 import types
 from dataclasses import dataclass, field
+
+import tomllib
 
 from .errors import ConfigError
 

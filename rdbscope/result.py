@@ -1,9 +1,10 @@
 """Result: everything one analysis found, as tables and findings."""
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from .findings import Severity, count, findings_table, format_bytes
 

@@ -43,9 +43,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from random import Random
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import redis
 
@@ -281,7 +282,7 @@ class RunningServer:
             args += [f"--{name}", value]
         return args
 
-    def __enter__(self) -> "RunningServer":
+    def __enter__(self) -> RunningServer:
         self.process = subprocess.Popen(
             self.command_line(),
             stdin=subprocess.DEVNULL,
@@ -386,7 +387,7 @@ class Capabilities:
     hash_listpack_value: int
 
     @classmethod
-    def probe(cls, server: RunningServer) -> "Capabilities":
+    def probe(cls, server: RunningServer) -> Capabilities:
         c = server.client(0)
         return cls(
             version=server.binary.version_tuple,

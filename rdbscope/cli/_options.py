@@ -9,7 +9,7 @@ import functools
 import inspect
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
@@ -68,7 +68,7 @@ class FailOn(str, Enum):
 FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Exit with code 1 when a finding of this severity or above is reported.")]
 Top = Annotated[int, typer.Option("--top", min=1, help="Show at most this many rows per table.")]
-ConfigOption = Annotated[Optional[Path], typer.Option(
+ConfigOption = Annotated[Path | None, typer.Option(
     "--config", help="Thresholds and rules from this rdbscope.toml, or pyproject.toml (its [tool.rdbscope] "
                      "table); default: the nearest one in this directory or its parents.",
     exists=True, dir_okay=False, show_default=False)]
@@ -91,7 +91,7 @@ class LoadOptions:
 
     db: tuple = ()
     types: tuple = ()
-    match: Optional[str] = None
+    match: str | None = None
     no_crc: bool = False
     relaxed_version: bool = False
     allocator: str = "jemalloc"
@@ -132,13 +132,13 @@ def _check_types(types):
 
 #: (parameter, annotation, default) of the options that choose keys.
 FILTER_PARAMETERS = (
-    ("db", Annotated[Optional[List[int]], typer.Option(
+    ("db", Annotated[list[int] | None, typer.Option(
         "--db", "-n", help="Keep only this db (repeatable), as redis-cli -n. Filters that keep no key "
                            "exit 2, saying what the dump has.", show_default=False)], None),
-    ("type_", Annotated[Optional[List[str]], typer.Option(
+    ("type_", Annotated[list[str] | None, typer.Option(
         "--type", help="Keep only this type (repeatable, or comma-separated): string, list, set, zset, hash, "
                        "stream, module...", show_default=False)], None),
-    ("match", Annotated[Optional[str], typer.Option(
+    ("match", Annotated[str | None, typer.Option(
         "--match", help="Keep only keys matching this glob (Redis KEYS syntax).", show_default=False)], None),
 )
 #: (parameter, annotation, default) of the options that say how to read a dump.
@@ -208,10 +208,10 @@ class OutputOptions:
     """What the output options of a command say: the format, how many rows, when to fail."""
 
     fmt: Format = Format.table
-    top: Optional[int] = None
+    top: int | None = None
     csv_safe: bool = True
     fail_on: FailOn = FailOn.never
-    config: Optional[Path] = None
+    config: Path | None = None
 
 
 def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):

@@ -30,8 +30,8 @@ def diff_command(
     JSON gives {"old", "new", "patterns", "findings"}; CSV gives the pattern rows.
     --fail-on looks at the new findings only: gate a deploy on what got worse.
     """
-    from ..report.compare import diff_findings, diff_patterns
     from ..findings import count
+    from ..report.compare import diff_findings, diff_patterns
 
     config = settings(output.config)
     sides = [_snapshot(path, config, load) for path in (old, new)]

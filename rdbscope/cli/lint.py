@@ -2,9 +2,8 @@
 
 import json
 import time
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
@@ -45,7 +44,7 @@ def lint_command(
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
-    preset: Annotated[Optional[List[str]], typer.Option(
+    preset: Annotated[list[str] | None, typer.Option(
         "--preset", callback=_current_presets, metavar="NAME",
         help="Turn on the opt-in rules of a guide's convention: layered-names (the layered naming spec: no "
              "abbreviations, module:submodule:description:identifier), short-keys (Baidu Cloud's guidelines: "
@@ -95,9 +94,8 @@ EXAMPLE_CHARS = 120
 def _print_text(result):
     from rich.text import Text
 
-    from ..findings import format_bytes
+    from ..findings import count, format_bytes
     from ..report.cells import printable
-    from ..findings import count
 
     by_code = {}
     for finding in result.finding_list:
@@ -122,10 +120,9 @@ def _print_text(result):
 
 
 def _print_summary(result, seconds):
-    from ..findings import Severity
+    from ..findings import Severity, count
     from ..report.sarif import passes_checked, rules_checked
     from ..rules import FAMILIES
-    from ..findings import count
 
     counts = {s: sum(1 for f in result.finding_list if f.severity == s) for s in reversed(Severity)}
     said = ", ".join(count(n, str(s), "info" if s == Severity.INFO else None)

@@ -2,7 +2,7 @@
 
 import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -24,15 +24,15 @@ FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "mess
 @analysis_command(top=10)
 def report_command(
     dump: Input,
-    html: Annotated[Optional[Path], typer.Option(
+    html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report (plots embedded, no network) to this file.",
         dir_okay=False, show_default=False)] = None,
-    out_dir: Annotated[Optional[Path], typer.Option(
+    out_dir: Annotated[Path | None, typer.Option(
         "--out", help="Also write the Parquet report into this dataset directory "
                       "(DIR/instance=NAME/date=YYYY-MM-DD/).", file_okay=False, show_default=False)] = None,
     instance: Annotated[str, typer.Option(
         "--instance", help="Instance name of the --out partition (letters, digits, '.', '_', '-').")] = "default",
-    date: Annotated[Optional[datetime.datetime], typer.Option(
+    date: Annotated[datetime.datetime | None, typer.Option(
         "--date", formats=["%Y-%m-%d"], show_default=False,
         help="Date of the --out partition; default: the day (UTC) of the dump's ctime AUX field.")] = None,
     keys: Annotated[bool, typer.Option(
@@ -120,8 +120,7 @@ def _headline(o):
     """The totals as a few lines of text."""
     from rich.text import Text
 
-    from ..findings import format_bytes, format_share
-    from ..findings import count
+    from ..findings import count, format_bytes, format_share
 
     lines = Text()
     lines.append(f"{o.source}", style="bold")

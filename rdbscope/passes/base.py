@@ -1,8 +1,9 @@
 """What every analysis pass is made of: its output, its context, its shape."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import Any, ClassVar, Protocol
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ import pyarrow as pa
 
 from ..config import BigKeyOptions
 from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
-from .base import PassOutput
 from ..keyspace.grouping import rows_above
+from .base import PassOutput
 
 BIG_STRING = Check(
     "BIG001", "big-string", Severity.WARNING,

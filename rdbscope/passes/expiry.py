@@ -21,8 +21,8 @@ import pyarrow as pa
 
 from ..config import ExpiryOptions
 from ..findings import Check, Severity, format_share
-from .base import PassOutput
 from ..keyspace.grouping import SortedGroups, counts, example_positions
+from .base import PassOutput
 
 EXPIRY_BURST = Check(
     "EXP001", "expiry-burst", Severity.WARNING,

@@ -6,9 +6,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import PatternOptions
+from ..keyspace.measures import MEASURE_DOCS, GroupStats
 from ..patterns import pattern_segments
 from .base import PassOutput
-from ..keyspace.measures import MEASURE_DOCS, GroupStats
 
 PATTERN_COLUMNS = {
     "db": "database number",

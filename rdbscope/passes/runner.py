@@ -4,8 +4,8 @@ import logging
 import time
 
 from ..keys import KeyTable
-from .base import PassContext
 from ..keyspace.columns import KeyColumns
+from .base import PassContext
 
 log = logging.getLogger(__name__)
 

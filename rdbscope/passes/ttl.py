@@ -7,8 +7,8 @@ import pyarrow as pa
 
 from ..config import TtlOptions
 from ..findings import Check, Severity, count, format_memory, format_share
-from .base import PassOutput
 from ..keyspace.grouping import counts, example_positions
+from .base import PassOutput
 
 MIXED_TTL = Check(
     "TTL001", "mixed-ttl", Severity.WARNING,

@@ -9,13 +9,14 @@
 from ..errors import RdbError, RdbFormatError, RdbTruncatedError
 from . import _mapguard
 from ._builds import compiled_module, pure_python_forced, python_module
-from .dump_info import DumpInfo
 from .batches import build_batch
+from .dump_info import DumpInfo
 from .format import TYPE_NAMES
 from .keyglob import glob_matcher
 from .memory import ALLOCATORS, model_factory, model_info
 from .schema import KEYS_SCHEMA
 from .source import Source
+
 
 def _load_python_scanner():
     """The scanner source run as Python, even where the compiled module exists."""

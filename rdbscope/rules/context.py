@@ -7,11 +7,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..keyspace.grouping import bincount, example_positions
+from ..patterns.text import PLACEHOLDER
 from . import keybytes
 from .base import PatternHit
 from .cluster import node_slots
 from .hashtags import HashTags
-from ..patterns.text import PLACEHOLDER
 
 
 class RuleContext:

@@ -1,17 +1,17 @@
 """RULES: every lint rule, in code order. Adding a rule adds one line here."""
 
-from .letter_case import CamelCaseWord, UppercaseWord
+from .big_lists import UncompressedBigList
 from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
 from .cluster import NodeImbalance
-from .hashtag_rules import HashTagHotspot, NeedlessHashTag
-from .length import KeyOverMaxLength, KeyOverRecommendedLength
-from .big_lists import UncompressedBigList
-from .layered_names import AbbreviatedWord, LayoutMismatch
-from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
-from .tiny_strings import TinyStrings
-from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
 from .compact_limits import JustOverCompactLimit
+from .hashtag_rules import HashTagHotspot, NeedlessHashTag
+from .layered_names import AbbreviatedWord, LayoutMismatch
+from .length import KeyOverMaxLength, KeyOverRecommendedLength
+from .letter_case import CamelCaseWord, UppercaseWord
+from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
+from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
 from .timeseries import TimeSeriesZset
+from .tiny_strings import TinyStrings
 from .user_input import UserInputInKey
 
 #: Every rule class. Codes are stable: a retired code is never given to another rule.

@@ -5,8 +5,8 @@ import time
 
 import pyarrow as pa
 
-from ..passes.base import PassContext, PassOutput
 from ..keyspace.columns import KeyColumns
+from ..passes.base import PassContext, PassOutput
 from ..passes.pattern_groups import PatternGroupsPass
 from .context import RuleContext
 from .registry import RULES

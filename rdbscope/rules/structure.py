@@ -4,8 +4,8 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Severity, count, format_memory
-from .base import PatternHit, Rule, option
 from ..patterns.text import HIERARCHY_DELIMITERS, delimiter, has_hierarchy, is_placeholder, segments
+from .base import PatternHit, Rule, option
 
 
 class FlatKey(Rule):

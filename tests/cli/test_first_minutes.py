@@ -10,10 +10,10 @@ import sys
 import threading
 
 import pytest
+from conftest import ROOT, SAMPLE_DUMPS
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import ROOT, SAMPLE_DUMPS
 from rdbscope.cli import app
 
 runner = CliRunner()

@@ -5,10 +5,10 @@ import json
 import sys
 
 import pytest
+from conftest import SAMPLE_DUMPS
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.findings import format_bytes
 

@@ -5,11 +5,11 @@ import io
 import json
 
 import pytest
+from conftest import SAMPLE_DUMPS
+from oracle import read_oracle
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
-from oracle import read_oracle
 from rdbscope.cli import app
 from rdbscope.report.parquet import write_keys_parquet
 

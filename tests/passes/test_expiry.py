@@ -2,9 +2,10 @@
 
 import datetime
 
+from keytables import CTIME_MS, CTIME_S, key, make_keys
+
 import rdbscope
 from rdbscope.config import Config, ExpiryOptions
-from keytables import CTIME_MS, CTIME_S, key, make_keys
 
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS

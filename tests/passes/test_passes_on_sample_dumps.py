@@ -9,11 +9,11 @@ import datetime
 import pathlib
 
 import pytest
+from conftest import sample_dumps
+from oracle import read_oracle
 
 import rdbscope
 from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
-from conftest import sample_dumps
-from oracle import read_oracle
 
 DUMPS = sample_dumps()
 # Low thresholds so that every type has keys over them in the small sample dumps.

@@ -1,11 +1,11 @@
 """The ttl pass: missing TTLs per pattern, volatile names, persistent memory, expired keys."""
 
 import pytest
+from keytables import CTIME_MS, key, make_keys
 
 import rdbscope
 from rdbscope.config import Config, TtlOptions
 from rdbscope.passes.ttl import volatile_words
-from keytables import CTIME_MS, key, make_keys
 
 WORDS = set(TtlOptions().volatile_words)
 

@@ -3,10 +3,10 @@
 import random
 
 import pytest
-
 from keyspace import FAMILIES, generate
-from rdbscope.patterns import infer_patterns
 from scoring import grouping_accuracy, misgrouped
+
+from rdbscope.patterns import infer_patterns
 
 BAR = 0.98
 

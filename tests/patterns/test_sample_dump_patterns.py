@@ -3,9 +3,9 @@
 import re
 
 import pytest
+from conftest import sample_dumps
 
 import rdbscope
-from conftest import sample_dumps
 from rdbscope.patterns import infer_patterns, pattern_segments
 
 # Families the generator script writes: every key matching the regex, and no

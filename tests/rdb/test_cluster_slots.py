@@ -4,9 +4,9 @@ import sys
 
 import pyarrow as pa
 import pytest
+from conftest import SAMPLE_DUMPS
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.rdb import cluster
 from rdbscope.rdb._builds import python_module
 

@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 import rdbscope
-from conftest import ROOT
 
 CLAIM = 3_000_000_000  # bytes of output claimed; under the 4 GiB that a blob may have
 END = b"\xff" + b"\x00" * 8  # EOF opcode, then a zero checksum (not verified)

@@ -1,11 +1,11 @@
 """Dumps written just now by every real server found here, against what that server said."""
 
 import pytest
-
-import rdbscope
 import servers
 from oracle import compare
 from servers import make_sample_dumps
+
+import rdbscope
 
 pytestmark = pytest.mark.server
 

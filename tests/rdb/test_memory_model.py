@@ -11,11 +11,11 @@ import statistics
 import sys
 
 import pytest
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus, sample_dumps
 
 import rdbscope
 from rdbscope.rdb import _memory
 from rdbscope.rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
-from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus, sample_dumps
 
 # The allocator is a property of the build, not of the dump: the sample script says which.
 sys.path.insert(0, str(SAMPLE_DUMPS))

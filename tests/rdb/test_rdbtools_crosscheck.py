@@ -3,9 +3,9 @@
 import datetime
 
 import pytest
+from conftest import CORPUS, corpus_available, needs_corpus
 
 import rdbscope
-from conftest import CORPUS, corpus_available, needs_corpus
 
 rdbtools = pytest.importorskip("rdbtools", reason="rdbtools (a test dependency) is not installed")
 

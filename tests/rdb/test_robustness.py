@@ -5,10 +5,10 @@ import random
 import time
 
 import pytest
+from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
 
 import rdbscope
 import rdbscope.rdb
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
 
 SMALL_SAMPLES = sorted(SAMPLE_DUMPS.glob("*-lfu.rdb"))
 

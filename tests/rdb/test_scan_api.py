@@ -10,10 +10,10 @@ import lz4.frame
 import pyarrow as pa
 import pytest
 import zstandard
+from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
 
 import rdbscope
 import rdbscope.rdb
-from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
 
 DEFAULT = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 

@@ -13,9 +13,9 @@ import time
 
 import pyarrow.compute as pc
 import pytest
+from conftest import SAMPLE_DUMPS
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
 import make_sample_dumps  # noqa: E402

@@ -11,10 +11,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 import rdbscope
 import rdbscope.rdb
-from conftest import ROOT
 
 KEYS = 200_000
 PAGE = os.sysconf("SC_PAGE_SIZE")

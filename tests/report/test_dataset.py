@@ -6,14 +6,13 @@ import sys
 
 import duckdb
 import pandas as pd
-import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-
-import rdbscope
 from conftest import ROOT, SAMPLE_DUMPS
 from oracle import read_oracle
+
+import rdbscope
 from rdbscope.findings import FINDINGS_SCHEMA
 from rdbscope.report import dataset
 from rdbscope.report.inputs import InputError, load_input

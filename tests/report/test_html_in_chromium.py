@@ -11,10 +11,10 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import SAMPLE_DUMPS, skip_or_fail
 from PIL import Image
 
 import rdbscope
-from conftest import SAMPLE_DUMPS, skip_or_fail
 from rdbscope.report import html as report_html
 from rdbscope.report.plots import TYPE_COLORS
 

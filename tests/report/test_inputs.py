@@ -1,11 +1,11 @@
 """A keys Parquet file reads back as the KeyTable of its dump; filters match the scanner's."""
 
 import pytest
+from conftest import SAMPLE_DUMPS
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
-from rdbscope.report.inputs import InputError, load_input
 from rdbscope.rdb.keyglob import glob_to_regex
+from rdbscope.report.inputs import InputError, load_input
 from rdbscope.report.parquet import write_keys_parquet
 
 DUMP = SAMPLE_DUMPS / "redis-7.0-default.rdb"

@@ -4,7 +4,6 @@ import os
 
 import nbformat
 import pytest
-
 from conftest import ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"

@@ -7,11 +7,11 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from conftest import SAMPLE_DUMPS
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.report import plots
 from rdbscope.report.html import render_html, write_html
 from rdbscope.report.treemap import squarify

@@ -6,9 +6,9 @@ import shutil
 import sys
 
 import pytest
+from conftest import SAMPLE_DUMPS
 from typer.testing import CliRunner
 
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.report.compare import pivot_trend, trend_rows
 

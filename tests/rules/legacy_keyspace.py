@@ -16,12 +16,11 @@ import uuid
 
 import numpy as np
 import pyarrow as pa
+from rule_keyspace import key_table
 
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72
-
-from rule_keyspace import key_table
 
 _MODEL = MemoryModel(L_REDIS72, ALLOCATORS["jemalloc"], 0)
 _RAW, _EMBSTR, _INT = 2, 1, 0

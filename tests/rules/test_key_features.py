@@ -5,10 +5,10 @@ import random
 import numpy as np
 import pyarrow as pa
 import pytest
-
-import rdbscope
 from conftest import SAMPLE_DUMPS
 from rule_keyspace import key_table, run_rule
+
+import rdbscope
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slot, key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72, LAYOUTS

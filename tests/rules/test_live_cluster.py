@@ -8,10 +8,10 @@ import sys
 
 import pytest
 import redis
+from conftest import SAMPLE_DUMPS
 from redis.cluster import RedisCluster
 from typer.testing import CliRunner
 
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 
 sys.path.insert(0, str(SAMPLE_DUMPS))

@@ -12,7 +12,6 @@ import pathlib
 
 import pytest
 import yaml
-
 from rule_keyspace import key_table, run_rule
 
 CASES_DIR = pathlib.Path(__file__).parent / "cases"
