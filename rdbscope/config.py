@@ -25,7 +25,10 @@ import pathlib
 import types
 from dataclasses import dataclass, field
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 from .errors import ConfigError
 
