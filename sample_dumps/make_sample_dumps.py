@@ -1243,7 +1243,7 @@ class OracleReader:
             records = [r for r in self.records if r["db"] == db]
             replies = pipelined(self.server.client(db),
                                 [("OBJECT", subcommand, bytes.fromhex(r["key"])) for r in records])
-            for record, reply in zip(records, replies):
+            for record, reply in zip(records, replies, strict=True):
                 record[field] = value_or_none(reply)
 
     def read_values(self) -> None:
@@ -1285,10 +1285,10 @@ class OracleReader:
             expiries = {}
             if fields:
                 times = client.execute_command("HPEXPIRETIME", key, "FIELDS", len(fields), *fields)
-                expiries = {f.hex(): t for f, t in zip(fields, times) if t >= 0}
+                expiries = {f.hex(): t for f, t in zip(fields, times, strict=True) if t >= 0}
             record["hash_field_expire_at_ms"] = expiries
             record["n_fields_with_ttl"] = len(expiries)
-        return max((len(f) + len(v) for f, v in zip(flat[0::2], flat[1::2])), default=0)
+        return max((len(f) + len(v) for f, v in zip(flat[0::2], flat[1::2], strict=True)), default=0)
 
     @staticmethod
     def _max_element_stream(client: redis.Redis, key: bytes, record: dict[str, Any]) -> int:
@@ -1444,7 +1444,7 @@ def read_back_memory(binary: ServerBinary, oracle: dict[str, Any], dump: bytes) 
             records = [r for r in oracle["keys"] if r["db"] == db]
             replies = pipelined(server.client(db), [
                 ("MEMORY", "USAGE", bytes.fromhex(r["key"]), "SAMPLES", 0) for r in records])
-            for record, reply in zip(records, replies):
+            for record, reply in zip(records, replies, strict=True):
                 record["memory_usage_loaded"] = value_or_none(reply)
 
 

@@ -46,9 +46,10 @@ def diff_command(
     elif output.fmt == Format.csv:
         emit(patterns.head(top), output)
     else:
-        for name, side in zip(("old", "new"), totals) if not load.quiet else ():
+        for name, side in zip(("old", "new"), totals, strict=True) if not load.quiet else ():
             message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}")
-        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
+        shown = min(top, len(patterns))
+        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {shown})")
         if len(findings):
             emit(findings, output, title="Findings new and resolved",
                  columns=["change", "severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"])

@@ -146,7 +146,8 @@ def _groups(title, groups, hints=None):
     if hints is not None:
         table.add_column("RESIZEDB hint: keys / expires", justify="right")
     for g in groups:
-        row = [g.name, f"{g.n_keys:,}", f"{g.n_with_ttl:,}", format_bytes(g.rdb_bytes), format_bytes(g.est_memory_bytes)]
+        row = [g.name, f"{g.n_keys:,}", f"{g.n_with_ttl:,}", format_bytes(g.rdb_bytes),
+               format_bytes(g.est_memory_bytes)]
         if hints is not None:
             hint = hints.get(g.name)
             row.append(f"{hint[0]:,} / {hint[1]:,}" if hint else "")

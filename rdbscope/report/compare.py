@@ -134,7 +134,8 @@ def diff_findings(old, new):
     est_memory_bytes, message (of the newer side for new, the older for resolved).
     """
     def identity(frame):
-        return list(zip(frame["code"], frame["db"].astype("Int64").fillna(-1), frame["pattern"].fillna("")))
+        db = frame["db"].astype("Int64").fillna(-1)
+        return list(zip(frame["code"], db, frame["pattern"].fillna(""), strict=True))
 
     old_ids, new_ids = set(identity(old.findings)), set(identity(new.findings))
     appeared = new.findings[[i not in old_ids for i in identity(new.findings)]].assign(change="new")

@@ -193,7 +193,7 @@ def patterns_table(res):
     for field in PATTERNS_SCHEMA:
         if field.name in ("n_without_ttl", "memory_bytes_without_ttl"):
             values = [coverage.get((db, p), {}).get(field.name)
-                      for db, p in zip(patterns["db"].to_pylist(), patterns["pattern"].to_pylist())]
+                      for db, p in zip(patterns["db"].to_pylist(), patterns["pattern"].to_pylist(), strict=True)]
             columns[field.name] = pa.array(values, field.type)
         elif field.name == "memory_basis":
             columns[field.name] = patterns[field.name].cast(pa.string())

@@ -80,7 +80,8 @@ details > summary .code {{ font-family: {MONO_FONTS}; font-weight: 600; margin: 
 details > summary .name {{ color: #555; }} details > summary .stats {{ color: #555; float: right; }}
 details > table {{ border: 0; border-top: 1px solid #e2e4e8; }}
 details > table {{ table-layout: fixed; }} details th:nth-child(1) {{ width: 3em; }}
-details th:nth-child(2) {{ width: 30%; }} details th:nth-child(3) {{ width: 5em; }} details th:nth-child(4) {{ width: 6em; }}
+details th:nth-child(2) {{ width: 30%; }} details th:nth-child(3) {{ width: 5em; }}
+details th:nth-child(4) {{ width: 6em; }}
 footer {{ color: #777; font-size: 12px; margin-top: 36px; }}
 """
 
@@ -202,7 +203,7 @@ def _table(frame, columns):
     rows = []
     for row in frame[columns].itertuples(index=False):
         cells = []
-        for column, value in zip(columns, row):
+        for column, value in zip(columns, row, strict=True):
             text = cell_text(column, value)
             if column == "severity" and text:
                 cells.append(f"<td><span class=\"sev sev-{_e(text)}\">{_e(text)}</span></td>")

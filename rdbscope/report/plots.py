@@ -67,11 +67,11 @@ def plot_memory_by_pattern(res, top=15, ax=None):
     fig, ax = _figure(ax, (9, 0.42 * (min(top, _n_patterns(res)) + 2) + 1.2))
     frame = _patterns(res)
     shown, rest = frame.head(top), frame.iloc[top:]
-    labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"])]
+    labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"], strict=True)]
     values = list(shown["memory_bytes_sum"].astype(float))
     colors = [TYPE_COLORS.get(_main_type(t), OTHER_COLOR) for t in shown["types"]]
     notes = [f"{bytes_label(m)}  {s:.0%}  ·  {_keys(n)}"
-             for m, s, n in zip(values, shown["memory_share"], shown["n_keys"])]
+             for m, s, n in zip(values, shown["memory_share"], shown["n_keys"], strict=True)]
     if len(rest):
         labels.append(f"{len(rest):,} other patterns")
         values.append(float(rest["memory_bytes_sum"].sum()))
@@ -84,7 +84,7 @@ def plot_memory_by_pattern(res, top=15, ax=None):
     ax.set_yticks(y, labels, fontsize=9)
     ax.set_xlim(0, max(values) * 1.45)
     set_bytes_axis(ax.xaxis, max(values) * 1.45)
-    for yi, value, note in zip(y, values, notes):
+    for yi, value, note in zip(y, values, notes, strict=True):
         ax.text(value, yi, "  " + note, va="center", fontsize=8, color="#333333")
     ax.set_xlabel(_memory_axis(res))
     ax.set_title(f"Memory by pattern (top {min(top, len(frame))} of {len(frame):,})", loc="left")
@@ -101,7 +101,7 @@ def plot_pattern_treemap(res, top=30, ax=None):
     shown, rest = frame.head(top), frame.iloc[top:]
     items = [(_pattern_label(db, p, res), float(m), TYPE_COLORS.get(_main_type(t), OTHER_COLOR), s)
              for db, p, m, t, s in zip(shown["db"], shown["pattern"], shown["memory_bytes_sum"], shown["types"],
-                                      shown["memory_share"])]
+                                      shown["memory_share"], strict=True)]
     if len(rest):
         items.append((f"{len(rest):,} others", float(rest["memory_bytes_sum"].sum()), OTHER_COLOR,
                       float(rest["memory_share"].sum())))
@@ -109,7 +109,7 @@ def plot_pattern_treemap(res, top=30, ax=None):
         return _empty(fig, ax, "no keys")
     items.sort(key=lambda item: -item[1])
     rects = squarify([value for _l, value, _c, _s in items], 0, 0, 100, 60)
-    for (label, value, color, share), (x, y, w, h) in zip(items, rects):
+    for (label, value, color, share), (x, y, w, h) in zip(items, rects, strict=True):
         ax.add_patch(_rectangle(x, y, w, h, color))
         if w > 9 and h > 4:
             size = 8 if w > 16 and h > 6 else 6.5
@@ -222,7 +222,8 @@ def plot_expiry_timeline(res, ax=None):
         first = max(0, first - 2)
         start, end, counts = start[first:], end[first:], counts[first:]
     cumulative = np.cumsum(counts) / counts.sum()
-    ax.bar(start, counts, width=[e - s for s, e in zip(start, end)], align="edge", color=TYPE_COLORS["string"])
+    widths = [e - s for s, e in zip(start, end, strict=True)]
+    ax.bar(start, counts, width=widths, align="edge", color=TYPE_COLORS["string"])
     ax.set_ylabel("keys expiring per bucket")
     ax.set_ylim(0, counts.max() * 1.25)
     twin = ax.twinx()
@@ -279,7 +280,7 @@ def plot_types_and_encodings(res, ax=None):
     types = sorted(by_type, key=lambda t: -sum(r["memory_sum"] for r in by_type[t]))
     y = np.arange(len(types))[::-1]
     widest = max(sum(r["memory_sum"] for r in rows) for rows in by_type.values())
-    for yi, type_name in zip(y, types):
+    for yi, type_name in zip(y, types, strict=True):
         left = 0.0
         color = TYPE_COLORS.get(type_name, OTHER_COLOR)
         for i, row in enumerate(sorted(by_type[type_name], key=lambda r: -r["memory_sum"])):

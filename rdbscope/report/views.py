@@ -159,7 +159,7 @@ def big_key_rows(res, top=10, by="memory"):
     if "big_keys" in res.tables:
         for row in res.tables["big_keys"].select(["db", "key", "codes"]).to_pylist():
             codes[(row["db"], row["key"])] = row["codes"]
-    frame["codes"] = [codes.get((db, key), []) for db, key in zip(frame["db"], frame["key"])]
+    frame["codes"] = [codes.get((db, key), []) for db, key in zip(frame["db"], frame["key"], strict=True)]
     return frame
 
 

@@ -45,7 +45,7 @@ def run_python(code, **kwargs):
                           **kwargs)
 
 
-# --- speed: --help and usage errors load no data library (bench/bench_startup.py has the times) ---------------------------------------------
+# --- speed: --help and usage errors load no data library (bench/bench_startup.py has the times) ---
 
 def test_help_and_usage_errors_import_no_data_library():
     code = (

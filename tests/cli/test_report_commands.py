@@ -95,7 +95,8 @@ def test_bigkeys_json_is_the_largest_keys(oracle):
     timeline = next(k for k in oracle["keys"] if k.get("key_text") == "feed:{user42}:timeline")
     assert rows[0]["key"] == "feed:{user42}:timeline"
     assert rows[0]["codes"] == ["BIG002"] and rows[0]["n_elements"] == timeline["count"] == 10000
-    by_length = json.loads(invoke("bigkeys", DUMP, "-f", "json", "--by", "length", "--type", "stream", "--top", "1").stdout)
+    by_length = json.loads(
+        invoke("bigkeys", DUMP, "-f", "json", "--by", "length", "--type", "stream", "--top", "1").stdout)
     stream = max((k for k in oracle["keys"] if k["type"] == "stream"), key=lambda k: k["count"])
     assert by_length[0]["key"] == stream["key_text"] and by_length[0]["n_elements"] == stream["count"]
 

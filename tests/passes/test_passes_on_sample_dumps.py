@@ -28,7 +28,8 @@ def analysed(request):
     oracle = read_oracle(str(path.with_suffix(".json")))
     result = rdbscope.analyze(rdbscope.load(path), LOW)
     table = result.keys.to_arrow()
-    pattern_of = dict(zip(zip(table["db"].to_pylist(), table["key"].to_pylist()), table["pattern"].to_pylist()))
+    db_and_key = zip(table["db"].to_pylist(), table["key"].to_pylist(), strict=True)
+    pattern_of = dict(zip(db_and_key, table["pattern"].to_pylist(), strict=True))
     records = []
     for record in oracle["keys"]:
         record = dict(record, pattern=pattern_of[(record["db"], bytes.fromhex(record["key"]))])

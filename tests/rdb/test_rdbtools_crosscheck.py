@@ -80,7 +80,8 @@ class Collect(rdbtools.RdbCallback):
 
 #: Files rdbtools misreads, checked against the server oracle elsewhere.
 RDBTOOLS_MISREADS = {
-    "Snapchat__KeyDB/": "KeyDB writes an mvcc-tstamp AUX field between EXPIRETIME and the key; rdbtools drops the expiry",
+    "Snapchat__KeyDB/":
+        "KeyDB writes an mvcc-tstamp AUX field between EXPIRETIME and the key; rdbtools drops the expiry",
 }
 
 

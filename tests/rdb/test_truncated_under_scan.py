@@ -62,7 +62,7 @@ def test_stop_on_damage_keeps_the_keys_before_the_cut(implementation, tmp_path):
                          on_progress=truncating_on_first_progress(path, cut), on_error="stop")
     table = keys.to_arrow()
     assert isinstance(keys.info.stopped_by, rdbscope.RdbTruncatedError)
-    ends = [o + n for o, n in zip(table["offset"].to_pylist(), table["rdb_bytes"].to_pylist())]
+    ends = [o + n for o, n in zip(table["offset"].to_pylist(), table["rdb_bytes"].to_pylist(), strict=True)]
     assert max(ends) <= keys.info.truncated_at == cut
     # Every key kept is a key of the dump, in order; none was made up from the zeros past the cut.
     assert table["key"].to_pylist() == [b"user:%08d" % i for i in range(table.num_rows)]
