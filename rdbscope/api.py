@@ -75,7 +75,7 @@ def _run(keys, config, wanted):
     by_id = {p.id: p for p in PIPELINE}
     table = keys.to_arrow()
     tables, findings = {}, []
-    for pass_id, output in outputs.items():
+    for output in outputs.values():
         for name, array in output.columns.items():
             table = _with_column(table, name, array)
         for name, result_table in output.tables.items():

@@ -624,7 +624,7 @@ def write_strings_cache_db(w: KeyspaceWriter, variant: str, products: int, ips: 
     """Cache-like strings with many TTLs, db 1."""
     rng = seeded(variant, "cache-db")
     w.use_db(1)
-    for n in range(products):
+    for _ in range(products):
         key = f"cache:product:{fake_sku(rng)}"
         w.cmd("SET", key, json.dumps({"price": rng.randrange(100, 99_999) / 100,
                                       "title": words(rng, rng.randrange(2, 30))}))
@@ -711,7 +711,7 @@ def write_sets_full(w: KeyspaceWriter, variant: str) -> None:
         w.cmd("SADD", key, *rng.sample(range(1000, 1300), rng.randrange(1, 20)))
         if rng.random() < 0.1:
             w.expire_at_ms(key, random_expiry_ms(rng))
-    for n in range(60):
+    for _ in range(60):
         w.cmd("SADD", f"product:{fake_sku(rng)}:viewers",
               *[f"user:{rng.randrange(1000, 1300)}" for _ in range(rng.randrange(1, 12))])
     for user_id in range(1000, 1003):
@@ -1027,7 +1027,7 @@ def write_small_keyspace(w: KeyspaceWriter, variant: str) -> None:
         w.cmd("SET", key, words(rng, rng.randrange(3, 20)))
         if n % 2:
             w.expire_at_ms(key, random_expiry_ms(rng))
-    for n in range(20):
+    for _ in range(20):
         key = f"rate:ip:{fake_ip(rng)}"
         w.cmd("SET", key, rng.randrange(1, 120))
         w.expire_at_s(key, SHARED_EXPIRIES_MS[1] // 1000)

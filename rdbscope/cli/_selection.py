@@ -2,11 +2,11 @@
 
 import dataclasses
 import re
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-Codes = Optional[list[str]]
+Codes = list[str] | None
 Select = Annotated[Codes, typer.Option(
     "--select", help="Codes or families to keep, comma-separated (replaces the config's selection). "
                      "lint checks the analysis codes (BIG, TTL, EXP) only when selected.")]

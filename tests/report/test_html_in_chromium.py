@@ -166,7 +166,7 @@ def test_key_names_with_emoji_and_cjk_show_their_glyphs(browser, tmp_path):
     # Each glyph alone in a box, in the report's own font stacks (the sans and the key-cell monospace).
     boxes = []
     for row, stack in enumerate((report_html.SANS_FONTS, report_html.MONO_FONTS)):
-        for col, (name, text) in enumerate(GLYPHS.items()):
+        for col, text in enumerate(GLYPHS.values()):
             style = f"position:absolute; left:{20 + col * 100}px; top:{20 + row * 100}px; font: 48px {stack}"
             boxes.append(f"<div style='{style}'>{text}</div>")
     page = tmp_path / "glyphs.html"
