@@ -155,7 +155,7 @@ class Config:
     extend_select: tuple = ()
     ignore: tuple = ()
     rules: types.MappingProxyType = field(default_factory=lambda: types.MappingProxyType({}))
-    source: str = None
+    source: str | None = None
 
     def is_enabled(self, code, *, opt_in=False):
         """True when findings of ``code`` are reported under ``select``, ``extend_select`` and ``ignore``.

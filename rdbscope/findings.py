@@ -61,8 +61,8 @@ class Finding:
     name: str
     severity: Severity
     message: str
-    pattern: str = None
-    db: int = None
+    pattern: str | None = None
+    db: int | None = None
     n_keys: int = 0
     est_memory_bytes: int = 0
     examples: tuple = ()

@@ -4,7 +4,7 @@ import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from .findings import Severity, count, findings_table, format_bytes
 
@@ -36,6 +36,8 @@ class Result:
     seconds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     ran: tuple = ()
     checked: tuple = ()
+    #: ``result.plot.patterns()`` and the other figures; :mod:`rdbscope.report` attaches it (imports point down).
+    plot: ClassVar[Any]
 
     @property
     def n_keys(self):

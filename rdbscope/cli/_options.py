@@ -37,7 +37,7 @@ FORMAT_HELP = {Format.table: "table for people", Format.json: "json", Format.csv
 
 
 def format_option(*formats):
-    """The ``--format``/``-f`` option offering ``formats`` (the first is the default)."""
+    """The ``--format``/``-f`` option offering ``formats`` (the first is the default), for ``Annotated[Format, …]``."""
     names = [f.value for f in formats]
 
     def parse(value):
@@ -49,9 +49,9 @@ def format_option(*formats):
         return Format(name)
 
     said = "; ".join(FORMAT_HELP[f] for f in formats)
-    return Annotated[Format, typer.Option(
+    return typer.Option(
         "--format", "-f", parser=parse, metavar="[" + "|".join(names) + "]",
-        help=f"{said}. json and csv are for programs: raw numbers, bytes as integers.")]
+        help=f"{said}. json and csv are for programs: raw numbers, bytes as integers.")
 
 
 #: ``--json``, the older spelling of ``--format json``, still accepted.
@@ -218,7 +218,7 @@ def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
     """Give a command --format (``formats``, the first the default), --top (when ``top``, its default),
     --csv-safe/--csv-raw (with csv), --fail-on and --config; it receives them as ``output``,
     an :class:`OutputOptions`."""
-    parameters = [("fmt", format_option(*formats), formats[0])]
+    parameters = [("fmt", Annotated[Format, format_option(*formats)], formats[0])]
     parameters += [("top", Top, top)] if top is not None else []
     parameters += [("csv_safe", CsvSafe, True)] if Format.csv in formats else []
     parameters += [("fail_on", FailOnOption, fail_on)]

@@ -34,9 +34,10 @@ def diff_command(
     from ..report.compare import diff_findings, diff_patterns
 
     config = settings(output.config)
-    sides = [_snapshot(path, config, load) for path in (old, new)]
-    patterns = diff_patterns(*sides, include_unchanged=show_all)
-    findings = diff_findings(*sides)
+    before, after = _snapshot(old, config, load), _snapshot(new, config, load)
+    sides = (before, after)
+    patterns = diff_patterns(before, after, include_unchanged=show_all)
+    findings = diff_findings(before, after)
     totals = [{"source": s.label, "n_keys": s.n_keys, "memory_bytes": s.memory_bytes, "memory_basis": s.memory_basis}
               for s in sides]
     top = output.top

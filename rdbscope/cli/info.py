@@ -3,6 +3,7 @@
 import contextlib
 import datetime
 from dataclasses import asdict
+from typing import Annotated
 
 from ._console import exits_on_bad_input, out, scan_progress
 from ._formats import write_json
@@ -13,7 +14,7 @@ from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 @takes_load_options(filters=False)
 def info_command(
     dump: Dump,
-    fmt: format_option(Format.table, Format.json) = Format.table,
+    fmt: Annotated[Format, format_option(Format.table, Format.json)] = Format.table,
     as_json: JsonAlias = False,
     load=None,
 ):

@@ -6,7 +6,7 @@
 """
 
 
-from ..errors import RdbError, RdbFormatError, RdbTruncatedError
+from ..errors import RdbError, RdbTruncatedError
 from . import _mapguard
 from ._builds import compiled_module, pure_python_forced, python_module
 from .batches import build_batch

@@ -51,10 +51,10 @@ class DumpInfo:
             ``est_memory_bytes`` (None before the first key).
     """
 
-    path: str = None
-    compression: str = None
-    magic: str = None
-    rdb_version: int = None
+    path: str | None = None
+    compression: str | None = None
+    magic: str | None = None
+    rdb_version: int | None = None
     aux: dict = field(default_factory=dict)
     aux_fields: list = field(default_factory=list)
     resizedb: dict = field(default_factory=dict)
@@ -63,11 +63,11 @@ class DumpInfo:
     functions: list = field(default_factory=list)
     module_aux: list = field(default_factory=list)
     key_meta_entries: int = 0
-    checksum: int = None
+    checksum: int | None = None
     checksum_verified: bool = False
-    end_offset: int = None
-    truncated_at: int = None
-    stopped_by: Exception = None
+    end_offset: int | None = None
+    truncated_at: int | None = None
+    stopped_by: Exception | None = None
     memory_model: object = None
 
     @property

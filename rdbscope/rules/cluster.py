@@ -66,8 +66,8 @@ class NodeSlots:
     ranges: tuple
     recorded: bool
     key_ranges: tuple
-    masters: int = None
-    master: int = None
+    masters: int | None = None
+    master: int | None = None
 
 
 def node_slots(info, slot_keys, dbs):

@@ -77,3 +77,12 @@ def test_diff_shows_the_shrinking_pattern_on_dumps_and_partitions(dataset, shrin
         assert row["change"] == "shrank" and row["pattern"] == "rate:{ip}"
         assert row["n_keys_delta"] == after - before
         assert row["memory_bytes_delta"] == row["memory_bytes_new"] - row["memory_bytes_old"] < 0
+
+
+def test_diff_lists_unchanged_patterns_only_with_all(shrinking):
+    out, (before, _) = shrinking
+    same = out / "before.rdb"
+    assert json.loads(invoke("diff", same, same, "-f", "json").stdout)["patterns"] == []
+    (row,) = json.loads(invoke("diff", same, same, "--all", "-f", "json").stdout)["patterns"]
+    assert row["change"] == "unchanged" and row["pattern"] == "rate:{ip}"
+    assert row["n_keys_old"] == row["n_keys_new"] == before and row["memory_bytes_delta"] == 0
