@@ -59,7 +59,7 @@ def lint(keys: KeyTable, config=None) -> Result:
     return _run(keys, config, wanted)
 
 
-def check_config(config):
+def check_config(config: Config) -> Config:
     """Validate the options of every pass and rule in ``config`` now, before any dump is read.
 
     Raises:
