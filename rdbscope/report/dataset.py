@@ -108,7 +108,7 @@ SUMMARY_SCHEMA = pa.schema([
 REPORT_FINDINGS_SCHEMA = FINDINGS_SCHEMA
 
 
-def report_date(info, override=None):
+def report_date(info, override=None) -> datetime.date:
     """The partition date: ``override`` (a date or ``YYYY-MM-DD``), else the UTC day of the dump's ctime.
 
     Raises:
@@ -127,7 +127,7 @@ def report_date(info, override=None):
     return ctime.date()
 
 
-def partition_path(directory, instance, date):
+def partition_path(directory, instance, date) -> pathlib.Path:
     """``directory/instance=NAME/date=YYYY-MM-DD``.
 
     Raises:
@@ -138,7 +138,7 @@ def partition_path(directory, instance, date):
     return pathlib.Path(directory) / f"instance={instance}" / f"date={date.isoformat()}"
 
 
-def write_report(res, directory, instance, *, date=None, keys=False, source=None, version=None):
+def write_report(res, directory, instance, *, date=None, keys=False, source=None, version=None) -> pathlib.Path:
     """Write one partition of the report dataset and return its path.
 
     Args:
@@ -183,7 +183,7 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
     return final
 
 
-def patterns_table(res):
+def patterns_table(res) -> pa.Table:
     """The pattern table of :data:`PATTERNS_SCHEMA`: the analysis's patterns with TTL coverage."""
     patterns = res.tables["patterns"]
     coverage = {(r["db"], r["pattern"]): r for r in
@@ -202,7 +202,7 @@ def patterns_table(res):
     return pa.table(columns, schema=PATTERNS_SCHEMA)
 
 
-def summary_table(res, source=None, version=None):
+def summary_table(res, source=None, version=None) -> pa.Table:
     """The one-row summary of :data:`SUMMARY_SCHEMA`."""
     o = overview(res, source)
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
@@ -218,7 +218,7 @@ def summary_table(res, source=None, version=None):
     return pa.Table.from_pylist([row], schema=SUMMARY_SCHEMA)
 
 
-def table_files(directory, table, instance=None):
+def table_files(directory, table, instance=None) -> list[str]:
     """The files of one table in a dataset, sorted by instance then date."""
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
@@ -226,7 +226,7 @@ def table_files(directory, table, instance=None):
     return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
 
 
-def read_table(directory, table="patterns", instance=None):
+def read_table(directory, table="patterns", instance=None) -> pa.Table:
     """One table across every partition, with ``instance`` and ``date`` columns, as a ``pyarrow.Table``.
 
     Raises:
@@ -242,7 +242,7 @@ def read_table(directory, table="patterns", instance=None):
     return dataset.to_table()
 
 
-def schema_version(path):
+def schema_version(path) -> str | None:
     """The ``rdbscope.report_schema`` of one file of a report (None when absent)."""
     metadata = pq.ParquetFile(path).metadata.metadata or {}
     value = metadata.get(SCHEMA_VERSION_KEY)

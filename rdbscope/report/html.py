@@ -119,7 +119,7 @@ _PATTERN_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "mem
                     "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
 
 
-def render_html(res, source=None, top=25, title=None):
+def render_html(res, source=None, top=25, title=None) -> str:
     """The report as one HTML document (a string).
 
     Args:
@@ -166,7 +166,7 @@ def render_html(res, source=None, top=25, title=None):
     return "\n".join(parts)
 
 
-def write_html(res, path, source=None, top=25):
+def write_html(res, path: str | os.PathLike, source=None, top=25) -> str | os.PathLike:
     """Write :func:`render_html` to ``path`` atomically (a temporary file, then a rename)."""
     document = render_html(res, source=source, top=top)
     with atomic_path(path) as tmp:
@@ -182,7 +182,7 @@ def _umask():
     return mask
 
 
-def figure_data_uri(fig):
+def figure_data_uri(fig) -> str:
     """A matplotlib Figure as a ``data:image/svg+xml;base64,...`` URI."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})

@@ -15,7 +15,7 @@ from ..rdb import KEYS_SCHEMA, scan
 __all__ = ["InputError", "load_input"]
 
 
-def load_input(path, *, db=None, types=None, key_glob=None, on_progress=None, **scan_options):
+def load_input(path, *, db=None, types=None, key_glob=None, on_progress=None, **scan_options) -> KeyTable:
     """A :class:`~rdbscope.KeyTable` from a dump or from a keys Parquet file.
 
     Args:
@@ -48,6 +48,6 @@ def load_input(path, *, db=None, types=None, key_glob=None, on_progress=None, **
     return KeyTable(pa.Table.from_batches(batches, schema=KEYS_SCHEMA), result.info)
 
 
-def source_name(path):
+def source_name(path) -> str:
     """The file name shown in reports."""
     return pathlib.Path(path).name

@@ -6,6 +6,10 @@ file; figures are built without pyplot, so a notebook shows each one once.
 ``res.plot`` (:class:`PlotAccessor`) offers the same functions as methods.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -13,6 +17,9 @@ import pyarrow.compute as pc
 from .cells import human_seconds
 from .treemap import squarify
 from .views import dump_ctime, key_memory
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "PlotAccessor", "plot_memory_by_pattern", "plot_pattern_treemap", "plot_key_sizes",
@@ -34,7 +41,7 @@ _DURATION_TICKS = ((1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (36
 _DURATION_UNITS = ((365 * 86400, "y"), (86400, "d"), (3600, "h"), (60, "min"), (1, "s"))
 
 
-def bytes_label(value, _position=None):
+def bytes_label(value, _position=None) -> str:
     """``1536`` -> ``"1.5 KB"``, ``4096`` -> ``"4 KB"`` (binary multiples, no trailing ``.0``)."""
     value = float(value)
     for unit in _UNITS:
@@ -45,7 +52,7 @@ def bytes_label(value, _position=None):
     return f"{value:.0f} TB"  # pragma: no cover
 
 
-def set_bytes_axis(axis, limit, n=6):
+def set_bytes_axis(axis, limit, n=6) -> None:
     """Ticks at round multiples of a binary unit (0, 50 KB, 100 KB...) up to ``limit``, labelled in bytes."""
     from matplotlib.ticker import FixedLocator
 
@@ -58,7 +65,7 @@ def set_bytes_axis(axis, limit, n=6):
     axis.set_major_formatter(bytes_label)
 
 
-def plot_memory_by_pattern(res, top=15, ax=None):
+def plot_memory_by_pattern(res, top=15, ax=None) -> Figure:
     """Horizontal bars: memory of the ``top`` largest patterns, the rest as one bar.
 
     Each bar is coloured by the pattern's main type and labelled with its memory,
@@ -93,7 +100,7 @@ def plot_memory_by_pattern(res, top=15, ax=None):
     return fig
 
 
-def plot_pattern_treemap(res, top=30, ax=None):
+def plot_pattern_treemap(res, top=30, ax=None) -> Figure:
     """A treemap of memory by pattern: area is memory, colour the pattern's main type."""
     fig, ax = _figure(ax, (10, 6))
     frame = _patterns(res)
@@ -124,7 +131,7 @@ def plot_pattern_treemap(res, top=30, ax=None):
     return fig
 
 
-def plot_key_sizes(res, ax=None):
+def plot_key_sizes(res, ax=None) -> Figure:
     """Histogram of each key's memory on a log scale, stacked by type."""
     fig, ax = _figure(ax, (9, 4.5))
     table = res.keys.to_arrow()
@@ -160,7 +167,7 @@ def plot_key_sizes(res, ax=None):
     return fig
 
 
-def plot_ttl_distribution(res, ax=None):
+def plot_ttl_distribution(res, ax=None) -> Figure:
     """Histogram of the remaining TTL at the dump's ctime (log scale), with the share of keys without one."""
     fig, ax = _figure(ax, (9, 4.5))
     table = res.keys.to_arrow()
@@ -202,7 +209,7 @@ def plot_ttl_distribution(res, ax=None):
     return fig
 
 
-def plot_expiry_timeline(res, ax=None):
+def plot_expiry_timeline(res, ax=None) -> Figure:
     """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; cliffs marked.
 
     When nothing expires for most of the span, the empty start is cut and the
@@ -264,7 +271,7 @@ def _mark_cliffs(ax, bursts, left, right, most=4):
     return marked
 
 
-def plot_types_and_encodings(res, ax=None):
+def plot_types_and_encodings(res, ax=None) -> Figure:
     """Memory by type, split by encoding, with each encoding's key count."""
     fig, ax = _figure(ax, (9, 4.5))
     table = res.keys.to_arrow()
@@ -274,7 +281,7 @@ def plot_types_and_encodings(res, ax=None):
         "type": table["type"].cast(pa.string()), "encoding": table["encoding"].cast(pa.string()),
         "memory": key_memory(res).cast(pa.float64()),
     }).group_by(["type", "encoding"]).aggregate([("memory", "sum"), ("memory", "count")]).to_pylist()
-    by_type = {}
+    by_type: dict[str, list[dict]] = {}
     for row in grouped:
         by_type.setdefault(row["type"], []).append(row)
     types = sorted(by_type, key=lambda t: -sum(r["memory_sum"] for r in by_type[t]))
@@ -317,31 +324,31 @@ class PlotAccessor:
     def __init__(self, result):
         self._result = result
 
-    def memory_by_pattern(self, top=15, ax=None):
+    def memory_by_pattern(self, top=15, ax=None) -> Figure:
         """Bars of memory by pattern; see :func:`plot_memory_by_pattern`."""
         return plot_memory_by_pattern(self._result, top=top, ax=ax)
 
-    def treemap(self, top=30, ax=None):
+    def treemap(self, top=30, ax=None) -> Figure:
         """Treemap of memory by pattern; see :func:`plot_pattern_treemap`."""
         return plot_pattern_treemap(self._result, top=top, ax=ax)
 
-    def key_sizes(self, ax=None):
+    def key_sizes(self, ax=None) -> Figure:
         """Key memory distribution (log); see :func:`plot_key_sizes`."""
         return plot_key_sizes(self._result, ax=ax)
 
-    def ttl(self, ax=None):
+    def ttl(self, ax=None) -> Figure:
         """Remaining-TTL distribution; see :func:`plot_ttl_distribution`."""
         return plot_ttl_distribution(self._result, ax=ax)
 
-    def expiry(self, ax=None):
+    def expiry(self, ax=None) -> Figure:
         """Expiry timeline with cliffs; see :func:`plot_expiry_timeline`."""
         return plot_expiry_timeline(self._result, ax=ax)
 
-    def types(self, ax=None):
+    def types(self, ax=None) -> Figure:
         """Memory by type and encoding; see :func:`plot_types_and_encodings`."""
         return plot_types_and_encodings(self._result, ax=ax)
 
-    def all(self):
+    def all(self) -> dict[str, Figure]:
         """``{name: Figure}`` of every figure, in the HTML report's order."""
         return {name: getattr(self, name)() for name in FIGURES}
 
