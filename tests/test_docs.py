@@ -247,6 +247,7 @@ def test_every_readme_block_is_known():
         "; ".join(unknown)
 
 
+@pytest.mark.slow
 def test_every_readme_block_runs_as_written(readme_files, monkeypatch):
     monkeypatch.chdir(readme_files)
     for line, language, text in readme_blocks():

@@ -189,6 +189,7 @@ def test_usage_errors_exit_2():
     assert runner.invoke(app, ["patterns", "/no/such.rdb"]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_report_writes_html_and_dataset(tmp_path):
     html = tmp_path / "report.html"
     result = invoke("report", DUMP, "--html", html, "--out", tmp_path / "ds", "--instance", "cache-1",

@@ -47,6 +47,7 @@ def oracle_for(name):
     return read_oracle(str(CORPUS / "oracle" / f"{name}.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FILES)
 def test_corpus_file(name, implementation):
     path = CORPUS / "public" / name

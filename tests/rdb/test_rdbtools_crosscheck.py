@@ -92,6 +92,7 @@ def old_dumps():
     return [r.split("\t")[0] for r in rows if r.split("\t")[5].isdigit() and int(r.split("\t")[5]) <= 9]
 
 
+@pytest.mark.slow
 def test_rdbtools_agrees_on_old_dumps():
     checked = 0
     for name in old_dumps():

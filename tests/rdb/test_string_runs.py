@@ -26,6 +26,7 @@ SERVERS = sorted((s for s in make_sample_dumps.discover_servers() if s.label.sta
 
 pytestmark = [
     pytest.mark.server,
+    pytest.mark.slow,
     pytest.mark.skipif(not SERVERS, reason="no redis-server binary found on this machine"),
 ]
 

@@ -92,6 +92,7 @@ main()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("existing", [False, True], ids=["no-output-yet", "output-exists"])
 def test_scan_command_exits_2_with_one_line_and_no_output(existing, implementation, tmp_path):
     """`rdbscope scan big.rdb -o out.parquet` whose dump is cut to 4 MiB after the first batch."""

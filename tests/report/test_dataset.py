@@ -159,6 +159,7 @@ for _ in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.slow
 def test_two_processes_at_once_leave_one_whole_partition(tmp_path):
     env = {"PYTHONPATH": str(ROOT)}
     import os

@@ -23,6 +23,9 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 FONT_PACKAGES = "apt-get install fonts-noto-color-emoji fonts-noto-cjk"
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def browser():
     found = next((shutil.which(name) for name in BROWSERS if shutil.which(name)), None)

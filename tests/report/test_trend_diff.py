@@ -18,7 +18,7 @@ import make_sample_dumps  # noqa: E402
 REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-7.0"]
 N_KEYS, N_DELETED = 1000, 50
 
-pytestmark = [pytest.mark.server,
+pytestmark = [pytest.mark.server, pytest.mark.slow,
               pytest.mark.skipif(not REDIS_7, reason="Debian's redis-server 7.0 is not installed")]
 
 

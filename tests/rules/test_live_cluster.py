@@ -23,7 +23,7 @@ REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-
 REDIS_CLI = shutil.which("redis-cli")
 N_KEYS = 3000
 
-pytestmark = [pytest.mark.server,
+pytestmark = [pytest.mark.server, pytest.mark.slow,
               pytest.mark.skipif(not REDIS_7 or not REDIS_CLI, reason="Debian's redis-server 7.0 is not installed")]
 
 
