@@ -15,11 +15,11 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import memory_basis
-from .passes import PASSES, pass_options, run_passes
+from .passes import PASSES, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
-__all__ = ["load", "analyze", "lint", "check_config", "PIPELINE"]
+__all__ = ["load", "analyze", "lint", "PIPELINE"]
 
 #: Every pass of the pipeline, the rules last.
 PIPELINE = (*PASSES, RulesPass)
@@ -59,17 +59,6 @@ def lint(keys: KeyTable, config=None) -> Result:
     return _run(keys, config, wanted)
 
 
-def check_config(config: Config) -> Config:
-    """Validate the options of every pass and rule in ``config`` now, before any dump is read.
-
-    Raises:
-        ConfigError: naming the file, the table and the key.
-    """
-    for pass_class in PIPELINE:
-        pass_options(pass_class, config)
-    return config
-
-
 def _run(keys, config, wanted):
     outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted)
     by_id = {p.id: p for p in PIPELINE}
@@ -105,7 +94,7 @@ def _as_config(config):
     if config is None:
         return Config()
     if isinstance(config, (str, os.PathLike)):
-        return check_config(load_config(config))
+        return load_config(config)
     return config
 
 

@@ -16,8 +16,10 @@ doc. A config file only overrides what it names::
     [tool.rdbscope.rules.NAM006]   # options of one lint rule (read by the rules)
     max_bytes = 64
 
-Unknown keys and values of the wrong type raise :class:`ConfigError` naming the
-file and the key.
+Each pass and each rule declares its options beside itself (a frozen dataclass);
+the config composes them. Every table is checked when the config is read: unknown
+keys and values of the wrong type raise :class:`ConfigError` naming the file, the
+table and the key.
 """
 
 import dataclasses
@@ -31,106 +33,12 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, from PyPI (a depend
     import tomli as tomllib
 
 from .errors import ConfigError
-
-# Words that name data meant to expire (OneUptime's guide: "every cache key must have a TTL"),
-# matched as whole words; plurals are listed, not guessed ("temps" is temperatures).
-VOLATILE_WORDS = ("cache", "caches", "session", "sessions", "lock", "locks", "rate", "ratelimit",
-                  "ratelimiter", "tmp", "temp", "otp", "otps", "token", "tokens", "captcha", "captchas")
-
-
-def _opt(default, doc):
-    return field(default=default, metadata={"doc": doc})
-
-
-def _positive(obj, *names):
-    for name in names:
-        value = getattr(obj, name)
-        values = value if isinstance(value, tuple) else (value,)
-        if any(v <= 0 for v in values):
-            raise ValueError(f"{name} must be > 0, got {value!r}")
-
-
-def _share(obj, *names):
-    for name in names:
-        value = getattr(obj, name)
-        if not 0 <= value <= 1:
-            raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
-
-
-@dataclass(frozen=True)
-class PatternOptions:
-    """Options of the ``patterns`` pass (pattern table and namespace tree)."""
-
-    n_examples: int = _opt(3, "example keys kept per pattern and per namespace node")
-
-    def __post_init__(self):
-        _positive(self, "n_examples")
-
-
-@dataclass(frozen=True)
-class BigKeyOptions:
-    """Thresholds of the ``bigkeys`` pass. Per-type limits follow the Key Design chapter's table."""
-
-    string_bytes: int = _opt(10_240, "BIG001: strings longer than this many bytes (10 KB)")
-    hash_fields: int = _opt(5_000, "BIG002: hashes with more fields than this")
-    list_elements: int = _opt(5_000, "BIG002: lists with more elements than this")
-    set_members: int = _opt(5_000, "BIG002: sets with more members than this")
-    zset_members: int = _opt(5_000, "BIG002: sorted sets with more members than this")
-    stream_entries: int = _opt(10_000, "BIG003: streams with more entries than this")
-    memory_bytes: int = _opt(1_048_576, "BIG004: keys holding more memory than this (1 MB)")
-    top_n: int = _opt(10, "rows per ranking in the top_keys table")
-    concentration_top_keys: int = _opt(3, "BIG005: how many of a pattern's largest keys to weigh")
-    concentration_share: float = _opt(0.5, "BIG005: share of the pattern's memory they must hold")
-    concentration_min_keys: int = _opt(20, "BIG005: only patterns with at least this many keys")
-    concentration_min_memory_bytes: int = _opt(1_048_576, "BIG005: only patterns holding at least this much")
-
-    def __post_init__(self):
-        _positive(self, "string_bytes", "hash_fields", "list_elements", "set_members",
-                  "zset_members", "stream_entries", "memory_bytes", "top_n", "concentration_top_keys",
-                  "concentration_min_keys")
-        _share(self, "concentration_share")
-
-    def element_limits(self):
-        """``{type name: limit}`` of the element-count thresholds (BIG002, BIG003)."""
-        return {"hash": self.hash_fields, "list": self.list_elements, "set": self.set_members,
-                "zset": self.zset_members, "stream": self.stream_entries}
-
-
-@dataclass(frozen=True)
-class TtlOptions:
-    """Thresholds of the ``ttl`` pass."""
-
-    volatile_words: tuple = _opt(VOLATILE_WORDS,
-                                 "TTL002: words of a pattern that say its keys should expire")
-    mixed_min_keys: int = _opt(10, "TTL001: only patterns with at least this many keys")
-    persistent_memory_share: float = _opt(
-        0.5, "TTL003: report when keys without TTL hold at least this share of memory")
-
-    def __post_init__(self):
-        _positive(self, "mixed_min_keys")
-        _share(self, "persistent_memory_share")
-        if not all(isinstance(w, str) and w for w in self.volatile_words):
-            raise ValueError("volatile_words must be non-empty strings")
-
-
-@dataclass(frozen=True)
-class ExpiryOptions:
-    """Thresholds of the ``expiry`` pass (synchronized expiries)."""
-
-    windows_s: tuple = _opt((1, 60, 3600), "window lengths in seconds; 1 is always included")
-    min_keys: int = _opt(100, "EXP001/EXP002: a window must hold at least this many expiring keys")
-    min_ratio: float = _opt(10.0, "EXP001/EXP002: ... and this many times what the spread predicts")
-    neighborhood_windows: int = _opt(
-        30, "the expected count comes from this many windows on each side of the burst")
-    max_bursts: int = _opt(3, "bursts listed per pattern and window length")
-    min_batch_keys: int = _opt(100, "EXP003: keys sharing one expiry millisecond that make a batch")
-    timeline_buckets: int = _opt(400, "most rows of the expiry_timeline table")
-
-    def __post_init__(self):
-        _positive(self, "windows_s", "min_keys", "min_ratio", "neighborhood_windows",
-                  "max_bursts", "min_batch_keys", "timeline_buckets")
-        windows = tuple(sorted(set(self.windows_s) | {1}))
-        object.__setattr__(self, "windows_s", windows)
+from .options import options_from_table
+from .passes.bigkeys import BigKeyOptions
+from .passes.expiry import ExpiryOptions
+from .passes.patterns import PatternOptions
+from .passes.ttl import TtlOptions
+from .rules import BY_CODE, BY_NAME, RULES
 
 
 @dataclass(frozen=True)
@@ -143,7 +51,7 @@ class Config:
         ignore: finding codes or families to drop (wins over ``select``).
         extend_select: codes or families to keep in addition to ``select`` (or
             to the defaults); how opt-in lint rules are turned on.
-        rules: per-code option tables for lint rules, as read (rules validate them).
+        rules: ``{rule code: its Options}`` for the rules the config sets options of.
         source: the file the config came from, or None.
     """
 
@@ -177,6 +85,22 @@ class Config:
     def options_for(self, pass_id):
         """The options dataclass of the pass ``pass_id``."""
         return getattr(self, pass_id)
+
+    def rule_options(self, rule):
+        """The options of ``rule`` (a rule class): the config's, or the rule's defaults."""
+        return self.rules.get(rule.code) or rule.Options()
+
+    def with_rule_options(self, code, **options):
+        """This config with ``options`` set for the rule ``code``, over what it set already.
+
+        Raises:
+            ConfigError: an unknown option or a bad value.
+        """
+        rule = BY_CODE[code]
+        current = dataclasses.asdict(self.rule_options(rule))
+        changed = options_from_table(rule.Options, {**current, **options}, self.source or "<options>",
+                                     f"rules.{code}")
+        return dataclasses.replace(self, rules=types.MappingProxyType({**self.rules, code: changed}))
 
 
 #: Config sections holding pass options: section name -> options class.
@@ -244,53 +168,25 @@ def config_from_mapping(table, *, source="<config>", prefix=""):
         elif key == "rules":
             if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
                 raise ConfigError(f"{where(key)}: expected tables like [{_join(prefix, 'rules.NAM001')}]")
-            values[key] = types.MappingProxyType(
-                {code: types.MappingProxyType(dict(options)) for code, options in value.items()})
+            values[key] = types.MappingProxyType(_rule_options(value, source, _join(prefix, key)))
         else:
             known = ", ".join(sorted([*SECTIONS, "select", "ignore", "extend_select", "rules"]))
             raise ConfigError(f"{where(key)}: unknown key (known: {known})")
     return Config(**values)
 
 
-def options_from_table(cls, table, source, section):
-    """``cls`` (a frozen options dataclass) from a parsed TOML table, every key and value checked.
-
-    Raises:
-        ConfigError: naming ``source``, the table ``section`` and the key.
-    """
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    kwargs = {}
-    for key, value in table.items():
-        place = f"{source}: [{section}] {key}"
-        if key not in fields:
-            raise ConfigError(f"{place}: unknown key (known: {', '.join(fields)})")
-        default = fields[key].default
-        kwargs[key] = _coerce(value, default, place)
-    try:
-        return cls(**kwargs)
-    except ValueError as error:
-        raise ConfigError(f"{source}: [{section}] {error}") from None
-
-
-def _coerce(value, default, place):
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif isinstance(default, tuple):
-        kind = type(default[0]) if default else object
-        ok = isinstance(value, list) and all(isinstance(v, kind) and not isinstance(v, bool) for v in value)
-        value = tuple(value) if ok else value
-    else:
-        ok = isinstance(value, type(default))
-    if not ok:
-        expected = f"a list of {type(default[0]).__name__}" if isinstance(default, tuple) and default \
-            else type(default).__name__
-        raise ConfigError(f"{place}: expected {expected}, got {value!r}")
-    return value
+def _rule_options(tables, source, section):
+    """``{code: Options}`` of the rules' tables, named by code (any case) or by name."""
+    parsed = {}
+    for key, table in tables.items():
+        rule = BY_CODE.get(key.upper()) or BY_NAME.get(key)
+        if rule is None:
+            known = ", ".join(r.code for r in RULES)
+            raise ConfigError(f"{source}: [{section}.{key}]: no lint rule has this code or name (rules: {known})")
+        if rule.code in parsed:
+            raise ConfigError(f"{source}: [{section}.{key}]: options of {rule.code} given twice")
+        parsed[rule.code] = options_from_table(rule.Options, dict(table), source, f"{section}.{key}")
+    return parsed
 
 
 def _codes(value, place):

@@ -1,5 +1,6 @@
 """Imports point one way (DESIGN.md):
-cli -> report -> api/result/codes -> passes/rules -> keys/findings/config/patterns/summary/keyspace -> rdb -> errors.
+cli -> report -> api/result/codes/config -> passes/rules
+    -> keys/findings/options/patterns/summary/keyspace -> rdb -> errors.
 """
 
 import ast
@@ -11,13 +12,14 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "rdbscope"
 LAYERS = [
     {"cli"},
     {"report"},
-    {"api", "result", "codes"},
+    {"api", "result", "codes", "config"},
     {"passes", "rules"},
-    {"keys", "findings", "config", "patterns", "summary", "keyspace"},
+    {"keys", "findings", "options", "patterns", "summary", "keyspace"},
     {"rdb"},
     {"errors"},
 ]
-SAME_RANK = {("api", "result"), ("api", "codes"), ("rules", "passes")}  # rules read what the passes made
+# rules read what the passes made
+SAME_RANK = {("api", "result"), ("api", "codes"), ("api", "config"), ("rules", "passes")}
 
 
 def rank_of(layer):

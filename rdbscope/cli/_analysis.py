@@ -23,12 +23,11 @@ def settings(config_path=None, select=None, extend_select=None, ignore=None, ext
     """The Config of every command: ``--config``, else the nearest rdbscope.toml or
     pyproject.toml with [tool.rdbscope], changed by --select/--extend-select/--ignore.
 
-    Every option in it is checked now, before any dump is read."""
-    from ..api import check_config
+    Every option in it is checked as it is read, before any dump is."""
     from ..config import load_config
     from ._selection import with_selection
 
-    return with_selection(check_config(load_config(config_path)), select, extend_select, ignore, extra)
+    return with_selection(load_config(config_path), select, extend_select, ignore, extra)
 
 
 def check_writable(path, option, *, directory=False):
@@ -59,10 +58,10 @@ def load_keys(path, load=None):
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
     load = load or LoadOptions()
-    from ..report.inputs import load_input
+    from ..keys import load as load_table
 
     with scan_progress(load.quiet, f"reading {path.name}") as on_progress:
-        keys = load_input(path, on_progress=on_progress, **load.scan_options())
+        keys = load_table(path, on_progress=on_progress, **load.scan_options())
     if load.filtered and keys.num_rows == 0:
         raise nothing_kept(keys.info, load)
     return keys
@@ -79,8 +78,12 @@ def nothing_kept(info, load):
         parts.append("in db " + ", ".join(map(str, load.db)))
     said = f"no keys {' '.join(parts)}"
     dbs = sorted(info.resizedb)
-    if load.db and dbs:
-        said += f"; the dump has {'db' if len(dbs) == 1 else 'dbs'} {', '.join(map(str, dbs))}"
+    if dbs:
+        from ..findings import count
+
+        in_dbs = f"{'db' if len(dbs) == 1 else 'dbs'} {', '.join(map(str, dbs))}"
+        keys = sum(n_keys for n_keys, _expires in info.resizedb.values())
+        said += f"; the dump has {in_dbs}" if load.db else f"; the dump has {count(keys, 'key')} in {in_dbs}"
     return UsageError(said)
 
 

@@ -22,9 +22,8 @@ def with_masters(config, masters):
     """``config`` with CLU001's ``masters`` set, when --masters was given."""
     if masters is None:
         return config
-    from ..rules import with_rule_options
 
-    return with_rule_options(config, "CLU001", masters=masters)
+    return config.with_rule_options("CLU001", masters=masters)
 
 
 def with_selection(config, select, extend_select, ignore, extra=()):

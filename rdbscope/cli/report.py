@@ -52,12 +52,11 @@ def report_command(
     that --select/--ignore (or the config's selection) keep.
     """
     from ..report import views
-    from ..report.inputs import source_name
 
     check_writable(html, "'--html'")
     check_writable(out_dir, "'--out'", directory=True)
     res = analyze_input(dump, with_masters(settings(output.config, select, extend_select, ignore), masters), load=load)
-    source = source_name(dump)
+    source = dump.name
     if out_dir is not None:
         from ..report.dataset import write_report
 

@@ -1,11 +1,13 @@
 """The bigkeys pass: keys over the size thresholds, top keys, memory held by a few keys."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
-from ..config import BigKeyOptions
 from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
 from ..keyspace.grouping import rows_above
+from ..options import option, require_positive, require_share
 from .base import PassOutput
 
 BIG_STRING = Check(
@@ -62,6 +64,35 @@ BIG_KEY_COLUMNS = {
     **_KEY_COLUMNS,
     "codes": "the BIG codes the key is over the threshold of",
 }
+
+
+@dataclass(frozen=True)
+class BigKeyOptions:
+    """Thresholds of the ``bigkeys`` pass. Per-type limits follow the Key Design chapter's table."""
+
+    string_bytes: int = option(10_240, "BIG001: strings longer than this many bytes (10 KB)")
+    hash_fields: int = option(5_000, "BIG002: hashes with more fields than this")
+    list_elements: int = option(5_000, "BIG002: lists with more elements than this")
+    set_members: int = option(5_000, "BIG002: sets with more members than this")
+    zset_members: int = option(5_000, "BIG002: sorted sets with more members than this")
+    stream_entries: int = option(10_000, "BIG003: streams with more entries than this")
+    memory_bytes: int = option(1_048_576, "BIG004: keys holding more memory than this (1 MB)")
+    top_n: int = option(10, "rows per ranking in the top_keys table")
+    concentration_top_keys: int = option(3, "BIG005: how many of a pattern's largest keys to weigh")
+    concentration_share: float = option(0.5, "BIG005: share of the pattern's memory they must hold")
+    concentration_min_keys: int = option(20, "BIG005: only patterns with at least this many keys")
+    concentration_min_memory_bytes: int = option(1_048_576, "BIG005: only patterns holding at least this much")
+
+    def __post_init__(self):
+        require_positive(self, "string_bytes", "hash_fields", "list_elements", "set_members",
+                  "zset_members", "stream_entries", "memory_bytes", "top_n", "concentration_top_keys",
+                  "concentration_min_keys")
+        require_share(self, "concentration_share")
+
+    def element_limits(self):
+        """``{type name: limit}`` of the element-count thresholds (BIG002, BIG003)."""
+        return {"hash": self.hash_fields, "list": self.list_elements, "set": self.set_members,
+                "zset": self.zset_members, "stream": self.stream_entries}
 
 
 class BigKeysPass:

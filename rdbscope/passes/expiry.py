@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..config import ExpiryOptions
 from ..findings import Check, Severity, format_share
 from ..keyspace.grouping import SortedGroups, counts, example_positions
+from ..options import option, require_positive
 from .base import PassOutput
 
 EXPIRY_BURST = Check(
@@ -135,6 +135,26 @@ class Burst:
     @property
     def start(self):
         return datetime.datetime.fromtimestamp(self.start_s, tz=datetime.timezone.utc)
+
+
+@dataclass(frozen=True)
+class ExpiryOptions:
+    """Thresholds of the ``expiry`` pass (synchronized expiries)."""
+
+    windows_s: tuple = option((1, 60, 3600), "window lengths in seconds; 1 is always included")
+    min_keys: int = option(100, "EXP001/EXP002: a window must hold at least this many expiring keys")
+    min_ratio: float = option(10.0, "EXP001/EXP002: ... and this many times what the spread predicts")
+    neighborhood_windows: int = option(
+        30, "the expected count comes from this many windows on each side of the burst")
+    max_bursts: int = option(3, "bursts listed per pattern and window length")
+    min_batch_keys: int = option(100, "EXP003: keys sharing one expiry millisecond that make a batch")
+    timeline_buckets: int = option(400, "most rows of the expiry_timeline table")
+
+    def __post_init__(self):
+        require_positive(self, "windows_s", "min_keys", "min_ratio", "neighborhood_windows",
+                  "max_bursts", "min_batch_keys", "timeline_buckets")
+        windows = tuple(sorted(set(self.windows_s) | {1}))
+        object.__setattr__(self, "windows_s", windows)
 
 
 class ExpiryPass:

@@ -1,12 +1,13 @@
 """The patterns pass: the pattern table and the namespace tree, over the pattern groups."""
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
-from ..config import PatternOptions
 from ..keyspace.measures import MEASURE_DOCS, GroupStats
+from ..options import option, require_positive
 from ..patterns import pattern_segments
 from .base import PassOutput
 
@@ -30,6 +31,16 @@ NAMESPACE_COLUMNS = {
     "memory_basis": "est_memory_bytes or rdb_bytes: what the memory_bytes_* columns measure",
     **MEASURE_DOCS,
 }
+
+
+@dataclass(frozen=True)
+class PatternOptions:
+    """Options of the ``patterns`` pass (pattern table and namespace tree)."""
+
+    n_examples: int = option(3, "example keys kept per pattern and per namespace node")
+
+    def __post_init__(self):
+        require_positive(self, "n_examples")
 
 
 class PatternsPass:

@@ -1,13 +1,14 @@
 """The ttl pass: which data never expires, and what had expired before the save."""
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
-from ..config import TtlOptions
 from ..findings import Check, Severity, count, format_memory, format_share
 from ..keyspace.grouping import counts, example_positions
+from ..options import option, require_positive, require_share
 from .base import PassOutput
 
 MIXED_TTL = Check(
@@ -64,6 +65,29 @@ OVERVIEW_COLUMNS = {
     "n_expired": "keys already expired at the dump's ctime (null without ctime)",
     "memory_basis": "est_memory_bytes or rdb_bytes: what the memory columns measure",
 }
+
+
+# Words that name data meant to expire (OneUptime's guide: "every cache key must have a TTL"),
+# matched as whole words; plurals are listed, not guessed ("temps" is temperatures).
+VOLATILE_WORDS = ("cache", "caches", "session", "sessions", "lock", "locks", "rate", "ratelimit",
+                  "ratelimiter", "tmp", "temp", "otp", "otps", "token", "tokens", "captcha", "captchas")
+
+
+@dataclass(frozen=True)
+class TtlOptions:
+    """Thresholds of the ``ttl`` pass."""
+
+    volatile_words: tuple = option(VOLATILE_WORDS,
+                                 "TTL002: words of a pattern that say its keys should expire")
+    mixed_min_keys: int = option(10, "TTL001: only patterns with at least this many keys")
+    persistent_memory_share: float = option(
+        0.5, "TTL003: report when keys without TTL hold at least this share of memory")
+
+    def __post_init__(self):
+        require_positive(self, "mixed_min_keys")
+        require_share(self, "persistent_memory_share")
+        if not all(isinstance(w, str) and w for w in self.volatile_words):
+            raise ValueError("volatile_words must be non-empty strings")
 
 
 class TtlPass:

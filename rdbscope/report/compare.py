@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ..errors import InputError
 from .dataset import read_table
-from .inputs import InputError
 from .views import overview
 
 __all__ = ["Snapshot", "snapshot_of_result", "snapshot_of_partition", "is_partition", "diff_patterns",

@@ -30,9 +30,9 @@ import tempfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import InputError
 from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
-from .inputs import InputError
 from .parquet import METADATA_KEY
 from .views import dump_ctime, overview
 

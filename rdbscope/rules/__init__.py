@@ -9,10 +9,10 @@ from .base import DOC_SECTIONS, NoOptions, PatternHit, Rule
 from .context import RuleContext
 from .registry import BY_CODE, BY_NAME, DEPRECATED_PRESETS, FAMILIES, PRESETS, RULES
 from .rules_pass import RulesPass, rule_context, run_rules
-from .settings import RuleSettings, preset_codes, preset_name, with_rule_options
+from .settings import RuleSettings, preset_codes, preset_name
 
 __all__ = [
     "RULES", "BY_CODE", "BY_NAME", "FAMILIES", "PRESETS", "DOC_SECTIONS", "Rule", "NoOptions", "PatternHit",
     "RuleContext", "RuleSettings", "RulesPass", "rule_context", "run_rules", "preset_codes", "preset_name",
-    "with_rule_options", "DEPRECATED_PRESETS",
+    "DEPRECATED_PRESETS",
 ]

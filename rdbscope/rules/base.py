@@ -2,12 +2,12 @@
 
 import dataclasses
 import inspect
-import json
 import re
 from collections.abc import Iterator
 from typing import ClassVar
 
 from ..findings import Check, Finding, Severity, count, format_memory, to_json
+from ..options import options_doc
 
 #: The sections of a rule's docstring, in this order (ruff's rule documentation).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options")
@@ -143,31 +143,6 @@ class Rule:
             pattern=pattern, db=db, n_keys=int(n_keys), est_memory_bytes=int(memory_bytes),
             examples=tuple(examples), details=to_json({"memory_basis": ctx.memory_basis, **fields}),
         )
-
-
-def options_doc(options_class) -> str:
-    """The Options section of a rule's docs, from its fields: ``- `name` (default 3): doc``."""
-    fields = dataclasses.fields(options_class)
-    return "\n".join(f"- `{f.name}` (default `{toml_value(f.default)}`): {f.metadata['doc']}" for f in fields) \
-        or "- none"
-
-
-def toml_value(value):
-    """``value`` as written in rdbscope.toml: ``true``, ``0.25``, ``["a", "b"]``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return str(value)
-
-
-def option(default, doc):
-    """A field of a rule's ``Options`` with its default and one line of doc."""
-    if isinstance(default, (list, set)):
-        default = tuple(default)
-    return dataclasses.field(default=default, metadata={"doc": doc})
 
 
 #: Characters of a pattern a message shows (the finding's ``pattern`` field keeps it whole).

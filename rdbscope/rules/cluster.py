@@ -6,8 +6,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, format_share
+from ..options import option
 from ..rdb.cluster import N_SLOTS
-from .base import Rule, option
+from .base import Rule
 
 
 def slot_ranges(masters):

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, format_memory, format_share
-from .base import Rule, option
+from ..options import option
+from .base import Rule
 from .compact import compact_memory, layout_name, listpack_bytes, memory_model, serialized_value_bytes
 
 COMPACT_ENCODINGS = ("listpack", "listpackex", "ziplist", "zipmap")

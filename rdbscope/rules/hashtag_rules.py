@@ -4,8 +4,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..findings import Severity, format_share
-from .base import Rule, count, option
+from ..findings import Severity, count, format_share
+from ..options import option
+from .base import Rule
 
 
 class HashTagHotspot(Rule):

@@ -5,8 +5,9 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Severity, count
+from ..options import option
 from ..patterns.text import delimiter, has_placeholder, literal_text, segments
-from .base import Rule, option
+from .base import Rule
 
 #: Short words that look abbreviated but are names in their own right (or plain English).
 ALLOWED_SHORT_WORDS = ("id", "uid", "ts", "ip", "db", "sku", "ttl", "utc", "gps", "sms", "otp", "jwt", "csv",

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, format_bytes
-from .base import Rule, option
+from ..options import option
+from .base import Rule
 
 
 def _long_keys(ctx, limit):

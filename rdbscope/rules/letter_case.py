@@ -4,8 +4,9 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Severity
+from ..options import option
 from ..patterns.text import alpha_words
-from .base import Rule, option
+from .base import Rule
 
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
 # Words joined in camelCase, as a whole: random base64 never reads like this.

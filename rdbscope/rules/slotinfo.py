@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from ..findings import Severity
+from ..findings import Severity, count
 from ..rdb.cluster import N_SLOTS
-from .base import Rule, count
+from .base import Rule
 from .cluster import contiguous_ranges, ranges_text, recorded_slots
 
 

@@ -4,8 +4,9 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Severity, count, format_memory
+from ..options import option
 from ..patterns.text import HIERARCHY_DELIMITERS, delimiter, has_hierarchy, is_placeholder, segments
-from .base import PatternHit, Rule, option
+from .base import PatternHit, Rule
 
 
 class FlatKey(Rule):

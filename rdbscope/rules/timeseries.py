@@ -5,8 +5,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, format_memory
+from ..options import option
 from ..patterns.text import alpha_words
-from .base import Rule, option
+from .base import Rule
 from .compact import compact_memory, listpack_bytes, memory_model, serialized_value_bytes
 
 TIME_WORDS = ("timeline", "timeseries", "series", "history", "events", "metrics", "log", "logs", "samples",

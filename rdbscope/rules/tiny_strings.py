@@ -6,8 +6,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, count, format_memory, format_share
+from ..options import option
 from ..patterns.text import PLACEHOLDER
-from .base import Rule, option
+from .base import Rule
 from .compact import LISTPACK_HEADER_BYTES, compact_memory, memory_model
 
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity
+from ..options import option
 from ..patterns.text import PLACEHOLDER
 from . import keybytes
-from .base import Rule, option
+from .base import Rule
 
 # RE2 patterns, matched against the key bytes.
 URL = r"[A-Za-z][A-Za-z0-9+.\-]*://"

@@ -151,7 +151,10 @@ def test_filters_that_keep_nothing_say_what_the_dump_has(command, keys_parquet):
         line = one_line_error(invoke(command, source, "--db", "99"))
         assert line.startswith(f"error: no keys in db 99; the dump has dbs {DUMP_DBS}")
         line = one_line_error(invoke(command, source, "--match", "nomatch:*", "-n", "0"))
-        assert line.startswith("error: no keys matching 'nomatch:*' in db 0")
+        assert line.startswith(f"error: no keys matching 'nomatch:*' in db 0; the dump has dbs {DUMP_DBS}")
+        line = one_line_error(invoke(command, source, "--match", "nomatch:*"))
+        keys = sum(n for n, _expires in rdbscope.load(DUMP, db=[99]).info.resizedb.values())
+        assert line.startswith(f"error: no keys matching 'nomatch:*'; the dump has {keys:,} keys in dbs {DUMP_DBS}")
 
 
 def test_scan_with_filters_that_keep_nothing_keeps_the_old_file(tmp_path):

@@ -4,7 +4,8 @@ import pytest
 from keytables import key, make_keys
 
 import rdbscope
-from rdbscope.config import BigKeyOptions, Config
+from rdbscope.config import Config
+from rdbscope.passes.bigkeys import BigKeyOptions
 
 MB = 1024 * 1024
 

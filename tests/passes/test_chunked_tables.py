@@ -8,9 +8,11 @@ from conftest import sample_dumps
 
 import rdbscope
 from rdbscope import lint
-from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
+from rdbscope.config import Config
 from rdbscope.keys import KeyTable
 from rdbscope.keyspace.columns import KeyColumns
+from rdbscope.passes.bigkeys import BigKeyOptions
+from rdbscope.passes.expiry import ExpiryOptions
 from rdbscope.rdb.cluster import key_slots
 
 DUMPS = sample_dumps()

@@ -3,14 +3,9 @@
 import pytest
 
 from rdbscope import ConfigError
-from rdbscope.config import (
-    BigKeyOptions,
-    Config,
-    ExpiryOptions,
-    config_from_mapping,
-    find_config,
-    load_config,
-)
+from rdbscope.config import Config, config_from_mapping, find_config, load_config
+from rdbscope.passes.bigkeys import BigKeyOptions
+from rdbscope.passes.expiry import ExpiryOptions
 
 
 def test_defaults_follow_seed_004():
@@ -32,14 +27,14 @@ def test_every_option_has_a_doc():
 def test_rdbscope_toml(tmp_path):
     path = tmp_path / "rdbscope.toml"
     path.write_text('ignore = ["exp003"]\n[bigkeys]\nstring_bytes = 20480\n'
-                    '[expiry]\nwindows_s = [60, 5]\nmin_ratio = 4\n[rules.NAM005]\nmax_bytes = 64\n')
+                    '[expiry]\nwindows_s = [60, 5]\nmin_ratio = 4\n[rules.NAM006]\nmax_bytes = 64\n')
     config = load_config(path)
     assert config.bigkeys.string_bytes == 20480
     assert config.bigkeys.hash_fields == 5000
     assert config.expiry.windows_s == (1, 5, 60)
     assert config.expiry.min_ratio == 4.0
     assert config.ignore == ("EXP003",)
-    assert config.rules["NAM005"]["max_bytes"] == 64
+    assert config.rules["NAM006"].max_bytes == 64
     assert config.source == str(path)
 
 

@@ -6,7 +6,8 @@ import itertools
 from keytables import CTIME_MS, CTIME_S, key, make_keys
 
 import rdbscope
-from rdbscope.config import Config, ExpiryOptions
+from rdbscope.config import Config
+from rdbscope.passes.expiry import ExpiryOptions
 
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS

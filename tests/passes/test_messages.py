@@ -5,7 +5,8 @@ import re
 from keytables import key, make_keys
 
 import rdbscope
-from rdbscope.config import Config, TtlOptions
+from rdbscope.config import Config
+from rdbscope.passes.ttl import TtlOptions
 
 MB = 1024 * 1024
 ONE_PLURAL = re.compile(r"(?<![\d,.])1 (keys|hashes|levels|elements|patterns)\b")

@@ -13,7 +13,9 @@ from conftest import sample_dumps
 from oracle import read_oracle
 
 import rdbscope
-from rdbscope.config import BigKeyOptions, Config, ExpiryOptions
+from rdbscope.config import Config
+from rdbscope.passes.bigkeys import BigKeyOptions
+from rdbscope.passes.expiry import ExpiryOptions
 
 DUMPS = sample_dumps()
 # Low thresholds so that every type has keys over them in the small sample dumps.

@@ -4,8 +4,8 @@ import pytest
 from keytables import CTIME_MS, key, make_keys
 
 import rdbscope
-from rdbscope.config import Config, TtlOptions
-from rdbscope.passes.ttl import volatile_words
+from rdbscope.config import Config
+from rdbscope.passes.ttl import TtlOptions, volatile_words
 
 WORDS = set(TtlOptions().volatile_words)
 

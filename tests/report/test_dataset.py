@@ -13,9 +13,9 @@ from conftest import ROOT, SAMPLE_DUMPS
 from oracle import read_oracle
 
 import rdbscope
+from rdbscope.errors import InputError
 from rdbscope.findings import FINDINGS_SCHEMA
 from rdbscope.report import dataset
-from rdbscope.report.inputs import InputError, load_input
 
 DUMP_A = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 DUMP_B = SAMPLE_DUMPS / "valkey-8.1-lfu.rdb"
@@ -180,7 +180,7 @@ def test_two_processes_at_once_leave_one_whole_partition(tmp_path):
 
 def test_keys_parquet_of_a_report_is_an_input(tmp_path, results):
     path = dataset.write_report(results["a"], tmp_path, "x", keys=True)
-    keys = load_input(path / "keys.parquet")
+    keys = rdbscope.load(path / "keys.parquet")
     assert keys.num_rows == oracle_keys(DUMP_A)
     assert keys.info.aux["ctime"] == results["a"].info.aux["ctime"]
 

@@ -4,10 +4,9 @@ from legacy_keyspace import legacy_keys, node_dump
 
 from rdbscope import lint
 from rdbscope.config import Config
-from rdbscope.rules import with_rule_options
 
 #: CLU001 simulates a cluster only when told how many masters it has.
-THREE_MASTERS = with_rule_options(Config(), "CLU001", masters=3)
+THREE_MASTERS = Config().with_rule_options("CLU001", masters=3)
 
 EXPECTED = {
     ("NAM002", "hotSearch:rank:{id}"): 50,
