@@ -13,9 +13,10 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
+from typer.testing import CliRunner  # noqa: E402
+
 import rdbscope  # noqa: E402
 from rdbscope.cli import app  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
 
 
 def main():

@@ -25,6 +25,7 @@ Usage::
 """
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -38,12 +39,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-import pyarrow as pa
+import pyarrow as pa  # noqa: E402
 
 import rdbscope  # noqa: E402
 import rdbscope.rdb  # noqa: E402
-from rdbscope.keys import KeyTable  # noqa: E402
 from rdbscope import lint  # noqa: E402
+from rdbscope.keys import KeyTable  # noqa: E402
 
 DEFAULT_DUMPS = Path("/tmp/rdbscope-bench")
 
@@ -116,7 +117,7 @@ def main(argv=None):
     figures = []
     for name in args.dump or ["populate-10m.rdb"]:
         path = args.dumps / name
-        scan_s, keys = best_of(args.repeat, lambda: rdbscope.load(path))
+        scan_s, keys = best_of(args.repeat, functools.partial(rdbscope.load, path))
         if args.multi_chunk:  # as scan() yields it: 65536-row batches
             keys = KeyTable(pa.Table.from_batches(keys.to_arrow().to_batches(max_chunksize=65536)), keys.info)
         chunks = keys.to_arrow()["key"].num_chunks

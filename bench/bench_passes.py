@@ -165,7 +165,8 @@ def synthetic_keys(n, seed=7):
     shares = np.array([f[3] for f in FAMILIES])
     sizes = np.maximum(1, np.round(shares / shares.sum() * n)).astype(np.int64)
     parts = []
-    for (template, type_name, encoding, _share, ttl, mean_bytes, mean_elements), size in zip(FAMILIES, sizes):
+    for family, size in zip(FAMILIES, sizes, strict=True):
+        template, type_name, encoding, _share, ttl, mean_bytes, mean_elements = family
         keys = _render(template, size, rng)
         rdb_bytes = np.maximum(1, rng.lognormal(np.log(mean_bytes), 0.5, size)).astype(np.uint64)
         elements = np.maximum(0, rng.lognormal(np.log(mean_elements + 1), 0.5, size)).astype(np.uint64)

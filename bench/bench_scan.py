@@ -51,9 +51,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 DEFAULT_DUMPS = "/tmp/rdbscope-bench"
 DEFAULT_VENVS = Path("/tmp/bench-venvs")
@@ -336,12 +336,12 @@ def measure(c: Contender, dump: Path, timeout: float) -> Result:
             return res
         res.peak_rss_mb = run["peak_kb"] / 1024 if run["peak_kb"] is not None else None
         if run["status"] != "ok":
-            stderr = "\n".join(l for l in run["stderr"].splitlines() if not l.startswith("@@MAXRSS_KB"))
+            stderr = "\n".join(line for line in run["stderr"].splitlines() if not line.startswith("@@MAXRSS_KB"))
             res.note = last_line(stderr) or f"exit status {run['returncode']}"
             return res
         try:
             if c.timed_inside:
-                lines = [l for l in run["stdout"].splitlines() if l.startswith(RESULT_PREFIX)]
+                lines = [line for line in run["stdout"].splitlines() if line.startswith(RESULT_PREFIX)]
                 report = json.loads(lines[-1][len(RESULT_PREFIX):])
                 res.keys, res.seconds = report["keys"], report["seconds"]
                 res.note = report.get("note", "")

@@ -47,8 +47,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import redis
 
@@ -88,7 +88,7 @@ class RedisServer:
     def dump_path(self) -> Path:
         return self.workdir / "dump.rdb"
 
-    def __enter__(self) -> "RedisServer":
+    def __enter__(self) -> RedisServer:
         argv = [
             self.binary,
             "--bind", "127.0.0.1",
@@ -346,7 +346,7 @@ def fill_small_keys(w: Writer, rnd: random.Random) -> None:
     for _ in range(30_000):
         items = {f"item:{rnd.randint(1, 99999)}": rnd.randint(1, 5) for _ in range(rnd.randint(1, 12))}
         w.key(rnd, 1.0, (DAY, 14 * DAY), "HSET", f"cart:{uid(rnd)}", *_flatten(items))
-    for i in range(10_000):
+    for _ in range(10_000):
         settings = {"theme": rnd.choice(["dark", "light"]), "push": rnd.randint(0, 1),
                     "lang": rnd.choice(["en", "de", "ja"]), "volume": rnd.randint(0, 100)}
         w.key(rnd, 0.0, (0, 0), "HSET", f"device:{hexid(rnd, 8)}:settings", *_flatten(settings))
@@ -359,7 +359,7 @@ def fill_small_keys(w: Writer, rnd: random.Random) -> None:
     for i in range(30_000):
         tags = rnd.sample(WORDS, rnd.randint(1, 10))
         w.key(rnd, 0.0, (0, 0), "SADD", f"article:{i}:tags", *tags)
-    for i in range(10_000):
+    for _ in range(10_000):
         members = [f"user:{rnd.randint(1, 5_000_000)}" for _ in range(rnd.randint(2, 40))]
         w.key(rnd, 0.5, (HOUR, DAY), "SADD", f"room:{hexid(rnd, 6)}:members", *members)
 
@@ -415,9 +415,11 @@ def fill_big_collections(w: Writer, rnd: random.Random) -> None:
     for name, n in [("visitors:unique:20240115", 100_000), ("blocklist:ip", 50_000),
                     ("users:active_ids", 10_000)]:
         if name == "users:active_ids":
-            make = lambda i: [1_000_000 + i * 3]  # integers, too many for an intset
+            def make(i):
+                return [1_000_000 + i * 3]  # integers, too many for an intset
         else:
-            make = lambda i: [f"{ip(rnd)}#{i}"]
+            def make(i):
+                return [f"{ip(rnd)}#{i}"]
         for args in chunked(n, make):
             w.command("SADD", name, *args)
         w.keys += 1

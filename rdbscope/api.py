@@ -14,8 +14,8 @@ from .codes import CODES
 from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
-from .passes import PASSES, run_passes
 from .keyspace.columns import memory_basis
+from .passes import PASSES, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
@@ -64,7 +64,7 @@ def _run(keys, config, wanted):
     by_id = {p.id: p for p in PIPELINE}
     table = keys.to_arrow()
     tables, findings = {}, []
-    for pass_id, output in outputs.items():
+    for output in outputs.values():
         for name, array in output.columns.items():
             table = _with_column(table, name, array)
         for name, result_table in output.tables.items():

@@ -27,7 +27,10 @@ import pathlib
 import types
 from dataclasses import dataclass, field
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 from .errors import ConfigError
 from .options import options_from_table
@@ -60,7 +63,7 @@ class Config:
     extend_select: tuple = ()
     ignore: tuple = ()
     rules: types.MappingProxyType = field(default_factory=lambda: types.MappingProxyType({}))
-    source: str = None
+    source: str | None = None
 
     def is_enabled(self, code, *, opt_in=False):
         """True when findings of ``code`` are reported under ``select``, ``extend_select`` and ``ignore``.

@@ -22,14 +22,14 @@ class RdbError(RdbscopeError, ValueError):
         path: the file name, when the dump came from a file.
     """
 
-    def __init__(self, message, offset=None, context="", path=None):
+    def __init__(self, message: str, offset: int | None = None, context: str = "", path=None) -> None:
         self.message = message
         self.offset = offset
         self.context = context
         self.path = path
         super().__init__(self._render())
 
-    def _render(self):
+    def _render(self) -> str:
         where = []
         if self.path:
             where.append(str(self.path))
@@ -40,7 +40,7 @@ class RdbError(RdbscopeError, ValueError):
             text += f" while reading {self.context}"
         return f"{': '.join(where) + ': ' if where else ''}{text}"
 
-    def with_path(self, path):
+    def with_path(self, path) -> "RdbError":
         """Return the same error with the file name filled in."""
         if self.path is None and path is not None:
             self.path = path

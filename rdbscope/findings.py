@@ -6,6 +6,8 @@ declares one code once, with its documentation; passes make findings from it.
 All findings share one Arrow schema, :data:`FINDINGS_SCHEMA`.
 """
 
+from __future__ import annotations
+
 import enum
 import json
 import re
@@ -24,11 +26,11 @@ class Severity(enum.IntEnum):
     WARNING = 2
     ERROR = 3
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text):
+    def parse(cls, text: str | Severity) -> Severity:
         """``"warning"`` (any case) or a Severity -> Severity; ValueError otherwise."""
         if isinstance(text, cls):
             return text
@@ -61,15 +63,15 @@ class Finding:
     name: str
     severity: Severity
     message: str
-    pattern: str = None
-    db: int = None
+    pattern: str | None = None
+    db: int | None = None
     n_keys: int = 0
     est_memory_bytes: int = 0
     examples: tuple = ()
     details: str = "{}"
 
     @property
-    def details_dict(self):
+    def details_dict(self) -> dict:
         """``details`` parsed from JSON."""
         return json.loads(self.details)
 
@@ -95,7 +97,7 @@ class Check:
     doc: str = field(default="", repr=False)
     default: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not _CODE.match(self.code):
             raise ValueError(f"bad finding code {self.code!r}")
         if not _NAME.match(self.name):
@@ -104,10 +106,11 @@ class Check:
             raise ValueError(f"{self.code}: severity must be a Severity")
 
     @property
-    def family(self):
+    def family(self) -> str:
+        """The code's three letters (``BIG``)."""
         return self.code[:3]
 
-    def finding(self, message, *, details=None, examples=(), **fields):
+    def finding(self, message: str, *, details=None, examples=(), **fields) -> Finding:
         """A :class:`Finding` of this code; ``details`` is a dict turned into JSON."""
         return Finding(
             code=self.code,
@@ -120,7 +123,7 @@ class Check:
         )
 
 
-def to_json(value):
+def to_json(value) -> str:
     """Compact, key-sorted JSON of plain values (numpy scalars included)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_plain)
 
@@ -154,9 +157,9 @@ FINDINGS_SCHEMA = pa.schema(
 )
 
 
-def findings_table(findings):
+def findings_table(findings) -> pa.Table:
     """A ``pyarrow.Table`` of :data:`FINDINGS_SCHEMA` holding ``findings``, in order."""
-    columns = {name: [] for name in FINDINGS_SCHEMA.names}
+    columns: dict[str, list] = {name: [] for name in FINDINGS_SCHEMA.names}
     for f in findings:
         for name in FINDINGS_SCHEMA.names:
             value = getattr(f, name)
@@ -168,18 +171,18 @@ def findings_table(findings):
     return pa.table(columns, schema=FINDINGS_SCHEMA)
 
 
-def sort_findings(findings):
+def sort_findings(findings) -> list[Finding]:
     """Most severe first, then by memory, then by key count, then by code."""
     return sorted(findings, key=lambda f: (-f.severity, -f.est_memory_bytes, -f.n_keys, f.code,
                                            f.db if f.db is not None else -1, f.pattern or ""))
 
 
-def count(n, noun, plural=None):
+def count(n: int, noun: str, plural: str | None = None) -> str:
     """``count(1, "key")`` -> ``"1 key"``; ``count(1200, "key")`` -> ``"1,200 keys"``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
-def format_bytes(n):
+def format_bytes(n) -> str:
     """``1536`` -> ``"1.5 KB"`` (binary multiples, as redis-cli prints them)."""
     value = float(n)
     for unit in ("B", "KB", "MB", "GB", "TB"):
@@ -189,12 +192,12 @@ def format_bytes(n):
     return f"{value:.1f} TB"
 
 
-def format_memory(n, basis):
+def format_memory(n, basis: str) -> str:
     """``"1.5 KB of memory"``, or ``"1.5 KB in the dump"`` when ``basis`` is ``rdb_bytes``."""
     return f"{format_bytes(n)} {'in the dump' if basis == 'rdb_bytes' else 'of memory'}"
 
 
-def format_share(share):
+def format_share(share) -> str:
     """``0.4567`` -> ``"46%"``; tiny non-zero shares stay visible (``"<1%"``)."""
     if 0 < share < 0.01:
         return "<1%"

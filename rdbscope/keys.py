@@ -6,7 +6,10 @@ and the same :class:`~rdbscope.DumpInfo`. Several dumps (a cluster's nodes) are
 read one by one and joined into one table with a ``source`` column.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -16,6 +19,9 @@ from .errors import InputError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
 from .sources import SOURCE_FIELD, input_paths, source_column, summarize_source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Where a keys Parquet file keeps its dump's metadata (:meth:`DumpInfo.to_json`).
 PARQUET_METADATA_KEY = b"rdbscope.dump"
@@ -33,7 +39,7 @@ class KeyTable:
             the order of the table (computed on first use for one dump).
     """
 
-    def __init__(self, table, info, sources=None):
+    def __init__(self, table: pa.Table, info: DumpInfo, sources=None) -> None:
         self.table = table
         self.info = info
         self._sources = tuple(sources) if sources is not None else None
@@ -54,13 +60,14 @@ class KeyTable:
         return KeyTable(table, self.info, self._sources)
 
     @property
-    def num_rows(self):
+    def num_rows(self) -> int:
+        """How many keys."""
         return self.table.num_rows
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.table.num_rows
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         info = self.info
         if self.n_sources > 1:
             return f"<KeyTable {self.num_rows} keys from {self.n_sources} dumps, the first {info.path}>"
@@ -68,18 +75,18 @@ class KeyTable:
         writer = f", written by {info.writer}" if info.writer else ""
         return f"<KeyTable {self.num_rows} keys{where}: {info.magic} RDB {info.rdb_version}{writer}>"
 
-    def to_arrow(self):
+    def to_arrow(self) -> pa.Table:
         """The keys as a ``pyarrow.Table`` (no copy)."""
         return self.table
 
-    def to_pandas(self):
+    def to_pandas(self) -> pd.DataFrame:
         """The keys as a DataFrame; keys become text with non-UTF-8 bytes escaped as ``\\xNN``."""
         df = self.table.to_pandas()
         df["key"] = [k.decode("utf-8", "backslashreplace") for k in df["key"]]
         return df
 
 
-def load(source, **options):
+def load(source, **options) -> KeyTable:
     """Read a whole dump, or a keys Parquet file written by ``rdbscope scan``, into a :class:`KeyTable`.
 
     ``source`` may also name several dumps, read as one keyspace (a cluster's
@@ -128,7 +135,7 @@ def load_one(source, **options):
     return KeyTable(table, result.info)
 
 
-def is_parquet(source):
+def is_parquet(source) -> bool:
     """True when ``source`` is the path of a file that starts as Parquet does, or is named ``*.parquet``."""
     if not isinstance(source, (str, os.PathLike)) or not os.path.isfile(source):
         return False
@@ -136,7 +143,7 @@ def is_parquet(source):
         return f.read(4) == PARQUET_MAGIC or os.fspath(source).endswith(".parquet")
 
 
-def read_keys_parquet(path, *, db=None, types=None, key_glob=None):
+def read_keys_parquet(path, *, db=None, types=None, key_glob=None) -> KeyTable:
     """Read a keys table written by ``rdbscope scan`` back into a :class:`KeyTable`.
 
     Filters are applied to the rows read (the same meaning as :func:`rdbscope.scan`'s).
@@ -160,7 +167,7 @@ def read_keys_parquet(path, *, db=None, types=None, key_glob=None):
     return KeyTable(table, DumpInfo.from_json(metadata[PARQUET_METADATA_KEY], path))
 
 
-def filter_keys(table, *, db=None, types=None, key_glob=None):
+def filter_keys(table: pa.Table, *, db=None, types=None, key_glob=None) -> pa.Table:
     """Rows of a keys table in these dbs, of these types, with keys matching the glob."""
     mask = None
 

@@ -1,11 +1,20 @@
 """Result: everything one analysis found, as tables and findings."""
 
+from __future__ import annotations
+
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .findings import Severity, count, findings_table, format_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from .rdb import DumpInfo
 
 
 @dataclass(frozen=True)
@@ -35,47 +44,49 @@ class Result:
     seconds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     ran: tuple = ()
     checked: tuple = ()
+    #: ``result.plot.patterns()`` and the other figures; :mod:`rdbscope.report` attaches it (imports point down).
+    plot: ClassVar[Any]
 
     @property
-    def n_keys(self):
+    def n_keys(self) -> int:
         """How many keys were analysed."""
         return self.keys.num_rows
 
     @property
-    def info(self):
+    def info(self) -> DumpInfo:
         """The :class:`~rdbscope.DumpInfo` of the dump analysed."""
         return self.keys.info
 
     @property
-    def patterns(self):
+    def patterns(self) -> pd.DataFrame:
         """The pattern table as a pandas DataFrame, largest memory first."""
         return self.tables["patterns"].to_pandas()
 
     @property
-    def findings(self):
+    def findings(self) -> pd.DataFrame:
         """The findings as a pandas DataFrame (columns of ``FINDINGS_SCHEMA``)."""
         return self.findings_table().to_pandas()
 
-    def findings_table(self):
+    def findings_table(self) -> pa.Table:
         """The findings as a ``pyarrow.Table`` of ``FINDINGS_SCHEMA``."""
         return findings_table(self.finding_list)
 
-    def table(self, name):
+    def table(self, name: str) -> pa.Table:
         """One table by name; KeyError lists the names there are."""
         try:
             return self.tables[name]
         except KeyError:
             raise KeyError(f"no table {name!r}; tables: {', '.join(self.tables)}") from None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         counts = self._severity_counts()
         said = ", ".join(count(n, s, "info" if s == "info" else None) for s, n in counts.items() if n) or "no findings"
         return f"<Result {count(self.keys.num_rows, 'key')}, {count(len(self.tables), 'table')}, {said}>"
 
-    def _severity_counts(self):
+    def _severity_counts(self) -> dict[str, int]:
         return {str(s): sum(1 for f in self.finding_list if f.severity == s) for s in reversed(Severity)}
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         parts = [f"<p><b>{html.escape(repr(self))}</b> (memory: {html.escape(self.memory_basis)})</p>"]
         if "patterns" in self.tables:
             top = self.tables["patterns"].slice(0, 10).select(

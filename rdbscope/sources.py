@@ -54,8 +54,8 @@ class SourceSummary:
     dbs: tuple
     slot_keys: np.ndarray
     slot_memory: np.ndarray
-    est_total_memory_bytes: int = None
-    used_mem_bytes: int = None
+    est_total_memory_bytes: int | None = None
+    used_mem_bytes: int | None = None
 
     def memory_bytes(self, basis):
         """Memory of the dump's keys in ``basis`` (``est_memory_bytes`` or ``rdb_bytes``)."""

@@ -43,9 +43,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from random import Random
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import redis
 
@@ -281,7 +282,7 @@ class RunningServer:
             args += [f"--{name}", value]
         return args
 
-    def __enter__(self) -> "RunningServer":
+    def __enter__(self) -> RunningServer:
         self.process = subprocess.Popen(
             self.command_line(),
             stdin=subprocess.DEVNULL,
@@ -386,7 +387,7 @@ class Capabilities:
     hash_listpack_value: int
 
     @classmethod
-    def probe(cls, server: RunningServer) -> "Capabilities":
+    def probe(cls, server: RunningServer) -> Capabilities:
         c = server.client(0)
         return cls(
             version=server.binary.version_tuple,
@@ -623,7 +624,7 @@ def write_strings_cache_db(w: KeyspaceWriter, variant: str, products: int, ips: 
     """Cache-like strings with many TTLs, db 1."""
     rng = seeded(variant, "cache-db")
     w.use_db(1)
-    for n in range(products):
+    for _ in range(products):
         key = f"cache:product:{fake_sku(rng)}"
         w.cmd("SET", key, json.dumps({"price": rng.randrange(100, 99_999) / 100,
                                       "title": words(rng, rng.randrange(2, 30))}))
@@ -710,7 +711,7 @@ def write_sets_full(w: KeyspaceWriter, variant: str) -> None:
         w.cmd("SADD", key, *rng.sample(range(1000, 1300), rng.randrange(1, 20)))
         if rng.random() < 0.1:
             w.expire_at_ms(key, random_expiry_ms(rng))
-    for n in range(60):
+    for _ in range(60):
         w.cmd("SADD", f"product:{fake_sku(rng)}:viewers",
               *[f"user:{rng.randrange(1000, 1300)}" for _ in range(rng.randrange(1, 12))])
     for user_id in range(1000, 1003):
@@ -1026,7 +1027,7 @@ def write_small_keyspace(w: KeyspaceWriter, variant: str) -> None:
         w.cmd("SET", key, words(rng, rng.randrange(3, 20)))
         if n % 2:
             w.expire_at_ms(key, random_expiry_ms(rng))
-    for n in range(20):
+    for _ in range(20):
         key = f"rate:ip:{fake_ip(rng)}"
         w.cmd("SET", key, rng.randrange(1, 120))
         w.expire_at_s(key, SHARED_EXPIRIES_MS[1] // 1000)
@@ -1242,7 +1243,7 @@ class OracleReader:
             records = [r for r in self.records if r["db"] == db]
             replies = pipelined(self.server.client(db),
                                 [("OBJECT", subcommand, bytes.fromhex(r["key"])) for r in records])
-            for record, reply in zip(records, replies):
+            for record, reply in zip(records, replies, strict=True):
                 record[field] = value_or_none(reply)
 
     def read_values(self) -> None:
@@ -1284,10 +1285,10 @@ class OracleReader:
             expiries = {}
             if fields:
                 times = client.execute_command("HPEXPIRETIME", key, "FIELDS", len(fields), *fields)
-                expiries = {f.hex(): t for f, t in zip(fields, times) if t >= 0}
+                expiries = {f.hex(): t for f, t in zip(fields, times, strict=True) if t >= 0}
             record["hash_field_expire_at_ms"] = expiries
             record["n_fields_with_ttl"] = len(expiries)
-        return max((len(f) + len(v) for f, v in zip(flat[0::2], flat[1::2])), default=0)
+        return max((len(f) + len(v) for f, v in zip(flat[0::2], flat[1::2], strict=True)), default=0)
 
     @staticmethod
     def _max_element_stream(client: redis.Redis, key: bytes, record: dict[str, Any]) -> int:
@@ -1443,7 +1444,7 @@ def read_back_memory(binary: ServerBinary, oracle: dict[str, Any], dump: bytes) 
             records = [r for r in oracle["keys"] if r["db"] == db]
             replies = pipelined(server.client(db), [
                 ("MEMORY", "USAGE", bytes.fromhex(r["key"]), "SAMPLES", 0) for r in records])
-            for record, reply in zip(records, replies):
+            for record, reply in zip(records, replies, strict=True):
                 record["memory_usage_loaded"] = value_or_none(reply)
 
 

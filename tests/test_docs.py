@@ -4,9 +4,9 @@ import re
 import shlex
 
 import pytest
+from conftest import ROOT, SAMPLE_DUMPS
 
 import rdbscope
-from conftest import ROOT, SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.rdb.schema import COLUMNS
 
@@ -69,6 +69,7 @@ def first_line(text):
 def readme_files(tmp_path_factory):
     """A directory holding every file README's commands read, under the names they use."""
     import gzip
+
     import zstandard
 
     root = tmp_path_factory.mktemp("readme")
@@ -250,6 +251,7 @@ def test_every_readme_block_is_known():
         "; ".join(unknown)
 
 
+@pytest.mark.slow
 def test_every_readme_block_runs_as_written(readme_files, monkeypatch):
     monkeypatch.chdir(readme_files)
     for line, language, text in readme_blocks():

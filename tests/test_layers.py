@@ -1,6 +1,6 @@
 """Imports point one way (DESIGN.md):
-cli -> report -> api/result/codes/config -> passes/rules -> keys/sources/findings/options/patterns/summary/keyspace
--> rdb -> errors.
+cli -> report -> api/result/codes/config -> passes/rules
+    -> keys/sources/findings/options/patterns/summary/keyspace -> rdb -> errors.
 """
 
 import ast
@@ -18,8 +18,9 @@ LAYERS = [
     {"rdb"},
     {"errors"},
 ]
-SAME_RANK = {("api", "result"), ("api", "codes"), ("api", "config"), ("rules", "passes"),  # rules read what the passes made
-             ("keys", "sources"), ("sources", "summary")}  # several dumps: each one's summary, its memory estimate
+# rules read what the passes made; several dumps: each one's summary and its memory estimate
+SAME_RANK = {("api", "result"), ("api", "codes"), ("api", "config"), ("rules", "passes"),
+             ("keys", "sources"), ("sources", "summary")}
 
 
 def rank_of(layer):

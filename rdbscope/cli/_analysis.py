@@ -112,8 +112,8 @@ def analyze_input(path, config, *, passes=None, load=None):
 
 def exit_for_findings(findings, fail_on, families=None):
     """Exit with code 1 when a finding (of ``families``, if given) is at or above ``fail_on``."""
-    from ..report.views import findings_at_or_above
     from ..findings import count
+    from ..report.views import findings_at_or_above
 
     if fail_on is None or fail_on.value == "never":
         return

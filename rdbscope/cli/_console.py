@@ -42,7 +42,7 @@ def exits_on_bad_input(command):
             return command(*args, **kwargs)
         except RdbscopeError as exc:
             err.print(f"error: {exc}", soft_wrap=True, markup=False)
-            raise typer.Exit(2)
+            raise typer.Exit(2) from None
 
     return wrapper
 

@@ -74,7 +74,7 @@ def rich_table(frame, *, title=None, columns=None):
         table.add_column(label(name), justify="right" if numeric else "left", overflow="fold", no_wrap=numeric,
                          min_width=min_width)
     for row in frame[columns].itertuples(index=False):
-        table.add_row(*(Text(cell_text(name, value)) for name, value in zip(columns, row)))
+        table.add_row(*(Text(cell_text(name, value)) for name, value in zip(columns, row, strict=True)))
     return table
 
 
@@ -88,7 +88,7 @@ def records(frame):
     """A DataFrame as a list of dicts of plain JSON values."""
     from ..report.cells import plain
 
-    return [{name: plain(value) for name, value in zip(frame.columns, row)}
+    return [{name: plain(value) for name, value in zip(frame.columns, row, strict=True)}
             for row in frame.itertuples(index=False)]
 
 

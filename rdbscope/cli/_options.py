@@ -9,7 +9,7 @@ import functools
 import inspect
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
@@ -20,7 +20,7 @@ Input = Annotated[Path, typer.Argument(
          "written by 'rdbscope scan'.",
     exists=True, dir_okay=False, readable=True, show_default=False)]
 #: Several inputs read as one keyspace (a cluster's nodes); checked and expanded by rdbscope.sources.
-Inputs = Annotated[List[Path], typer.Argument(
+Inputs = Annotated[list[Path], typer.Argument(
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one) or a keys Parquet file written by "
          "'rdbscope scan'; or several dumps read as one keyspace (a cluster's nodes): several paths, a "
          "directory of dumps, or a quoted glob such as 'node-*.rdb'.",
@@ -43,7 +43,7 @@ FORMAT_HELP = {Format.table: "table for people", Format.json: "json", Format.csv
 
 
 def format_option(*formats):
-    """The ``--format``/``-f`` option offering ``formats`` (the first is the default)."""
+    """The ``--format``/``-f`` option offering ``formats`` (the first is the default), for ``Annotated[Format, …]``."""
     names = [f.value for f in formats]
 
     def parse(value):
@@ -55,9 +55,9 @@ def format_option(*formats):
         return Format(name)
 
     said = "; ".join(FORMAT_HELP[f] for f in formats)
-    return Annotated[Format, typer.Option(
+    return typer.Option(
         "--format", "-f", parser=parse, metavar="[" + "|".join(names) + "]",
-        help=f"{said}. json and csv are for programs: raw numbers, bytes as integers.")]
+        help=f"{said}. json and csv are for programs: raw numbers, bytes as integers.")
 
 
 #: ``--json``, the older spelling of ``--format json``, still accepted.
@@ -74,7 +74,7 @@ class FailOn(str, Enum):
 FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Exit with code 1 when a finding of this severity or above is reported.")]
 Top = Annotated[int, typer.Option("--top", min=1, help="Show at most this many rows per table.")]
-ConfigOption = Annotated[Optional[Path], typer.Option(
+ConfigOption = Annotated[Path | None, typer.Option(
     "--config", help="Thresholds and rules from this rdbscope.toml, or pyproject.toml (its [tool.rdbscope] "
                      "table); default: the nearest one in this directory or its parents.",
     exists=True, dir_okay=False, show_default=False)]
@@ -97,7 +97,7 @@ class LoadOptions:
 
     db: tuple = ()
     types: tuple = ()
-    match: Optional[str] = None
+    match: str | None = None
     no_crc: bool = False
     relaxed_version: bool = False
     allocator: str = "jemalloc"
@@ -138,13 +138,13 @@ def _check_types(types):
 
 #: (parameter, annotation, default) of the options that choose keys.
 FILTER_PARAMETERS = (
-    ("db", Annotated[Optional[List[int]], typer.Option(
+    ("db", Annotated[list[int] | None, typer.Option(
         "--db", "-n", help="Keep only this db (repeatable), as redis-cli -n. Filters that keep no key "
                            "exit 2, saying what the dump has.", show_default=False)], None),
-    ("type_", Annotated[Optional[List[str]], typer.Option(
+    ("type_", Annotated[list[str] | None, typer.Option(
         "--type", help="Keep only this type (repeatable, or comma-separated): string, list, set, zset, hash, "
                        "stream, module...", show_default=False)], None),
-    ("match", Annotated[Optional[str], typer.Option(
+    ("match", Annotated[str | None, typer.Option(
         "--match", help="Keep only keys matching this glob (Redis KEYS syntax).", show_default=False)], None),
 )
 #: (parameter, annotation, default) of the options that say how to read a dump.
@@ -214,17 +214,17 @@ class OutputOptions:
     """What the output options of a command say: the format, how many rows, when to fail."""
 
     fmt: Format = Format.table
-    top: Optional[int] = None
+    top: int | None = None
     csv_safe: bool = True
     fail_on: FailOn = FailOn.never
-    config: Optional[Path] = None
+    config: Path | None = None
 
 
 def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
     """Give a command --format (``formats``, the first the default), --top (when ``top``, its default),
     --csv-safe/--csv-raw (with csv), --fail-on and --config; it receives them as ``output``,
     an :class:`OutputOptions`."""
-    parameters = [("fmt", format_option(*formats), formats[0])]
+    parameters = [("fmt", Annotated[Format, format_option(*formats)], formats[0])]
     parameters += [("top", Top, top)] if top is not None else []
     parameters += [("csv_safe", CsvSafe, True)] if Format.csv in formats else []
     parameters += [("fail_on", FailOnOption, fail_on)]

@@ -30,13 +30,14 @@ def diff_command(
     JSON gives {"old", "new", "patterns", "findings"}; CSV gives the pattern rows.
     --fail-on looks at the new findings only: gate a deploy on what got worse.
     """
-    from ..report.compare import diff_findings, diff_patterns
     from ..findings import count
+    from ..report.compare import diff_findings, diff_patterns
 
     config = settings(output.config)
-    sides = [_snapshot(path, config, load) for path in (old, new)]
-    patterns = diff_patterns(*sides, include_unchanged=show_all)
-    findings = diff_findings(*sides)
+    before, after = _snapshot(old, config, load), _snapshot(new, config, load)
+    sides = (before, after)
+    patterns = diff_patterns(before, after, include_unchanged=show_all)
+    findings = diff_findings(before, after)
     totals = [{"source": s.label, "n_keys": s.n_keys, "memory_bytes": s.memory_bytes, "memory_basis": s.memory_basis}
               for s in sides]
     top = output.top
@@ -46,9 +47,10 @@ def diff_command(
     elif output.fmt == Format.csv:
         emit(patterns.head(top), output)
     else:
-        for name, side in zip(("old", "new"), totals) if not load.quiet else ():
+        for name, side in zip(("old", "new"), totals, strict=True) if not load.quiet else ():
             message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}")
-        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {min(top, len(patterns))})")
+        shown = min(top, len(patterns))
+        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {shown})")
         if len(findings):
             emit(findings, output, title="Findings new and resolved",
                  columns=["change", "severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"])

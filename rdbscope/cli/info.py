@@ -3,6 +3,7 @@
 import contextlib
 import datetime
 from dataclasses import asdict
+from typing import Annotated
 
 from ._console import exits_on_bad_input, out, scan_progress
 from ._formats import write_json
@@ -13,7 +14,7 @@ from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 @takes_load_options(filters=False)
 def info_command(
     dump: Dump,
-    fmt: format_option(Format.table, Format.json) = Format.table,
+    fmt: Annotated[Format, format_option(Format.table, Format.json)] = Format.table,
     as_json: JsonAlias = False,
     load=None,
 ):
@@ -146,7 +147,8 @@ def _groups(title, groups, hints=None):
     if hints is not None:
         table.add_column("RESIZEDB hint: keys / expires", justify="right")
     for g in groups:
-        row = [g.name, f"{g.n_keys:,}", f"{g.n_with_ttl:,}", format_bytes(g.rdb_bytes), format_bytes(g.est_memory_bytes)]
+        row = [g.name, f"{g.n_keys:,}", f"{g.n_with_ttl:,}", format_bytes(g.rdb_bytes),
+               format_bytes(g.est_memory_bytes)]
         if hints is not None:
             hint = hints.get(g.name)
             row.append(f"{hint[0]:,} / {hint[1]:,}" if hint else "")

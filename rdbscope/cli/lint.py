@@ -2,9 +2,8 @@
 
 import json
 import time
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +18,7 @@ from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 PRESETS = ("layered-names", "short-keys")
 DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
-Source = Annotated[List[Path], typer.Argument(
+Source = Annotated[list[Path], typer.Argument(
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`; "
          "or several dumps linted as one keyspace (a cluster's nodes): several paths, a directory of dumps, "
          "or a quoted glob such as 'node-*.rdb'.",
@@ -47,7 +46,7 @@ def lint_command(
     select: Select = None,
     extend_select: ExtendSelect = None,
     ignore: Ignore = None,
-    preset: Annotated[Optional[List[str]], typer.Option(
+    preset: Annotated[list[str] | None, typer.Option(
         "--preset", callback=_current_presets, metavar="NAME",
         help="Turn on the opt-in rules of a guide's convention: layered-names (the layered naming spec: no "
              "abbreviations, module:submodule:description:identifier), short-keys (Baidu Cloud's guidelines: "
@@ -74,11 +73,11 @@ def lint_command(
     with stage(load.quiet, "linting"):
         result = lint(keys, config)
     seconds = time.perf_counter() - started
-    source = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else source[0]
+    named = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else str(source[0])
     if fmt is Format.json:
-        out.print(to_json(result, str(source)), markup=False, emoji=False, highlight=False, soft_wrap=True)
+        out.print(to_json(result, named), markup=False, emoji=False, highlight=False, soft_wrap=True)
     elif fmt is Format.sarif:
-        sarif = json.dumps(to_sarif(result, str(source), __version__), indent=2, ensure_ascii=False)
+        sarif = json.dumps(to_sarif(result, named, __version__), indent=2, ensure_ascii=False)
         out.print(sarif, markup=False, emoji=False, highlight=False, soft_wrap=True)
     else:
         _print_text(result)
@@ -98,9 +97,8 @@ EXAMPLE_CHARS = 120
 def _print_text(result):
     from rich.text import Text
 
-    from ..findings import format_bytes
+    from ..findings import count, format_bytes
     from ..report.cells import printable
-    from ..findings import count
 
     by_code = {}
     for finding in result.finding_list:
@@ -125,10 +123,9 @@ def _print_text(result):
 
 
 def _print_summary(result, seconds):
-    from ..findings import Severity
+    from ..findings import Severity, count
     from ..report.sarif import passes_checked, rules_checked
     from ..rules import FAMILIES
-    from ..findings import count
 
     counts = {s: sum(1 for f in result.finding_list if f.severity == s) for s in reversed(Severity)}
     said = ", ".join(count(n, str(s), "info" if s == Severity.INFO else None)

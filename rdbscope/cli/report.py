@@ -3,7 +3,7 @@ Parquet dataset."""
 
 import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,15 +26,15 @@ FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "mess
 @analysis_command(top=10)
 def report_command(
     dump: Inputs,
-    html: Annotated[Optional[Path], typer.Option(
+    html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report (plots embedded, no network) to this file.",
         dir_okay=False, show_default=False)] = None,
-    out_dir: Annotated[Optional[Path], typer.Option(
+    out_dir: Annotated[Path | None, typer.Option(
         "--out", help="Also write the Parquet report into this dataset directory "
                       "(DIR/instance=NAME/date=YYYY-MM-DD/).", file_okay=False, show_default=False)] = None,
     instance: Annotated[str, typer.Option(
         "--instance", help="Instance name of the --out partition (letters, digits, '.', '_', '-').")] = "default",
-    date: Annotated[Optional[datetime.datetime], typer.Option(
+    date: Annotated[datetime.datetime | None, typer.Option(
         "--date", formats=["%Y-%m-%d"], show_default=False,
         help="Date of the --out partition; default: the day (UTC) of the dump's ctime AUX field.")] = None,
     keys: Annotated[bool, typer.Option(
@@ -50,8 +50,8 @@ def report_command(
 
     Several dumps (paths, a directory, a quoted glob) are one keyspace, a
     cluster's nodes: one report over them all, with a table of the nodes, and
-    the cluster rules (CLU) weigh the real nodes. The summary goes to stdout (--format json: the whole report as one document;
-    csv: the findings). --html and --out write files as well; their paths go to
+    the cluster rules (CLU) weigh the real nodes. The summary goes to stdout (--format json: the whole
+    report as one document; csv: the findings). --html and --out write files as well; their paths go to
     stderr. The big-keys section prints key names. --fail-on looks at every finding
     that --select/--ignore (or the config's selection) keep.
     """
@@ -127,8 +127,7 @@ def _headline(o):
     """The totals as a few lines of text."""
     from rich.text import Text
 
-    from ..findings import format_bytes, format_share
-    from ..findings import count
+    from ..findings import count, format_bytes, format_share
 
     lines = Text()
     lines.append(f"{o.source}", style="bold")

@@ -2,7 +2,7 @@
 
 import json
 from dataclasses import asdict
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -11,9 +11,9 @@ from ._options import Format, JsonAlias, format_option
 
 
 def rule_command(
-    code: Annotated[Optional[str], typer.Argument(help="A code (NAM003) or name (special-character).")] = None,
+    code: Annotated[str | None, typer.Argument(help="A code (NAM003) or name (special-character).")] = None,
     show_all: Annotated[bool, typer.Option("--all", help="List every code instead.")] = False,
-    fmt: format_option(Format.table, Format.json) = Format.table,
+    fmt: Annotated[Format, format_option(Format.table, Format.json)] = Format.table,
     as_json: JsonAlias = False,
 ):
     """Explain a finding code (like `ruff rule`): what it finds, why it matters, what to do, its options."""

@@ -21,9 +21,9 @@ def scan_command(
     load=None,
 ):
     """Scan DUMP into a Parquet table with one row per key; prints the file's name on stdout."""
+    from ..findings import count
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
-    from ..findings import count
 
     check_writable(output, "'--output'")
     with scan_progress(load.quiet, f"scanning {dump.name}") as on_progress:

@@ -2,7 +2,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,7 +26,7 @@ def trend_command(
     directory: Annotated[Path, typer.Argument(
         help="A report dataset written by 'rdbscope report --out DIR'.", exists=True, file_okay=False,
         show_default=False)],
-    instance: Annotated[Optional[str], typer.Option(
+    instance: Annotated[str | None, typer.Option(
         "--instance", help="Only this instance (default: every instance).", show_default=False)] = None,
     metric: Annotated[Metric, typer.Option("--metric", help="What to follow: memory or key count.")] = Metric.memory,
     last: Annotated[int, typer.Option("--last", min=1, help="How many of the latest dates to show as columns.")] = 7,
@@ -69,9 +69,8 @@ def _with_units(table, metric):
 
 
 def _exit_for_latest_findings(directory, instance, fail_on):
-    from ..findings import Severity
+    from ..findings import Severity, count
     from ..report.dataset import read_table
-    from ..findings import count
 
     findings = read_table(directory, "findings", instance).to_pandas()
     if findings.empty:

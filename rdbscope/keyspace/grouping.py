@@ -293,7 +293,7 @@ def dense_ids(*codes):
     else:
         dense = np.asarray(codes[0], dtype=np.int64) * sizes[1]
         dense += codes[1]
-        for c, size in zip(codes[2:], sizes[2:]):
+        for c, size in zip(codes[2:], sizes[2:], strict=True):
             dense *= size
             dense += c
     total = int(np.prod(sizes, dtype=np.int64))

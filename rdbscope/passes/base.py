@@ -1,8 +1,9 @@
 """What every analysis pass is made of: its output, its context, its shape."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import Any, ClassVar, Protocol
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,11 @@ class PassContext:
     options: Any
     outputs: Mapping[str, PassOutput]
 
-    def output(self, pass_id):
+    def output(self, pass_id: str) -> PassOutput:
         """The output of a required pass; KeyError for one not declared in ``requires``."""
         return self.outputs[pass_id]
 
-    def output_if_run(self, pass_id):
+    def output_if_run(self, pass_id: str) -> PassOutput | None:
         """The output of a pass it ``uses``, or None when that pass did not run."""
         return self.outputs.get(pass_id)
 

@@ -44,7 +44,8 @@ NO_TTL_JITTER = Check(
     "A pattern has batches of at least `min_batch_keys` keys that share one expiry "
     "instant to the millisecond.",
     "Keys written with the same TTL in one go (or with EXPIREAT to a fixed time) carry "
-    "the same expiry to the millisecond: nothing spreads them. Baidu Cloud's guidelines and the Key Design chapter: set "
+    "the same expiry to the millisecond: nothing spreads them. Baidu Cloud's guidelines and the Key Design chapter: "
+    "set "
     "TTLs as base + random jitter (e.g. up to 10% of the base) so the keys expire over "
     "a range instead of at one instant.")
 
@@ -304,7 +305,7 @@ def _bursts(runs, window_s, origin_s, floor, covered_by, options):
     group, window, count, expected = group[burst], window[burst], count[burst], expected[burst]
     order = np.lexsort((window, -count, group))
     return [Burst(int(g), window_s, int(origin_s + w * window_s), int(c), float(e))
-            for g, w, c, e in zip(group[order], window[order], count[order], expected[order])]
+            for g, w, c, e in zip(group[order], window[order], count[order], expected[order], strict=True)]
 
 
 def _busiest(bursts, max_bursts):
@@ -448,7 +449,7 @@ def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
         contributed = pattern_runs.count[in_window]
         order = np.argsort(-contributed, kind="stable")
         patterns = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(n)}
-                    for g, n in zip(contributors[order][:5], contributed[order][:5])]
+                    for g, n in zip(contributors[order][:5], contributed[order][:5], strict=True)]
         rows = expiring.rows[expiring.in_window(b.start_s, b.window_s)]
         memory = int(columns.memory[rows].sum(dtype=np.uint64))
         share = b.n_keys / expiring.n
@@ -474,7 +475,7 @@ def _jitter_findings(expiring, columns, groups, options):
     order = np.lexsort((instant, -size, group))
     group, instant, size = group[order], instant[order], size[order]
     first = np.concatenate(([True], group[1:] != group[:-1]))
-    largest = {int(g): (int(i), int(s)) for g, i, s in zip(group[first], instant[first], size[first])}
+    largest = {int(g): (int(i), int(s)) for g, i, s in zip(group[first], instant[first], size[first], strict=True)}
     # Memory and examples of the keys in each pattern's batches (only those patterns' keys are read).
     batch_keys = np.unique((group << _WINDOW_BITS) | instant)
     fired = np.zeros(groups.n, bool)

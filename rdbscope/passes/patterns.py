@@ -114,7 +114,7 @@ def _namespace_table(groups, columns, n_examples):
             groups_of_node[node_ids[key]].append(g)
     members = [np.array(m, dtype=np.int64) for m in groups_of_node]
     measures = groups.stats.union_columns(members, columns, n_examples)
-    db, node, depth, parent = zip(*node_info) if node_info else ((), (), (), ())
+    db, node, depth, parent = zip(*node_info, strict=True) if node_info else ((), (), (), ())
     leading = {"db": pa.array(db, pa.int32()), "node": pa.array(node, pa.string()),
                "depth": pa.array(depth, pa.int32()), "parent": pa.array(parent, pa.string()),
                "n_patterns": pa.array([len(m) for m in members], pa.int64())}

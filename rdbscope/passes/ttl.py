@@ -232,7 +232,8 @@ def _persistent_findings(coverage, columns, options):
     if n_persistent == 0 or share < options.persistent_memory_share:
         return []
     message = (f"{count(n_persistent, 'key')} without TTL ({format_share(n_persistent / columns.n)} of keys) "
-               f"{'holds' if n_persistent == 1 else 'hold'} {format_memory(memory, columns.memory_basis)}, {format_share(share)} of the total")
+               f"{'holds' if n_persistent == 1 else 'hold'} {format_memory(memory, columns.memory_basis)}, "
+               f"{format_share(share)} of the total")
     return [PERSISTENT_MEMORY.finding(
         message, n_keys=n_persistent, est_memory_bytes=memory,
         details={"n_keys": columns.n, "n_persistent": n_persistent,

@@ -62,7 +62,7 @@ def _same_shape(form_parts, key_parts):
         return False
     return all(
         (_MASKED.sub("0", k) == _MASKED.sub("0", f)) if i % 2 == 0 else k == f
-        for i, (f, k) in enumerate(zip(form_parts, key_parts))
+        for i, (f, k) in enumerate(zip(form_parts, key_parts, strict=True))
     )
 
 
@@ -79,8 +79,8 @@ def settle(typed_form, first_key, last_key):
         # form, with its masked digits as they are.
         return typed_form
     out = []
-    numbers = iter(zip(first_numbers, last_numbers))
-    for i, (a, b) in enumerate(zip(first_parts, last_parts)):
+    numbers = iter(zip(first_numbers, last_numbers, strict=True))
+    for i, (a, b) in enumerate(zip(first_parts, last_parts, strict=True)):
         if i % 2 == 0:
             out.append(_settle_text(a, b))
         elif a.startswith("n") and a[1:].isdigit():
@@ -104,7 +104,7 @@ def settle_typed(typed_form, first, last):
         return typed_form
     return "".join(
         _settle_text(a, b) if i % 2 == 0 else m.marker(a)
-        for i, (a, b) in enumerate(zip(first_parts, last_parts))
+        for i, (a, b) in enumerate(zip(first_parts, last_parts, strict=True))
     )
 
 

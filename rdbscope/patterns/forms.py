@@ -138,7 +138,7 @@ def restore_short_versions(keys, form_of_key, forms, candidates):
     combined = selected_forms * 10 ** _MAX_VERSION_DIGITS + signature
     distinct, inverse = np.unique(combined, return_inverse=True)
 
-    text_of = dict(zip(candidates.tolist(), zip(texts, positions)))
+    text_of = dict(zip(candidates.tolist(), zip(texts, positions, strict=True), strict=True))
     restored = []
     for value in distinct.tolist():
         form, sig = divmod(value, 10 ** _MAX_VERSION_DIGITS)

@@ -118,7 +118,7 @@ def _absorb_into_templates(literals):
         varying = as_if_varying_column(pa.array(candidates, pa.string())).to_pylist()
     else:
         varying = [as_if_varying(v) for v in candidates]
-    return {v: t for v, t in zip(candidates, varying) if t in templates}
+    return {v: t for v, t in zip(candidates, varying, strict=True) if t in templates}
 
 
 def _variable_literals(counts, thresholds, min_distinct, continuations):
@@ -178,7 +178,7 @@ def _split_templates(values, counts, thresholds, delimiters):
         times, n = int(found[best]), int(how_often[best])
         if times == 0 or n < thresholds.split_share * len(values):
             continue
-        chosen = sorted(v for v, k in zip(values, occurrences.tolist()) if k == times)
+        chosen = sorted(v for v, k in zip(values, occurrences.tolist(), strict=True) if k == times)
         parts = {v: v.split(delimiter) for v in chosen}
         decided = []
         for j in range(times + 1):
@@ -189,7 +189,7 @@ def _split_templates(values, counts, thresholds, delimiters):
         variable = [set(d.values()) == {_ANY} for d in decided]
         constant_enough = all(
             is_variable or len(set(d.values())) <= thresholds.split_max_literals
-            for is_variable, d in zip(variable, decided)
+            for is_variable, d in zip(variable, decided, strict=True)
         )
         if all(variable) or not any(variable) or not constant_enough:
             break

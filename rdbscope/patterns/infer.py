@@ -54,7 +54,8 @@ def _settled_forms(typed, keys, needs, numbers, first, last):
     if len(bulk):
         firsts = type_column(decode(keys.take(pa.array(first[bulk])))).to_pylist()
         distinct = bulk[first[bulk] != last[bulk]]
-        lasts = dict(zip(distinct.tolist(), type_column(decode(keys.take(pa.array(last[distinct])))).to_pylist()))
+        typed_lasts = type_column(decode(keys.take(pa.array(last[distinct])))).to_pylist()
+        lasts = dict(zip(distinct.tolist(), typed_lasts, strict=True))
         for j, i in enumerate(bulk.tolist()):
             forms[i] = settle_typed(forms[i], firsts[j], lasts.get(i, firsts[j]))
     one_by_one = np.flatnonzero(numbers)

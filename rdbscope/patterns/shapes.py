@@ -65,7 +65,8 @@ _RULES_BEFORE_NUMBERS = [
     (m.EMAIL, rf"[A-Za-z0-9.%+{_U}-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{{2,}}\b"),
     (m.TOKEN, rf"\beyJ[A-Za-z0-9{_U}-]+\.eyJ[A-Za-z0-9{_U}-]+\.[A-Za-z0-9{_U}-]+"),
     (m.UUID, r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
-    (m.TS, r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"),
+    (m.TS, r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+           r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?"),
     (m.IP, r"\b[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\b"),
     (m.DATE, r"\b[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}\b"),
     (m.DATE, r"\b[0-9]{4}-?[Ww][0-9]{2}\b"),
@@ -142,7 +143,7 @@ _CANDIDATE_NUMBERS = [rf"\b[0-9]{{{length}}}\b" for length in m.NUMBER_CANDIDATE
 
 
 def _typed_candidate_numbers(column):
-    for length, pattern in zip(m.NUMBER_CANDIDATE_LENGTHS, _CANDIDATE_NUMBERS):
+    for length, pattern in zip(m.NUMBER_CANDIDATE_LENGTHS, _CANDIDATE_NUMBERS, strict=True):
         column = _where_matching(column, [pattern], _replacing(pattern, m.marker(m.number_candidate(length))))
     return column
 

@@ -101,11 +101,12 @@ def _walk(columns, counts, delimiter, thresholds):
                 members = several[start:stop]
                 texts = value_text[start:stop]
                 start = stop
-                values = dict(zip(texts, pair_count[members].tolist()))
-                following = None if last else _Following(dict(zip(texts, members.tolist())), triple_starts, triple_rest)
+                values = dict(zip(texts, pair_count[members].tolist(), strict=True))
+                following = None if last else _Following(dict(zip(texts, members.tolist(), strict=True)),
+                                                         triple_starts, triple_rest)
                 decided = decide(values, thresholds, softer, limit, following)
                 outs = [decided[text] for text in texts]
-                changed = np.flatnonzero([o != t for o, t in zip(outs, texts)])
+                changed = np.flatnonzero([o != t for o, t in zip(outs, texts, strict=True)])
                 if len(changed):
                     out_ids, out_texts = pd.factorize(np.array(outs, dtype=object)[changed])
                     numbers = np.array([extra.setdefault(o, len(extra)) for o in out_texts], dtype=np.int64)

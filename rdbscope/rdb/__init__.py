@@ -6,16 +6,21 @@
 """
 
 
-from ..errors import RdbError, RdbFormatError, RdbTruncatedError
+from collections.abc import Iterator
+
+import pyarrow as pa
+
+from ..errors import RdbError, RdbTruncatedError
 from . import _mapguard
 from ._builds import compiled_module, pure_python_forced, python_module
-from .dump_info import DumpInfo
 from .batches import build_batch
+from .dump_info import DumpInfo
 from .format import TYPE_NAMES
 from .keyglob import glob_matcher
 from .memory import ALLOCATORS, model_factory, model_info
 from .schema import KEYS_SCHEMA
 from .source import Source
+
 
 def _load_python_scanner():
     """The scanner source run as Python, even where the compiled module exists."""
@@ -27,7 +32,7 @@ def _load_compiled_scanner():
     return compiled_module("_scan")
 
 
-def implementations():
+def implementations() -> dict:
     """The scanner implementations available here: {"cython": module, "python": module}."""
     found = {"python": _load_python_scanner()}
     compiled = _load_compiled_scanner()
@@ -57,7 +62,7 @@ class Scan:
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
                  implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True,
-                 contiguous=False):
+                 contiguous=False) -> None:
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
@@ -87,9 +92,9 @@ class Scan:
         self._memory_model_for = model_factory(allocator, list_compress_depth,
                                                pure=self._module is _load_python_scanner())
         self.info = DumpInfo()
-        self._iter = None
+        self._iter: Iterator[pa.RecordBatch] | None = None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
         if self._iter is None:
             self._iter = self._run()
         return self._iter
@@ -167,7 +172,7 @@ def _shrunk(src, slot, size):
     return RdbTruncatedError("dump ends early: the file was truncated during the scan", at, context="file")
 
 
-def scan(source, **options):
+def scan(source, **options) -> Scan:
     """Scan a dump into ``pyarrow.RecordBatch``es of :data:`KEYS_SCHEMA`.
 
     Args:

@@ -17,7 +17,7 @@ LANE_BYTES = 512
 MIN_LANES = 64
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tables(table_bytes):
     table = np.frombuffer(table_bytes, dtype=np.uint64)[:256].copy()
     base = [int(v) for v in table]

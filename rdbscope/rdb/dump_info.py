@@ -51,10 +51,10 @@ class DumpInfo:
             ``est_memory_bytes`` (None before the first key).
     """
 
-    path: str = None
-    compression: str = None
-    magic: str = None
-    rdb_version: int = None
+    path: str | None = None
+    compression: str | None = None
+    magic: str | None = None
+    rdb_version: int | None = None
     aux: dict = field(default_factory=dict)
     aux_fields: list = field(default_factory=list)
     resizedb: dict = field(default_factory=dict)
@@ -63,15 +63,15 @@ class DumpInfo:
     functions: list = field(default_factory=list)
     module_aux: list = field(default_factory=list)
     key_meta_entries: int = 0
-    checksum: int = None
+    checksum: int | None = None
     checksum_verified: bool = False
-    end_offset: int = None
-    truncated_at: int = None
-    stopped_by: Exception = None
-    memory_model: object = None
+    end_offset: int | None = None
+    truncated_at: int | None = None
+    stopped_by: Exception | None = None
+    memory_model: MemoryModelInfo | None = None
 
     @property
-    def writer(self):
+    def writer(self) -> str | None:
         """"redis 7.0.15" / "valkey 8.1.1" from the AUX fields, or None."""
         if "valkey-ver" in self.aux:
             return f"valkey {self.aux['valkey-ver']}"
@@ -80,11 +80,11 @@ class DumpInfo:
         return None
 
     @property
-    def complete(self):
+    def complete(self) -> bool:
         """True when the scan reached the end of the dump."""
         return self.stopped_by is None
 
-    def to_json(self):
+    def to_json(self) -> str:
         """The metadata a keys table needs to stand in for its dump, as JSON text.
 
         Stored in every Parquet file rdbscope writes (key ``rdbscope.dump``);
@@ -106,7 +106,7 @@ class DumpInfo:
         })
 
     @classmethod
-    def from_json(cls, text, path=None):
+    def from_json(cls, text: str | bytes, path=None) -> "DumpInfo":
         """The :class:`DumpInfo` that :meth:`to_json` wrote; ``path`` names the file it came from."""
         meta = json.loads(text)
         model = meta.get("memory_model")
@@ -125,7 +125,7 @@ class DumpInfo:
             memory_model=MemoryModelInfo(**model) if model else None,
         )
 
-    def update_from(self, scanner):
+    def update_from(self, scanner) -> None:
         """Copy what the scanner has learned so far."""
         if scanner.version:
             self.magic = "VALKEY" if scanner.valkey else "REDIS"

@@ -62,7 +62,8 @@ def _string_array(names):
     to inspect its argument, which would make every ``import rdbscope`` pay for pandas."""
     encoded = [name.encode() for name in names]
     offsets = array("i", accumulate((len(e) for e in encoded), initial=0))
-    return pa.Array.from_buffers(pa.string(), len(names), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(names), buffers)
 
 
 TYPE_DICTIONARY = _string_array(TYPE_NAMES)

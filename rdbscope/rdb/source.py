@@ -209,12 +209,12 @@ def _decompressor(kind, raw, name):
         try:
             import zstandard
         except ImportError:
-            raise RdbUnsupportedError("zstd-compressed dump: install the 'zstandard' package", 0, path=name)
+            raise RdbUnsupportedError("zstd-compressed dump: install the 'zstandard' package", 0, path=name) from None
         return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
     if kind == "lz4":
         try:
             import lz4.frame
         except ImportError:
-            raise RdbUnsupportedError("lz4-compressed dump: install the 'lz4' package", 0, path=name)
+            raise RdbUnsupportedError("lz4-compressed dump: install the 'lz4' package", 0, path=name) from None
         return lz4.frame.LZ4FrameFile(raw, mode="rb")
     raise RdbFormatError(f"unknown compression {kind}", 0, path=name)

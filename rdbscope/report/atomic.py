@@ -3,10 +3,11 @@
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def atomic_path(path):
+def atomic_path(path) -> Iterator[str]:
     """Yield a temporary path beside ``path``; move it over ``path`` only on success."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))

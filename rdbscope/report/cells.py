@@ -7,6 +7,7 @@ set of rules formats every table, in the terminal and in the HTML report.
 
 import datetime
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,7 @@ LABELS = {
 }
 
 
-def label(column):
+def label(column) -> str:
     """The header people see for a column (a trailing `` bytes`` unit marker is dropped)."""
     return LABELS.get(column) or column.removesuffix(" bytes")
 
@@ -41,14 +42,14 @@ _UNPRINTABLE = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
 _UNPRINTABLE.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
 
 
-def printable(text, limit=None):
+def printable(text, limit=None) -> str:
     """``text`` with control characters escaped, so a key cannot move the cursor or ring a bell;
     cut to ``limit`` characters when given."""
     text = text.translate(_UNPRINTABLE)
     return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
-def cell_text(column, value):
+def cell_text(column, value) -> str:
     """One value as a terminal shows it: human units by the column's name, control characters escaped."""
     if _missing(value):
         return ""
@@ -63,12 +64,12 @@ def cell_text(column, value):
     return printable(str(value))
 
 
-def human_seconds(seconds):
+def human_seconds(seconds) -> str:
     """``93784`` -> ``"1d 2h"``: the two largest units."""
     seconds = int(seconds)
     if seconds < 60:
         return f"{seconds}s"
-    parts = []
+    parts: list[str] = []
     for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
         if seconds >= size or parts:
             count, seconds = divmod(seconds, size)
@@ -79,7 +80,7 @@ def human_seconds(seconds):
     return " ".join(p for p in parts if not p.startswith("0")) or "0s"
 
 
-def plain(value):
+def plain(value) -> Any:
     """A value as plain JSON: numpy scalars unwrapped, NaN/NA as null, times as ISO 8601 (Z)."""
     if isinstance(value, (list, tuple, np.ndarray)):
         return [plain(v) for v in value]
@@ -122,7 +123,7 @@ def _magnitude(column, value):
     return f"{int(value):,}" if column != "db" else str(int(value))
 
 
-def is_numeric_column(series):
+def is_numeric_column(series) -> bool:
     """True for numeric columns (right-aligned); booleans are not."""
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .dataset import read_table
 from ..errors import InputError
+from .dataset import read_table
 from .views import overview
 
 __all__ = ["Snapshot", "snapshot_of_result", "snapshot_of_partition", "is_partition", "diff_patterns",
@@ -46,20 +46,20 @@ class Snapshot:
     memory_basis: str
 
 
-def snapshot_of_result(res, label):
+def snapshot_of_result(res, label) -> Snapshot:
     """A :class:`Snapshot` of a fresh analysis."""
     o = overview(res, label)
     return Snapshot(label, res.tables["patterns"].to_pandas()[PATTERN_COLUMNS], res.findings[FINDING_COLUMNS],
                     o.n_keys, o.memory_bytes, o.memory_basis)
 
 
-def is_partition(path):
+def is_partition(path) -> bool:
     """True for a directory holding a report partition (``patterns.parquet`` and ``findings.parquet``)."""
     path = pathlib.Path(path)
     return path.is_dir() and (path / "patterns.parquet").exists() and (path / "findings.parquet").exists()
 
 
-def snapshot_of_partition(path, *, db=None, types=None, match=None):
+def snapshot_of_partition(path, *, db=None, types=None, match=None) -> Snapshot:
     """A :class:`Snapshot` read from one partition directory of a report dataset, filtered like a scan.
 
     Raises:
@@ -82,7 +82,7 @@ def snapshot_of_partition(path, *, db=None, types=None, match=None):
     )
 
 
-def filter_patterns(frame, db=None, types=None, match=None):
+def filter_patterns(frame, db=None, types=None, match=None) -> pd.DataFrame:
     """Pattern rows of these dbs, holding one of these types, whose pattern matches the glob."""
     mask = np.ones(len(frame), dtype=bool)
     if db:
@@ -95,7 +95,7 @@ def filter_patterns(frame, db=None, types=None, match=None):
     return frame[mask]
 
 
-def diff_patterns(old, new, include_unchanged=False):
+def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
     """Patterns that appeared, vanished, grew or shrank between two snapshots, largest memory change first.
 
     Columns: change, db, pattern, n_keys_old, n_keys_new, n_keys_delta,
@@ -127,14 +127,15 @@ def diff_patterns(old, new, include_unchanged=False):
                    "memory_bytes_new", "memory_bytes_delta", "memory_change_share"]].reset_index(drop=True)
 
 
-def diff_findings(old, new):
+def diff_findings(old, new) -> pd.DataFrame:
     """Findings that are new in ``new`` or resolved since ``old``, matched on (code, db, pattern).
 
     Columns: change (new / resolved), severity, code, name, db, pattern, n_keys,
     est_memory_bytes, message (of the newer side for new, the older for resolved).
     """
     def identity(frame):
-        return list(zip(frame["code"], frame["db"].astype("Int64").fillna(-1), frame["pattern"].fillna("")))
+        db = frame["db"].astype("Int64").fillna(-1)
+        return list(zip(frame["code"], db, frame["pattern"].fillna(""), strict=True))
 
     old_ids, new_ids = set(identity(old.findings)), set(identity(new.findings))
     appeared = new.findings[[i not in old_ids for i in identity(new.findings)]].assign(change="new")
@@ -144,7 +145,7 @@ def diff_findings(old, new):
     return frame[["change", "severity", "code", "name", "db", "pattern", "n_keys", "est_memory_bytes", "message"]]
 
 
-def trend_rows(directory, instance=None, db=None, types=None, match=None):
+def trend_rows(directory, instance=None, db=None, types=None, match=None) -> pd.DataFrame:
     """Every (instance, date, db, pattern) of a dataset: ``n_keys`` and ``memory_bytes_sum``, oldest first."""
     table = read_table(directory, "patterns", instance)
     frame = table.select(["instance", "date", "db", "pattern", "n_keys", "memory_bytes_sum", "types"]).to_pandas()
@@ -154,7 +155,7 @@ def trend_rows(directory, instance=None, db=None, types=None, match=None):
     return frame.drop(columns=["types"]).sort_values(["instance", "date", "db", "pattern"]).reset_index(drop=True)
 
 
-def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7):
+def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7) -> pd.DataFrame:
     """One row per (instance, db, pattern), one column per date (the ``last`` dates), plus the change.
 
     Patterns are the ``top`` largest on their instance's latest date; a pattern

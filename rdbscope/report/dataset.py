@@ -31,9 +31,9 @@ import tempfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import InputError
 from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
-from ..errors import InputError
 from .parquet import METADATA_KEY
 from .views import dump_ctime, node_rows, overview
 
@@ -123,7 +123,7 @@ NODES_SCHEMA = pa.schema([
 REPORT_FINDINGS_SCHEMA = FINDINGS_SCHEMA
 
 
-def report_date(info, override=None):
+def report_date(info, override=None) -> datetime.date:
     """The partition date: ``override`` (a date or ``YYYY-MM-DD``), else the UTC day of the dump's ctime.
 
     Raises:
@@ -142,7 +142,7 @@ def report_date(info, override=None):
     return ctime.date()
 
 
-def partition_path(directory, instance, date):
+def partition_path(directory, instance, date) -> pathlib.Path:
     """``directory/instance=NAME/date=YYYY-MM-DD``.
 
     Raises:
@@ -153,7 +153,7 @@ def partition_path(directory, instance, date):
     return pathlib.Path(directory) / f"instance={instance}" / f"date={date.isoformat()}"
 
 
-def write_report(res, directory, instance, *, date=None, keys=False, source=None, version=None):
+def write_report(res, directory, instance, *, date=None, keys=False, source=None, version=None) -> pathlib.Path:
     """Write one partition of the report dataset and return its path.
 
     Args:
@@ -200,7 +200,7 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
     return final
 
 
-def patterns_table(res):
+def patterns_table(res) -> pa.Table:
     """The pattern table of :data:`PATTERNS_SCHEMA`: the analysis's patterns with TTL coverage."""
     patterns = res.tables["patterns"]
     coverage = {(r["db"], r["pattern"]): r for r in
@@ -210,7 +210,7 @@ def patterns_table(res):
     for field in PATTERNS_SCHEMA:
         if field.name in ("n_without_ttl", "memory_bytes_without_ttl"):
             values = [coverage.get((db, p), {}).get(field.name)
-                      for db, p in zip(patterns["db"].to_pylist(), patterns["pattern"].to_pylist())]
+                      for db, p in zip(patterns["db"].to_pylist(), patterns["pattern"].to_pylist(), strict=True)]
             columns[field.name] = pa.array(values, field.type)
         elif field.name == "memory_basis":
             columns[field.name] = patterns[field.name].cast(pa.string())
@@ -219,7 +219,7 @@ def patterns_table(res):
     return pa.table(columns, schema=PATTERNS_SCHEMA)
 
 
-def summary_table(res, source=None, version=None):
+def summary_table(res, source=None, version=None) -> pa.Table:
     """The one-row summary of :data:`SUMMARY_SCHEMA`."""
     o = overview(res, source)
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
@@ -235,7 +235,7 @@ def summary_table(res, source=None, version=None):
     return pa.Table.from_pylist([row], schema=SUMMARY_SCHEMA)
 
 
-def table_files(directory, table, instance=None):
+def table_files(directory, table, instance=None) -> list[str]:
     """The files of one table in a dataset, sorted by instance then date."""
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
@@ -243,7 +243,7 @@ def table_files(directory, table, instance=None):
     return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
 
 
-def read_table(directory, table="patterns", instance=None):
+def read_table(directory, table="patterns", instance=None) -> pa.Table:
     """One table across every partition, with ``instance`` and ``date`` columns, as a ``pyarrow.Table``.
 
     Raises:
@@ -259,7 +259,7 @@ def read_table(directory, table="patterns", instance=None):
     return dataset.to_table()
 
 
-def schema_version(path):
+def schema_version(path) -> str | None:
     """The ``rdbscope.report_schema`` of one file of a report (None when absent)."""
     metadata = pq.ParquetFile(path).metadata.metadata or {}
     value = metadata.get(SCHEMA_VERSION_KEY)

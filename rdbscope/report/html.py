@@ -83,7 +83,8 @@ details > summary .code {{ font-family: {MONO_FONTS}; font-weight: 600; margin: 
 details > summary .name {{ color: #555; }} details > summary .stats {{ color: #555; float: right; }}
 details > table {{ border: 0; border-top: 1px solid #e2e4e8; }}
 details > table {{ table-layout: fixed; }} details th:nth-child(1) {{ width: 3em; }}
-details th:nth-child(2) {{ width: 30%; }} details th:nth-child(3) {{ width: 5em; }} details th:nth-child(4) {{ width: 6em; }}
+details th:nth-child(2) {{ width: 30%; }} details th:nth-child(3) {{ width: 5em; }}
+details th:nth-child(4) {{ width: 6em; }}
 footer {{ color: #777; font-size: 12px; margin-top: 36px; }}
 """
 
@@ -122,7 +123,7 @@ _PATTERN_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "mem
                     "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
 
 
-def render_html(res, source=None, top=25, title=None):
+def render_html(res, source=None, top=25, title=None) -> str:
     """The report as one HTML document (a string).
 
     Args:
@@ -141,9 +142,8 @@ def render_html(res, source=None, top=25, title=None):
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body><main>"),
              f"<h1>{_e(title)}</h1>", f"<p class=\"sub\">{_e(_subtitle(o))}</p>", f"<nav>{nav}</nav>"]
-    sections = {
+    sections: dict[str, list[str]] = {
         "overview": [_cards(o)],
-        "nodes": [_table(node_rows(res), _NODE_COLUMNS)] if o.n_sources > 1 else None,
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
                    "<h3>Top patterns by memory</h3>", _table(pattern_rows(res, top), _PATTERN_COLUMNS),
                    _figure(plots, "key_sizes"), _figure(plots, "types")],
@@ -157,6 +157,8 @@ def render_html(res, source=None, top=25, title=None):
                                                     "ttl_s_max"])],
         "expiry": [_figure(plots, "expiry"), _expiry_table(res, top)],
     }
+    if o.n_sources > 1:
+        sections["nodes"] = [_table(node_rows(res), _NODE_COLUMNS)]
     headings = dict(shown)
     headings["findings"] = f"Findings ({len(findings)})"
     for id_, _heading in shown:
@@ -171,7 +173,7 @@ def render_html(res, source=None, top=25, title=None):
     return "\n".join(parts)
 
 
-def write_html(res, path, source=None, top=25):
+def write_html(res, path: str | os.PathLike, source=None, top=25) -> str | os.PathLike:
     """Write :func:`render_html` to ``path`` atomically (a temporary file, then a rename)."""
     document = render_html(res, source=source, top=top)
     with atomic_path(path) as tmp:
@@ -187,7 +189,7 @@ def _umask():
     return mask
 
 
-def figure_data_uri(fig):
+def figure_data_uri(fig) -> str:
     """A matplotlib Figure as a ``data:image/svg+xml;base64,...`` URI."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
@@ -208,7 +210,7 @@ def _table(frame, columns):
     rows = []
     for row in frame[columns].itertuples(index=False):
         cells = []
-        for column, value in zip(columns, row):
+        for column, value in zip(columns, row, strict=True):
             text = cell_text(column, value)
             if column == "severity" and text:
                 cells.append(f"<td><span class=\"sev sev-{_e(text)}\">{_e(text)}</span></td>")

@@ -19,7 +19,7 @@ DICTIONARY_COLUMNS = [name for name in KEYS_SCHEMA.names
                       if name not in ("key", "offset", "rdb_bytes", "est_memory_bytes")]
 
 
-def write_keys_parquet(scan, path):
+def write_keys_parquet(scan, path) -> int:
     """Write every batch of a :class:`~rdbscope.rdb.Scan` to ``path``; return the row count.
 
     The file appears only when the whole scan succeeded.
@@ -55,7 +55,7 @@ def _row_groups(batches):
         yield pa.Table.from_batches(group, schema=KEYS_SCHEMA)
 
 
-def read_dump_metadata(path):
+def read_dump_metadata(path) -> dict:
     """The dump metadata stored in a keys Parquet file written by rdbscope."""
     metadata = pq.ParquetFile(path).metadata.metadata or {}
     return json.loads(metadata[METADATA_KEY])

@@ -6,6 +6,10 @@ file; figures are built without pyplot, so a notebook shows each one once.
 ``res.plot`` (:class:`PlotAccessor`) offers the same functions as methods.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -13,6 +17,9 @@ import pyarrow.compute as pc
 from .cells import human_seconds
 from .treemap import squarify
 from .views import dump_ctime, key_memory
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "PlotAccessor", "plot_memory_by_pattern", "plot_pattern_treemap", "plot_key_sizes",
@@ -34,7 +41,7 @@ _DURATION_TICKS = ((1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (36
 _DURATION_UNITS = ((365 * 86400, "y"), (86400, "d"), (3600, "h"), (60, "min"), (1, "s"))
 
 
-def bytes_label(value, _position=None):
+def bytes_label(value, _position=None) -> str:
     """``1536`` -> ``"1.5 KB"``, ``4096`` -> ``"4 KB"`` (binary multiples, no trailing ``.0``)."""
     value = float(value)
     for unit in _UNITS:
@@ -45,7 +52,7 @@ def bytes_label(value, _position=None):
     return f"{value:.0f} TB"  # pragma: no cover
 
 
-def set_bytes_axis(axis, limit, n=6):
+def set_bytes_axis(axis, limit, n=6) -> None:
     """Ticks at round multiples of a binary unit (0, 50 KB, 100 KB...) up to ``limit``, labelled in bytes."""
     from matplotlib.ticker import FixedLocator
 
@@ -58,7 +65,7 @@ def set_bytes_axis(axis, limit, n=6):
     axis.set_major_formatter(bytes_label)
 
 
-def plot_memory_by_pattern(res, top=15, ax=None):
+def plot_memory_by_pattern(res, top=15, ax=None) -> Figure:
     """Horizontal bars: memory of the ``top`` largest patterns, the rest as one bar.
 
     Each bar is coloured by the pattern's main type and labelled with its memory,
@@ -67,11 +74,11 @@ def plot_memory_by_pattern(res, top=15, ax=None):
     fig, ax = _figure(ax, (9, 0.42 * (min(top, _n_patterns(res)) + 2) + 1.2))
     frame = _patterns(res)
     shown, rest = frame.head(top), frame.iloc[top:]
-    labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"])]
+    labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"], strict=True)]
     values = list(shown["memory_bytes_sum"].astype(float))
     colors = [TYPE_COLORS.get(_main_type(t), OTHER_COLOR) for t in shown["types"]]
     notes = [f"{bytes_label(m)}  {s:.0%}  ·  {_keys(n)}"
-             for m, s, n in zip(values, shown["memory_share"], shown["n_keys"])]
+             for m, s, n in zip(values, shown["memory_share"], shown["n_keys"], strict=True)]
     if len(rest):
         labels.append(f"{len(rest):,} other patterns")
         values.append(float(rest["memory_bytes_sum"].sum()))
@@ -84,7 +91,7 @@ def plot_memory_by_pattern(res, top=15, ax=None):
     ax.set_yticks(y, labels, fontsize=9)
     ax.set_xlim(0, max(values) * 1.45)
     set_bytes_axis(ax.xaxis, max(values) * 1.45)
-    for yi, value, note in zip(y, values, notes):
+    for yi, value, note in zip(y, values, notes, strict=True):
         ax.text(value, yi, "  " + note, va="center", fontsize=8, color="#333333")
     ax.set_xlabel(_memory_axis(res))
     ax.set_title(f"Memory by pattern (top {min(top, len(frame))} of {len(frame):,})", loc="left")
@@ -93,7 +100,7 @@ def plot_memory_by_pattern(res, top=15, ax=None):
     return fig
 
 
-def plot_pattern_treemap(res, top=30, ax=None):
+def plot_pattern_treemap(res, top=30, ax=None) -> Figure:
     """A treemap of memory by pattern: area is memory, colour the pattern's main type."""
     fig, ax = _figure(ax, (10, 6))
     frame = _patterns(res)
@@ -101,7 +108,7 @@ def plot_pattern_treemap(res, top=30, ax=None):
     shown, rest = frame.head(top), frame.iloc[top:]
     items = [(_pattern_label(db, p, res), float(m), TYPE_COLORS.get(_main_type(t), OTHER_COLOR), s)
              for db, p, m, t, s in zip(shown["db"], shown["pattern"], shown["memory_bytes_sum"], shown["types"],
-                                      shown["memory_share"])]
+                                      shown["memory_share"], strict=True)]
     if len(rest):
         items.append((f"{len(rest):,} others", float(rest["memory_bytes_sum"].sum()), OTHER_COLOR,
                       float(rest["memory_share"].sum())))
@@ -109,7 +116,7 @@ def plot_pattern_treemap(res, top=30, ax=None):
         return _empty(fig, ax, "no keys")
     items.sort(key=lambda item: -item[1])
     rects = squarify([value for _l, value, _c, _s in items], 0, 0, 100, 60)
-    for (label, value, color, share), (x, y, w, h) in zip(items, rects):
+    for (label, value, color, share), (x, y, w, h) in zip(items, rects, strict=True):
         ax.add_patch(_rectangle(x, y, w, h, color))
         if w > 9 and h > 4:
             size = 8 if w > 16 and h > 6 else 6.5
@@ -124,7 +131,7 @@ def plot_pattern_treemap(res, top=30, ax=None):
     return fig
 
 
-def plot_key_sizes(res, ax=None):
+def plot_key_sizes(res, ax=None) -> Figure:
     """Histogram of each key's memory on a log scale, stacked by type."""
     fig, ax = _figure(ax, (9, 4.5))
     table = res.keys.to_arrow()
@@ -160,7 +167,7 @@ def plot_key_sizes(res, ax=None):
     return fig
 
 
-def plot_ttl_distribution(res, ax=None):
+def plot_ttl_distribution(res, ax=None) -> Figure:
     """Histogram of the remaining TTL at the dump's ctime (log scale), with the share of keys without one."""
     fig, ax = _figure(ax, (9, 4.5))
     table = res.keys.to_arrow()
@@ -202,7 +209,7 @@ def plot_ttl_distribution(res, ax=None):
     return fig
 
 
-def plot_expiry_timeline(res, ax=None):
+def plot_expiry_timeline(res, ax=None) -> Figure:
     """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; cliffs marked.
 
     When nothing expires for most of the span, the empty start is cut and the
@@ -222,7 +229,8 @@ def plot_expiry_timeline(res, ax=None):
         first = max(0, first - 2)
         start, end, counts = start[first:], end[first:], counts[first:]
     cumulative = np.cumsum(counts) / counts.sum()
-    ax.bar(start, counts, width=[e - s for s, e in zip(start, end)], align="edge", color=TYPE_COLORS["string"])
+    widths = [e - s for s, e in zip(start, end, strict=True)]
+    ax.bar(start, counts, width=widths, align="edge", color=TYPE_COLORS["string"])
     ax.set_ylabel("keys expiring per bucket")
     ax.set_ylim(0, counts.max() * 1.25)
     twin = ax.twinx()
@@ -263,7 +271,7 @@ def _mark_cliffs(ax, bursts, left, right, most=4):
     return marked
 
 
-def plot_types_and_encodings(res, ax=None):
+def plot_types_and_encodings(res, ax=None) -> Figure:
     """Memory by type, split by encoding, with each encoding's key count."""
     fig, ax = _figure(ax, (9, 4.5))
     table = res.keys.to_arrow()
@@ -273,13 +281,13 @@ def plot_types_and_encodings(res, ax=None):
         "type": table["type"].cast(pa.string()), "encoding": table["encoding"].cast(pa.string()),
         "memory": key_memory(res).cast(pa.float64()),
     }).group_by(["type", "encoding"]).aggregate([("memory", "sum"), ("memory", "count")]).to_pylist()
-    by_type = {}
+    by_type: dict[str, list[dict]] = {}
     for row in grouped:
         by_type.setdefault(row["type"], []).append(row)
     types = sorted(by_type, key=lambda t: -sum(r["memory_sum"] for r in by_type[t]))
     y = np.arange(len(types))[::-1]
     widest = max(sum(r["memory_sum"] for r in rows) for rows in by_type.values())
-    for yi, type_name in zip(y, types):
+    for yi, type_name in zip(y, types, strict=True):
         left = 0.0
         color = TYPE_COLORS.get(type_name, OTHER_COLOR)
         for i, row in enumerate(sorted(by_type[type_name], key=lambda r: -r["memory_sum"])):
@@ -316,31 +324,31 @@ class PlotAccessor:
     def __init__(self, result):
         self._result = result
 
-    def memory_by_pattern(self, top=15, ax=None):
+    def memory_by_pattern(self, top=15, ax=None) -> Figure:
         """Bars of memory by pattern; see :func:`plot_memory_by_pattern`."""
         return plot_memory_by_pattern(self._result, top=top, ax=ax)
 
-    def treemap(self, top=30, ax=None):
+    def treemap(self, top=30, ax=None) -> Figure:
         """Treemap of memory by pattern; see :func:`plot_pattern_treemap`."""
         return plot_pattern_treemap(self._result, top=top, ax=ax)
 
-    def key_sizes(self, ax=None):
+    def key_sizes(self, ax=None) -> Figure:
         """Key memory distribution (log); see :func:`plot_key_sizes`."""
         return plot_key_sizes(self._result, ax=ax)
 
-    def ttl(self, ax=None):
+    def ttl(self, ax=None) -> Figure:
         """Remaining-TTL distribution; see :func:`plot_ttl_distribution`."""
         return plot_ttl_distribution(self._result, ax=ax)
 
-    def expiry(self, ax=None):
+    def expiry(self, ax=None) -> Figure:
         """Expiry timeline with cliffs; see :func:`plot_expiry_timeline`."""
         return plot_expiry_timeline(self._result, ax=ax)
 
-    def types(self, ax=None):
+    def types(self, ax=None) -> Figure:
         """Memory by type and encoding; see :func:`plot_types_and_encodings`."""
         return plot_types_and_encodings(self._result, ax=ax)
 
-    def all(self):
+    def all(self) -> dict[str, Figure]:
         """``{name: Figure}`` of every figure, in the HTML report's order."""
         return {name: getattr(self, name)() for name in FIGURES}
 

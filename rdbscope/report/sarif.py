@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from typing import Any
 
 from ..codes import all_docs, is_rule
 from ..findings import Severity
@@ -11,7 +12,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def finding_dict(finding):
+def finding_dict(finding) -> dict:
     """A finding as plain JSON values, its details parsed."""
     return {
         "code": finding.code, "name": finding.name, "severity": str(finding.severity),
@@ -21,19 +22,19 @@ def finding_dict(finding):
     }
 
 
-def rules_checked(result):
+def rules_checked(result) -> list[str]:
     """Codes of the lint rules that ran in ``result`` (a :class:`~rdbscope.Result`)."""
     return [code for code in result.checked if is_rule(code)]
 
 
-def passes_checked(result):
+def passes_checked(result) -> list[str]:
     """Ids of the analysis passes whose checks ran in ``result``, in run order."""
     owners = {check.code: pass_class.id for pass_class in PASSES for check in pass_class.checks}
     ran = {owners[code] for code in result.checked if code in owners}
     return [pass_id for pass_id in result.ran if pass_id in ran]
 
 
-def to_json(result, source):
+def to_json(result, source) -> str:
     """The JSON document of a lint :class:`~rdbscope.Result` of ``source`` (a path, as text)."""
     return json.dumps({
         "source": source, "n_keys": result.n_keys, "memory_basis": result.memory_basis,
@@ -42,13 +43,13 @@ def to_json(result, source):
     }, indent=2, ensure_ascii=False)
 
 
-def stable_id(finding):
+def stable_id(finding) -> str:
     """Stable across runs on new dumps of the same keyspace: code, db and pattern."""
     text = f"{finding.code}\x00{finding.db}\x00{finding.pattern}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def to_sarif(result, source, version):
+def to_sarif(result, source, version) -> dict:
     """The SARIF 2.1.0 log (a dict) of a lint :class:`~rdbscope.Result` of ``source``.
 
     Each finding is a result on the dump file, with the pattern as a logical
@@ -68,7 +69,8 @@ def to_sarif(result, source, version):
     results = []
     for finding in result.finding_list:
         # A dump has no lines; code-scanning dashboards still want a region to show.
-        location = {"physicalLocation": {"artifactLocation": {"uri": source}, "region": {"startLine": 1}}}
+        location: dict[str, Any] = {
+            "physicalLocation": {"artifactLocation": {"uri": source}, "region": {"startLine": 1}}}
         if finding.pattern is not None:
             location["logicalLocations"] = [{"name": finding.pattern, "kind": "namespace",
                                              "fullyQualifiedName": f"db{finding.db}/{finding.pattern}"}]

@@ -3,7 +3,7 @@
 __all__ = ["squarify"]
 
 
-def squarify(values, x, y, width, height):
+def squarify(values, x, y, width, height) -> list[tuple[float, float, float, float]]:
     """Rectangles ``(x, y, w, h)`` tiling the box, one per value, areas proportional to the values.
 
     ``values`` should be sorted largest first and positive; the result is in the same order.

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..summary import estimate_memory
 
 __all__ = [
@@ -48,25 +48,25 @@ class Overview:
             and the memory totals sum every dump's).
     """
 
-    source: str
-    magic: str
-    rdb_version: int
-    writer: str
-    ctime: datetime.datetime
+    source: str | None
+    magic: str | None
+    rdb_version: int | None
+    writer: str | None
+    ctime: datetime.datetime | None
     n_keys: int
     n_with_ttl: int
-    n_expired: int
+    n_expired: int | None
     n_dbs: int
     n_patterns: int
     rdb_bytes: int
     memory_bytes: int
     memory_basis: str
-    est_total_memory_bytes: int
-    used_mem_bytes: int
+    est_total_memory_bytes: int | None
+    used_mem_bytes: int | None
     n_findings: dict
     n_sources: int = 1
 
-    def as_dict(self):
+    def as_dict(self) -> dict:
         """Plain values (``ctime`` as ISO text), for JSON."""
         data = dict(self.__dict__)
         data["ctime"] = _iso(self.ctime)
@@ -74,7 +74,7 @@ class Overview:
         return data
 
 
-def overview(res, source=None):
+def overview(res, source=None) -> Overview:
     """The :class:`Overview` of a result."""
     table = res.keys.to_arrow()
     info = res.info
@@ -111,7 +111,7 @@ def _sum_or_none(values):
     return None if any(v is None for v in values) else sum(values)
 
 
-def dump_ctime(info):
+def dump_ctime(info) -> datetime.datetime | None:
     """When the dump was written (AUX ``ctime``) as an aware UTC datetime, or None."""
     try:
         return datetime.datetime.fromtimestamp(int(info.aux["ctime"]), tz=datetime.timezone.utc)
@@ -119,7 +119,7 @@ def dump_ctime(info):
         return None
 
 
-def key_memory(res):
+def key_memory(res) -> pa.ChunkedArray:
     """Each key's memory in the result's basis (estimate, or size in the dump)."""
     table = res.keys.to_arrow()
     if res.memory_basis == "rdb_bytes":
@@ -127,7 +127,7 @@ def key_memory(res):
     return pc.coalesce(table["est_memory_bytes"], table["rdb_bytes"])
 
 
-def pattern_rows(res, top=None, sort="memory"):
+def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
     """The pattern table: largest first by ``sort`` (memory, keys or rdb), at most ``top`` rows.
 
     Columns: db, pattern, n_keys, share, memory_bytes_sum, memory_share,
@@ -174,7 +174,7 @@ def node_rows(res):
     return pd.DataFrame(rows, columns=NODE_COLUMNS)
 
 
-def big_key_rows(res, top=10, by="memory"):
+def big_key_rows(res, top=10, by="memory") -> pd.DataFrame:
     """The largest keys by ``memory`` or by ``length`` (string bytes or element count).
 
     Columns: db, key, pattern, type, encoding, memory_bytes, rdb_bytes,
@@ -211,7 +211,7 @@ def big_key_rows(res, top=10, by="memory"):
     return frame
 
 
-def ttl_overview_rows(res):
+def ttl_overview_rows(res) -> pd.DataFrame:
     """TTL coverage per db and for the whole dump (``db`` empty), as the ttl pass measured it."""
     frame = res.tables["ttl_overview"].to_pandas()
     frame["db"] = frame["db"].astype("Int64")
@@ -219,7 +219,7 @@ def ttl_overview_rows(res):
                   "memory_bytes_persistent", "persistent_memory_share", "n_expired"]]
 
 
-def ttl_pattern_rows(res, top=None):
+def ttl_pattern_rows(res, top=None) -> pd.DataFrame:
     """Per pattern: keys without TTL and the memory they hold, worst first; TTL percentiles beside."""
     coverage = res.tables["ttl_coverage"].to_pandas()
     patterns = res.tables["patterns"].to_pandas()[["db", "pattern", "ttl_s_p50", "ttl_s_p90", "ttl_s_max"]]
@@ -232,7 +232,7 @@ def ttl_pattern_rows(res, top=None):
     return _top(frame[columns], top)
 
 
-def expiry_burst_rows(res, top=None):
+def expiry_burst_rows(res, top=None) -> pd.DataFrame:
     """Expiry cliffs: windows where far more keys expire than the spread predicts, most keys first."""
     frame = res.tables["expiry_bursts"].to_pandas()
     frame["db"] = frame["db"].astype("Int64")
@@ -241,12 +241,12 @@ def expiry_burst_rows(res, top=None):
                        "share_of_ttl_keys"]], top)
 
 
-def expiry_timeline_rows(res):
+def expiry_timeline_rows(res) -> pd.DataFrame:
     """Keys (and memory) expiring per bucket from the dump's ctime on."""
     return res.tables["expiry_timeline"].to_pandas()
 
 
-def finding_rows(res, top=None, families=None):
+def finding_rows(res, top=None, families=None) -> pd.DataFrame:
     """Findings, most severe first; only the code ``families`` given (e.g. ``("BIG",)``) when set."""
     frame = res.findings
     if families:
@@ -257,7 +257,7 @@ def finding_rows(res, top=None, families=None):
                        "examples", "details"]], top)
 
 
-def findings_at_or_above(findings, severity, families=None):
+def findings_at_or_above(findings, severity, families=None) -> list[Finding]:
     """The findings (:class:`~rdbscope.Finding`) at or above ``severity``, of these families if given."""
     level = Severity.parse(severity)
     return [f for f in findings if f.severity >= level and (not families or f.code[:3] in families)]

@@ -3,6 +3,7 @@
 import dataclasses
 import inspect
 import re
+from collections.abc import Iterator
 from typing import ClassVar
 
 from ..findings import Check, Finding, Severity, count, format_memory, to_json
@@ -75,25 +76,26 @@ class Rule:
     default: ClassVar[bool] = True
     prefetch: ClassVar[tuple] = ()
 
-    def check(self, ctx, options):
+    def check(self, ctx, options) -> Iterator[Finding]:
         """Yield the findings of this rule over ``ctx`` (a :class:`RuleContext`)."""
         raise NotImplementedError
 
     @classmethod
-    def family(cls):
+    def family(cls) -> str:
+        """The code's three letters (``NAM``)."""
         return cls.code[:3]
 
     @classmethod
-    def summary(cls):
+    def summary(cls) -> str:
         """The first line of the docstring."""
         return inspect.cleandoc(cls.__doc__ or "").split("\n", 1)[0].strip()
 
     @classmethod
-    def sections(cls):
+    def sections(cls) -> dict[str, str]:
         """``{section title: text}`` of the docstring, in the order written, then the generated Options."""
         doc = inspect.cleandoc(cls.__doc__ or "")
         headings = list(_HEADING.finditer(doc))
-        sections = {}
+        sections: dict[str, str] = {}
         for i, heading in enumerate(headings):
             end = headings[i + 1].start() if i + 1 < len(headings) else len(doc)
             sections[heading.group(1)] = doc[heading.end():end].strip("\n").rstrip()
@@ -101,19 +103,21 @@ class Rule:
         return sections
 
     @classmethod
-    def as_check(cls):
+    def as_check(cls) -> Check:
         """The :class:`~rdbscope.findings.Check` declaring this rule's code."""
         return Check(cls.code, cls.name, cls.severity, cls.summary(), doc=inspect.cleandoc(cls.__doc__ or ""),
                      default=cls.default)
 
     @classmethod
-    def validate(cls):
+    def validate(cls) -> None:
         """Raise ValueError when the class breaks the contract above (tests call it)."""
         cls.as_check()  # the code, name and severity, checked where every code is declared
-        if not dataclasses.is_dataclass(cls.Options) or not cls.Options.__dataclass_params__.frozen:
+        options = cls.Options
+        # typeshed's DataclassInstance leaves out __dataclass_params__, which @dataclass sets.
+        if not dataclasses.is_dataclass(options) or not options.__dataclass_params__.frozen:  # type: ignore[attr-defined]
             raise ValueError(f"{cls.code}: Options must be a frozen dataclass")
 
-    def finding(self, ctx, hit, say=None, **fields):
+    def finding(self, ctx, hit: PatternHit, say=None, **fields) -> Finding:
         """A finding about ``hit`` (a :class:`PatternHit`).
 
         ``fields`` fill the message and go into the details; ``say`` holds
@@ -130,7 +134,7 @@ class Rule:
         )
 
     def dump_finding(self, ctx, *, n_keys, memory_bytes, examples=(), pattern=None, db=None, say=None,
-                     **fields):
+                     **fields) -> Finding:
         """A finding about the dump as a whole (or a part no single pattern names)."""
         text = self.message.format(keys=count(n_keys, "key"), memory=format_memory(memory_bytes, ctx.memory_basis),
                                    pattern=pattern, **fields, **(say or {}))

@@ -67,8 +67,8 @@ class NodeSlots:
     ranges: tuple
     recorded: bool
     key_ranges: tuple
-    masters: int = None
-    master: int = None
+    masters: int | None = None
+    master: int | None = None
 
 
 def node_slots(info, slot_keys, dbs):
@@ -95,7 +95,7 @@ def node_slots(info, slot_keys, dbs):
     breaks = np.flatnonzero(gaps >= longest)
     firsts = np.concatenate(([occupied[0]], occupied[breaks + 1]))
     lasts = np.concatenate((occupied[breaks], [occupied[-1]]))
-    key_ranges = tuple((int(a), int(b)) for a, b in zip(firsts, lasts))
+    key_ranges = tuple((int(a), int(b)) for a, b in zip(firsts, lasts, strict=True))
     if len(key_ranges) == 1:
         (first, last), = key_ranges
         for masters in range(_MAX_MASTERS, 1, -1):
@@ -116,7 +116,7 @@ def contiguous_ranges(slots):
     breaks = np.flatnonzero(np.diff(slots) != 1)
     firsts = np.concatenate(([slots[0]], slots[breaks + 1])) if len(slots) else []
     lasts = np.concatenate((slots[breaks], [slots[-1]])) if len(slots) else []
-    return tuple((int(a), int(b)) for a, b in zip(firsts, lasts))
+    return tuple((int(a), int(b)) for a, b in zip(firsts, lasts, strict=True))
 
 
 def ranges_text(ranges, limit=8):

@@ -344,7 +344,7 @@ def _small_codes(column):
         return np.concatenate(indices), tuple(first.to_pylist())
     names = {}
     parts = []
-    for chunk, local in zip(chunks, indices):
+    for chunk, local in zip(chunks, indices, strict=True):
         remap = np.array([names.setdefault(n, len(names)) for n in chunk.dictionary.to_pylist()] or [0], np.int16)
         parts.append(remap[local])
     return np.concatenate(parts), tuple(names)

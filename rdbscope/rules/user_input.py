@@ -89,7 +89,7 @@ class UserInputInKey(Rule):
         group = ctx.groups.group[hit_rows]
         per_kind = [np.bincount(group[kinds == k], minlength=ctx.groups.n) for k in range(len(KINDS))]
         for hit in ctx.hits(hit_rows):
-            counts = {label: int(n[hit.group]) for label, n in zip(KINDS, per_kind) if n[hit.group]}
+            counts = {label: int(n[hit.group]) for label, n in zip(KINDS, per_kind, strict=True) if n[hit.group]}
             yield self.finding(ctx, hit, kinds=" and ".join(counts), n_keys_by_kind=counts)
 
 

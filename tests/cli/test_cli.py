@@ -3,10 +3,10 @@
 import json
 
 import pyarrow.parquet as pq
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 from rdbscope.cli import app
 from rdbscope.findings import format_bytes
 from rdbscope.report.parquet import read_dump_metadata

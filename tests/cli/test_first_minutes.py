@@ -10,10 +10,10 @@ import sys
 import threading
 
 import pytest
+from conftest import ROOT, SAMPLE_DUMPS
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import ROOT, SAMPLE_DUMPS
 from rdbscope.cli import app
 
 runner = CliRunner()
@@ -45,7 +45,7 @@ def run_python(code, **kwargs):
                           **kwargs)
 
 
-# --- speed: --help and usage errors load no data library (bench/bench_startup.py has the times) ---------------------------------------------
+# --- speed: --help and usage errors load no data library (bench/bench_startup.py has the times) ---
 
 def test_help_and_usage_errors_import_no_data_library():
     code = (
@@ -105,6 +105,7 @@ def test_usage_error_in_a_real_process_is_one_line_without_a_box():
     assert len(result.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_long_messages_are_not_wrapped_on_a_pipe(tmp_path):
     deep = tmp_path / ("a-directory-with-a-long-name-" * 3)
     deep.mkdir()
@@ -288,6 +289,7 @@ def test_version_says_which_scanner_runs():
 
 # --- quiet, grammar, file modes --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_quiet_prints_nothing_on_success(tmp_path):
     report = invoke("report", DUMP, "--html", tmp_path / "r.html", "--out", tmp_path / "ds", "-q", "-f", "json")
     assert report.exit_code == 0 and report.stderr == ""
@@ -310,6 +312,7 @@ def test_counts_agree_with_their_nouns(tmp_path):
     assert failing.stderr.rstrip().endswith(("finding at or above info", "findings at or above info"))
 
 
+@pytest.mark.slow
 def test_outputs_get_the_mode_of_ordinary_files(tmp_path):
     old = os.umask(0o022)
     try:
@@ -328,6 +331,7 @@ def test_outputs_get_the_mode_of_ordinary_files(tmp_path):
 
 # --- stages on a terminal ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_stages_show_their_time_on_a_terminal_only(tmp_path):
     primary, secondary = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "rdbscope", "report", str(DUMP), "--html",

@@ -5,10 +5,10 @@ import json
 import sys
 
 import pytest
+from conftest import SAMPLE_DUMPS
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.findings import format_bytes
 
@@ -51,6 +51,7 @@ def test_the_table_form_is_for_people(keys):
     assert "RESIZEDB hints: db0 1,295 keys, 291 with expiry; db1 671 keys" in text
 
 
+@pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.skipif(not REDIS_7, reason="Debian's redis-server 7.0 is not installed")
 def test_the_header_comes_before_the_scan_ends(tmp_path):

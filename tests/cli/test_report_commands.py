@@ -5,11 +5,11 @@ import io
 import json
 
 import pytest
+from conftest import SAMPLE_DUMPS
+from oracle import read_oracle
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
-from oracle import read_oracle
 from rdbscope.cli import app
 from rdbscope.report.parquet import write_keys_parquet
 
@@ -95,7 +95,8 @@ def test_bigkeys_json_is_the_largest_keys(oracle):
     timeline = next(k for k in oracle["keys"] if k.get("key_text") == "feed:{user42}:timeline")
     assert rows[0]["key"] == "feed:{user42}:timeline"
     assert rows[0]["codes"] == ["BIG002"] and rows[0]["n_elements"] == timeline["count"] == 10000
-    by_length = json.loads(invoke("bigkeys", DUMP, "-f", "json", "--by", "length", "--type", "stream", "--top", "1").stdout)
+    by_length = json.loads(
+        invoke("bigkeys", DUMP, "-f", "json", "--by", "length", "--type", "stream", "--top", "1").stdout)
     stream = max((k for k in oracle["keys"] if k["type"] == "stream"), key=lambda k: k["count"])
     assert by_length[0]["key"] == stream["key_text"] and by_length[0]["n_elements"] == stream["count"]
 
@@ -188,6 +189,7 @@ def test_usage_errors_exit_2():
     assert runner.invoke(app, ["patterns", "/no/such.rdb"]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_report_writes_html_and_dataset(tmp_path):
     html = tmp_path / "report.html"
     result = invoke("report", DUMP, "--html", html, "--out", tmp_path / "ds", "--instance", "cache-1",

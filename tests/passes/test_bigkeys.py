@@ -1,11 +1,11 @@
 """The bigkeys pass: each BIG finding fires just over its threshold and not at it."""
 
 import pytest
+from keytables import key, make_keys
 
 import rdbscope
 from rdbscope.config import Config
 from rdbscope.passes.bigkeys import BigKeyOptions
-from keytables import key, make_keys
 
 MB = 1024 * 1024
 

@@ -4,16 +4,16 @@ join the chunks of any other; both give the same Result and the same lint findin
 import numpy as np
 import pyarrow as pa
 import pytest
+from conftest import sample_dumps
 
 import rdbscope
+from rdbscope import lint
 from rdbscope.config import Config
-from rdbscope.passes.bigkeys import BigKeyOptions
-from rdbscope.passes.expiry import ExpiryOptions
 from rdbscope.keys import KeyTable
 from rdbscope.keyspace.columns import KeyColumns
+from rdbscope.passes.bigkeys import BigKeyOptions
+from rdbscope.passes.expiry import ExpiryOptions
 from rdbscope.rdb.cluster import key_slots
-from rdbscope import lint
-from conftest import sample_dumps
 
 DUMPS = sample_dumps()
 # Low thresholds, so that the big-key and expiry passes find something in small dumps.

@@ -1,11 +1,13 @@
 """The expiry pass: bursts per pattern and for the dump, TTL jitter, the timeline."""
 
 import datetime
+import itertools
+
+from keytables import CTIME_MS, CTIME_S, key, make_keys
 
 import rdbscope
 from rdbscope.config import Config
 from rdbscope.passes.expiry import ExpiryOptions
-from keytables import CTIME_MS, CTIME_S, key, make_keys
 
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS
@@ -156,7 +158,7 @@ def test_timeline_counts_every_expiring_key_from_ctime():
     assert len(timeline) <= 101
     widths = {r["bucket_s"] for r in timeline[:-1]}
     assert widths == {1800}  # two days in at most 100 buckets: 30 minutes each
-    for previous, row in zip(timeline, timeline[1:]):
+    for previous, row in itertools.pairwise(timeline):
         assert previous["bucket_end"] == row["bucket_start"]
 
 

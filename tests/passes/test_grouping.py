@@ -32,14 +32,14 @@ def test_sorted_groups_match_plain_python(seed):
     for q in (0.0, 0.5, 0.9, 0.99, 1.0):
         got, valid = sorted_groups.quantile(q)
         for g in range(n_groups):
-            mine = [int(v) for v, h in zip(values, groups) if h == g]
+            mine = [int(v) for v, h in zip(values, groups, strict=True) if h == g]
             assert valid[g] == bool(mine)
             if mine:
                 assert got[g] == nearest_rank(mine, q)
     sums = sorted_groups.sums
     top = sorted_groups.top_sums(3)
     for g in range(n_groups):
-        mine = sorted(int(v) for v, h in zip(values, groups) if h == g)
+        mine = sorted(int(v) for v, h in zip(values, groups, strict=True) if h == g)
         assert sums[g] == sum(mine)
         assert top[g] == sum(mine[-3:])
 
@@ -64,7 +64,7 @@ def test_merged_quantiles_match_plain_python(seed):
     qs = [0.5, 0.9, 0.99, 1.0]
     got = sorted_groups.merged_quantiles(members, qs)
     for i, m in enumerate(members):
-        mine = [int(v) for v, h in zip(values, groups) if h in set(m.tolist())]
+        mine = [int(v) for v, h in zip(values, groups, strict=True) if h in set(m.tolist())]
         for j, q in enumerate(qs):
             assert got[i, j] == (nearest_rank(mine, q) if mine else 0)
 

@@ -2,8 +2,9 @@
 
 import re
 
-import rdbscope
 from keytables import key, make_keys
+
+import rdbscope
 from rdbscope.config import Config
 from rdbscope.passes.ttl import TtlOptions
 

@@ -9,13 +9,13 @@ import datetime
 import pathlib
 
 import pytest
+from conftest import sample_dumps
+from oracle import read_oracle
 
 import rdbscope
 from rdbscope.config import Config
 from rdbscope.passes.bigkeys import BigKeyOptions
 from rdbscope.passes.expiry import ExpiryOptions
-from conftest import sample_dumps
-from oracle import read_oracle
 
 DUMPS = sample_dumps()
 # Low thresholds so that every type has keys over them in the small sample dumps.
@@ -30,7 +30,8 @@ def analysed(request):
     oracle = read_oracle(str(path.with_suffix(".json")))
     result = rdbscope.analyze(rdbscope.load(path), LOW)
     table = result.keys.to_arrow()
-    pattern_of = dict(zip(zip(table["db"].to_pylist(), table["key"].to_pylist()), table["pattern"].to_pylist()))
+    db_and_key = zip(table["db"].to_pylist(), table["key"].to_pylist(), strict=True)
+    pattern_of = dict(zip(db_and_key, table["pattern"].to_pylist(), strict=True))
     records = []
     for record in oracle["keys"]:
         record = dict(record, pattern=pattern_of[(record["db"], bytes.fromhex(record["key"]))])

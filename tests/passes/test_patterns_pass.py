@@ -1,9 +1,9 @@
 """The patterns pass: pattern table, namespace tree, per-key pattern column."""
 
 import pyarrow as pa
+from keytables import CTIME_MS, key, make_keys
 
 import rdbscope
-from keytables import CTIME_MS, key, make_keys
 
 
 def profile_and_cart_keys(est=None):

@@ -6,12 +6,12 @@ import re
 import pandas as pd
 import pyarrow as pa
 import pytest
+from keytables import key, make_keys
 
 import rdbscope
 from rdbscope.config import SECTIONS, Config, config_from_mapping
 from rdbscope.findings import FINDINGS_SCHEMA
 from rdbscope.passes import CHECKS, PASSES, dependency_order
-from keytables import key, make_keys
 
 
 def test_every_pass_has_an_id_options_and_a_docstring():

@@ -1,12 +1,11 @@
 """The ttl pass: missing TTLs per pattern, volatile names, persistent memory, expired keys."""
 
 import pytest
+from keytables import CTIME_MS, key, make_keys
 
 import rdbscope
 from rdbscope.config import Config
-from rdbscope.passes.ttl import TtlOptions
-from rdbscope.passes.ttl import volatile_words
-from keytables import CTIME_MS, key, make_keys
+from rdbscope.passes.ttl import TtlOptions, volatile_words
 
 WORDS = set(TtlOptions().volatile_words)
 

@@ -12,7 +12,7 @@ def grouping_accuracy(truth, inferred):
     assert len(truth) == len(inferred)
     if not truth:
         return 1.0
-    pairs = Counter(zip(truth, inferred))
+    pairs = Counter(zip(truth, inferred, strict=True))
     true_sizes = Counter(truth)
     inferred_sizes = Counter(inferred)
     correct = sum(n for (t, p), n in pairs.items() if true_sizes[t] == n == inferred_sizes[p])
@@ -21,7 +21,7 @@ def grouping_accuracy(truth, inferred):
 
 def misgrouped(truth, inferred, limit=20):
     """The (true pattern, inferred pattern, keys) pairs of the wrongly grouped keys, biggest first."""
-    pairs = Counter(zip(truth, inferred))
+    pairs = Counter(zip(truth, inferred, strict=True))
     true_sizes = Counter(truth)
     inferred_sizes = Counter(inferred)
     wrong = [(t, p, n) for (t, p), n in pairs.items() if not (true_sizes[t] == n == inferred_sizes[p])]

@@ -3,10 +3,10 @@
 import random
 
 import pytest
-
 from keyspace import FAMILIES, generate
-from rdbscope.patterns import infer_patterns
 from scoring import grouping_accuracy, misgrouped
+
+from rdbscope.patterns import infer_patterns
 
 BAR = 0.98
 
@@ -34,7 +34,7 @@ def test_grouping_accuracy(seed, n_keys):
 def test_most_patterns_are_spelled_as_expected():
     keys, truth = generate(4, 30_000)
     inferred = infer_patterns(keys).to_pylist()
-    same = sum(t == p for t, p in zip(truth, inferred)) / len(keys)
+    same = sum(t == p for t, p in zip(truth, inferred, strict=True)) / len(keys)
     assert same >= 0.99
 
 
@@ -42,8 +42,8 @@ def test_row_order_does_not_change_the_patterns():
     keys, _ = generate(5, 20_000)
     shuffled = keys[:]
     random.Random(0).shuffle(shuffled)
-    by_key = dict(zip(keys, infer_patterns(keys).to_pylist()))
-    assert dict(zip(shuffled, infer_patterns(shuffled).to_pylist())) == by_key
+    by_key = dict(zip(keys, infer_patterns(keys).to_pylist(), strict=True))
+    assert dict(zip(shuffled, infer_patterns(shuffled).to_pylist(), strict=True)) == by_key
 
 
 def test_same_input_same_output():

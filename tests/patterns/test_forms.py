@@ -40,8 +40,8 @@ def test_forms_by_slices_are_the_forms_of_the_whole():
         assert np.array_equal(key_forms.per_key(np.arange(len(forms))), expected_ids), slice_rows
         assert np.array_equal(key_forms.counts(), np.bincount(expected_ids)), slice_rows
         first, last = key_forms.first_and_last(wanted)
-        assert first.tolist() == [r[0] if w else -1 for r, w in zip(rows, wanted)], slice_rows
-        assert last.tolist() == [r[-1] if w else -1 for r, w in zip(rows, wanted)], slice_rows
+        assert first.tolist() == [r[0] if w else -1 for r, w in zip(rows, wanted, strict=True)], slice_rows
+        assert last.tolist() == [r[-1] if w else -1 for r, w in zip(rows, wanted, strict=True)], slice_rows
     key_forms, forms = encode_forms(keys.slice(13), slice_rows=50)
     expected_ids, expected_forms = encode(mask_digits(keys.slice(13)))
     assert forms.equals(expected_forms)

@@ -3,9 +3,9 @@
 import re
 
 import pytest
+from conftest import sample_dumps
 
 import rdbscope
-from conftest import sample_dumps
 from rdbscope.patterns import infer_patterns, pattern_segments
 
 # Families the generator script writes: every key matching the regex, and no
@@ -43,7 +43,7 @@ def test_families_get_their_pattern(path):
     families = FAMILIES + (DEFAULT_ONLY if "default" in path.name else [])
     for regex, pattern in families:
         matching = {k for k in keys if re.fullmatch(regex.encode(), k)}
-        named = {k for k, p in zip(keys, patterns) if p == pattern}
+        named = {k for k, p in zip(keys, patterns, strict=True) if p == pattern}
         assert matching == named, pattern
     assert len(set(patterns)) < len(keys) / 4
 
@@ -51,7 +51,7 @@ def test_families_get_their_pattern(path):
 @pytest.mark.parametrize("path", [p for p in DUMPS if "default" in p.name], ids=lambda p: p.name)
 def test_odd_keys_of_the_default_dumps(path):
     keys, patterns = patterns_of(path)
-    by_key = dict(zip(keys, patterns))
+    by_key = dict(zip(keys, patterns, strict=True))
     assert by_key[b"bin:\xff\xfe\x00token"] == "bin:\\xff\\xfe\x00token"
     assert by_key[b"caf\xe9:menu"] == "caf\\xe9:menu"
     assert by_key[b"report:csv:2030-01"] == "report:csv:{date}"

@@ -4,9 +4,9 @@ import sys
 
 import pyarrow as pa
 import pytest
+from conftest import SAMPLE_DUMPS
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.rdb import cluster
 from rdbscope.rdb._builds import python_module
 
@@ -39,6 +39,7 @@ def python_fill_slots():
     return python_module("_slots").fill_slots
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SERVERS, reason="no redis-server or valkey-server binary found on this machine")
 def test_slots_match_cluster_keyslot(tmp_path):
     keys = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-default.rdb").table["key"].to_pylist() + EDGE_KEYS

@@ -1,10 +1,10 @@
 """The public dumps of ../shared/rdb-corpus (RDB 1 to 14, Valkey) against their server oracles."""
 
 import pytest
-
-import rdbscope
 from conftest import CORPUS, corpus_available, needs_corpus
 from oracle import compare, read_oracle
+
+import rdbscope
 
 pytestmark = needs_corpus()
 
@@ -47,6 +47,7 @@ def oracle_for(name):
     return read_oracle(str(CORPUS / "oracle" / f"{name}.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FILES)
 def test_corpus_file(name, implementation):
     path = CORPUS / "public" / name

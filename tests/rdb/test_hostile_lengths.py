@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 import rdbscope
-from conftest import ROOT
 
 CLAIM = 3_000_000_000  # bytes of output claimed; under the 4 GiB that a blob may have
 END = b"\xff" + b"\x00" * 8  # EOF opcode, then a zero checksum (not verified)
@@ -140,6 +140,7 @@ def crafted_outcomes():
     return {name: probe(CRAFTED, name) for name in rdbscope.rdb.implementations()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CRAFTED))
 def test_a_claim_of_gigabytes_fails_fast_and_small(case, implementation, crafted_outcomes):
     report = crafted_outcomes[implementation][case]
@@ -154,6 +155,7 @@ def test_a_claim_of_gigabytes_fails_fast_and_small(case, implementation, crafted
     assert report["seconds"] < 0.010, report
 
 
+@pytest.mark.slow
 def test_the_claims_name_what_was_read(crafted_outcomes):
     for outcomes in crafted_outcomes.values():
         assert outcomes["FUNCTION2 payload"]["outcome"][3] == "FUNCTION2"
@@ -163,6 +165,7 @@ def test_the_claims_name_what_was_read(crafted_outcomes):
         assert "cannot expand to the announced 3000000000 bytes" in outcomes["intset blob"]["outcome"][2]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(len(rdbscope.rdb.implementations()) < 2, reason="the compiled scanner is not built here")
 def test_both_builds_fail_the_same(crafted_outcomes):
     errors = {name: {case: report["outcome"] for case, report in outcomes.items()}
@@ -195,6 +198,7 @@ def listpack(entries):
     return (6 + len(body) + 1).to_bytes(4, "little") + len(entries).to_bytes(2, "little") + body + b"\xff"
 
 
+@pytest.mark.slow
 def test_a_blob_header_that_disagrees_with_the_claim_fails_before_expanding(implementation):
     # 1 MB of compressed data may expand to 80 MB, but the listpack's own header says how big it is.
     blob = listpack([b"m%d" % i for i in range(100)])
@@ -218,6 +222,7 @@ def test_an_intset_header_that_disagrees_fails_before_expanding(implementation):
     assert caught.value.offset == data.index(compressed)
 
 
+@pytest.mark.slow
 def test_a_resizedb_hint_does_not_presize_a_stream_beyond_its_bytes(implementation):
     """A RESIZEDB of 2**40 keys in a streamed dump (no file size to check it against) of one key."""
     data = (b"REDIS0009" + b"\xfe\x00" + b"\xfb" + length(2**40) + length(0)

@@ -1,11 +1,11 @@
 """Dumps written just now by every real server found here, against what that server said."""
 
 import pytest
-
-import rdbscope
 import servers
 from oracle import compare
 from servers import make_sample_dumps
+
+import rdbscope
 
 pytestmark = pytest.mark.server
 
@@ -13,6 +13,7 @@ pytestmark = pytest.mark.server
 LABELS = sorted(set(servers.EXPECTED) | set(servers.FOUND))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", LABELS)
 def test_fresh_dump_matches_the_live_server(label, tmp_path):
     oracle = make_sample_dumps.make_dump(servers.server(label), "lfu", tmp_path)

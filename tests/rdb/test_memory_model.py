@@ -11,11 +11,11 @@ import statistics
 import sys
 
 import pytest
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus, sample_dumps
 
 import rdbscope
 from rdbscope.rdb import _memory
 from rdbscope.rdb.memory import ALLOCATORS, LAYOUTS, choose_layout
-from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus, sample_dumps
 
 # The allocator is a property of the build, not of the dump: the sample script says which.
 sys.path.insert(0, str(SAMPLE_DUMPS))
@@ -155,7 +155,8 @@ def test_corpus_dumps_written_and_loaded_by_redis_7_0():
 
 
 @needs_corpus()
-@pytest.mark.parametrize("name", ["HDT3213__rdb/valkey_hash2_with_hfe.rdb", "HDT3213__rdb/valkey_cluster_slot_info.rdb"])
+@pytest.mark.parametrize("name", ["HDT3213__rdb/valkey_hash2_with_hfe.rdb",
+                                  "HDT3213__rdb/valkey_cluster_slot_info.rdb"])
 def test_valkey_9_corpus_dumps(name):
     """Written by Valkey 9.0 and loaded by Valkey 9.1 (bundled jemalloc): exact, field TTLs included."""
     oracle = json.loads((CORPUS / "oracle" / f"{name}.json").read_text())

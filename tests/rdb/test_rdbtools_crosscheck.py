@@ -3,9 +3,9 @@
 import datetime
 
 import pytest
+from conftest import CORPUS, corpus_available, needs_corpus
 
 import rdbscope
-from conftest import CORPUS, corpus_available, needs_corpus
 
 rdbtools = pytest.importorskip("rdbtools", reason="rdbtools (a test dependency) is not installed")
 
@@ -80,7 +80,8 @@ class Collect(rdbtools.RdbCallback):
 
 #: Files rdbtools misreads, checked against the server oracle elsewhere.
 RDBTOOLS_MISREADS = {
-    "Snapchat__KeyDB/": "KeyDB writes an mvcc-tstamp AUX field between EXPIRETIME and the key; rdbtools drops the expiry",
+    "Snapchat__KeyDB/":
+        "KeyDB writes an mvcc-tstamp AUX field between EXPIRETIME and the key; rdbtools drops the expiry",
 }
 
 
@@ -91,6 +92,7 @@ def old_dumps():
     return [r.split("\t")[0] for r in rows if r.split("\t")[5].isdigit() and int(r.split("\t")[5]) <= 9]
 
 
+@pytest.mark.slow
 def test_rdbtools_agrees_on_old_dumps():
     checked = 0
     for name in old_dumps():

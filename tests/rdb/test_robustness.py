@@ -5,10 +5,10 @@ import random
 import time
 
 import pytest
+from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
 
 import rdbscope
 import rdbscope.rdb
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
 
 SMALL_SAMPLES = sorted(SAMPLE_DUMPS.glob("*-lfu.rdb"))
 
@@ -56,6 +56,7 @@ def truncation_points(size, dense_prefix, stride):
     return sorted(points)
 
 
+@pytest.mark.slow
 @needs_corpus()
 def test_truncating_small_corpus_dumps_at_every_offset(implementation):
     files = small_corpus_files()
@@ -71,6 +72,7 @@ def test_truncating_small_corpus_dumps_at_every_offset(implementation):
     assert cases > 30000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SMALL_SAMPLES, ids=[p.stem for p in SMALL_SAMPLES])
 def test_truncating_sample_dumps(path, implementation):
     data = path.read_bytes()
@@ -82,6 +84,7 @@ def test_truncating_sample_dumps(path, implementation):
         assert isinstance(outcome, rdbscope.RdbTruncatedError) or isinstance(outcome, rdbscope.RdbError), cut
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SMALL_SAMPLES, ids=[p.stem for p in SMALL_SAMPLES])
 def test_truncated_files_fail_the_same_mapped_or_streamed(path, implementation, tmp_path):
     """A dump file is read mapped (compiled build) or streamed; a cut one fails the same either way."""
@@ -111,6 +114,7 @@ def mutate(data, rng):
     return bytes(data)
 
 
+@pytest.mark.slow
 def test_random_mutations(implementation, tmp_path):
     rng = random.Random(20261122)
     sources = [p.read_bytes() for p in SMALL_SAMPLES] + [p.read_bytes() for p in small_corpus_files()]
@@ -209,6 +213,7 @@ def test_unknown_type_and_opcode_are_unsupported(implementation):
         rdbscope.load(io.BytesIO(b"VALKEY081" + b"\xff"), implementation=implementation)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(len(rdbscope.rdb.implementations()) < 2, reason="the compiled scanner is not built here")
 def test_both_builds_agree_on_damaged_input(tmp_path):
     """Same table or same error (class, offset, message) from the compiled scanner, streamed

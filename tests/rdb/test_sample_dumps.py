@@ -1,10 +1,10 @@
 """Dumps written by real servers (sample_dumps/) against what the live server said."""
 
 import pytest
-
-import rdbscope
 from conftest import sample_dumps
 from oracle import compare, read_oracle
+
+import rdbscope
 
 DUMPS = sample_dumps()
 

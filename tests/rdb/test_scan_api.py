@@ -10,10 +10,10 @@ import lz4.frame
 import pyarrow as pa
 import pytest
 import zstandard
+from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
 
 import rdbscope
 import rdbscope.rdb
-from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
 
 DEFAULT = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 
@@ -200,7 +200,7 @@ def _tables_by_build(source_of, **options):
 def test_load_builds_one_chunk_per_database_with_the_same_rows(path):
     dbs = len(set(rdbscope.load(path, batch_rows=64).to_arrow()["db"].to_pylist()))
     for streamed in (False, True):
-        def source():
+        def source(streamed=streamed):
             return io.BytesIO(path.read_bytes()) if streamed else path
 
         for name, whole, bounded in _tables_by_build(source):

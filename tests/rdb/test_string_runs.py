@@ -13,9 +13,9 @@ import time
 
 import pyarrow.compute as pc
 import pytest
+from conftest import SAMPLE_DUMPS
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
 import make_sample_dumps  # noqa: E402
@@ -26,6 +26,7 @@ SERVERS = sorted((s for s in make_sample_dumps.discover_servers() if s.label.sta
 
 pytestmark = [
     pytest.mark.server,
+    pytest.mark.slow,
     pytest.mark.skipif(not SERVERS, reason="no redis-server binary found on this machine"),
 ]
 
@@ -76,13 +77,13 @@ def dump(tmp_path_factory):
             client = server.client(db)
             keys = client.execute_command("KEYS", "*")
             kinds = pipelined(client, [("TYPE", key) for key in keys])
-            replies = pipelined(client, [command for key, kind in zip(keys, kinds) for command in (
+            replies = pipelined(client, [command for key, kind in zip(keys, kinds, strict=True) for command in (
                 ("OBJECT", "ENCODING", key), ("STRLEN" if kind == b"string" else "HLEN", key), ("PTTL", key),
                 ("STRLEN", key) if kind == b"string" else ("HGETALL", key))])
-            for i, (key, kind) in enumerate(zip(keys, kinds)):
+            for i, (key, kind) in enumerate(zip(keys, kinds, strict=True)):
                 encoding, length, pttl, sizes = replies[4 * i:4 * i + 4]
                 if kind == b"hash":  # the largest field plus value
-                    sizes = max(len(f) + len(v) for f, v in zip(sizes[0::2], sizes[1::2]))
+                    sizes = max(len(f) + len(v) for f, v in zip(sizes[0::2], sizes[1::2], strict=True))
                 oracle[(db, key)] = (kind.decode(), encoding.decode(), length, pttl, sizes)
         server.client(0).save()
         path = tmp_path_factory.mktemp("runs") / "runs.rdb"

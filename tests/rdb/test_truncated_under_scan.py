@@ -11,10 +11,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 import rdbscope
 import rdbscope.rdb
-from conftest import ROOT
 
 KEYS = 200_000
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -62,7 +62,7 @@ def test_stop_on_damage_keeps_the_keys_before_the_cut(implementation, tmp_path):
                          on_progress=truncating_on_first_progress(path, cut), on_error="stop")
     table = keys.to_arrow()
     assert isinstance(keys.info.stopped_by, rdbscope.RdbTruncatedError)
-    ends = [o + n for o, n in zip(table["offset"].to_pylist(), table["rdb_bytes"].to_pylist())]
+    ends = [o + n for o, n in zip(table["offset"].to_pylist(), table["rdb_bytes"].to_pylist(), strict=True)]
     assert max(ends) <= keys.info.truncated_at == cut
     # Every key kept is a key of the dump, in order; none was made up from the zeros past the cut.
     assert table["key"].to_pylist() == [b"user:%08d" % i for i in range(table.num_rows)]
@@ -92,6 +92,7 @@ main()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("existing", [False, True], ids=["no-output-yet", "output-exists"])
 def test_scan_command_exits_2_with_one_line_and_no_output(existing, implementation, tmp_path):
     """`rdbscope scan big.rdb -o out.parquet` whose dump is cut to 4 MiB after the first batch."""

@@ -17,7 +17,7 @@ N_SESSIONS = 3000
 N_TENANT_KEYS = 300
 HOT_TAG = "tenant:acme"
 
-pytestmark = [pytest.mark.server, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
 
 
 def invoke(*args):

@@ -6,17 +6,16 @@ import sys
 
 import duckdb
 import pandas as pd
-import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-
-import rdbscope
 from conftest import ROOT, SAMPLE_DUMPS
 from oracle import read_oracle
+
+import rdbscope
+from rdbscope.errors import InputError
 from rdbscope.findings import FINDINGS_SCHEMA
 from rdbscope.report import dataset
-from rdbscope.errors import InputError
 
 DUMP_A = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 DUMP_B = SAMPLE_DUMPS / "valkey-8.1-lfu.rdb"
@@ -80,7 +79,7 @@ def test_patterns_sum_to_the_keys(two_by_two, results):
     assert sum(table["memory_bytes_sum"].to_pylist()) == sum(keys["est_memory_bytes"].to_pylist())
     with_ttl = table["n_with_ttl"].to_pylist()
     without = table["n_without_ttl"].to_pylist()
-    assert [a + b for a, b in zip(with_ttl, without)] == table["n_keys"].to_pylist()
+    assert [a + b for a, b in zip(with_ttl, without, strict=True)] == table["n_keys"].to_pylist()
 
 
 def test_pandas_reads_one_table_across_days_and_instances(two_by_two):
@@ -97,7 +96,7 @@ def test_pandas_reads_one_table_across_days_and_instances(two_by_two):
 def test_pyarrow_dataset_reads_the_directory(two_by_two):
     table = dataset.read_table(two_by_two, "summary")
     assert table.num_rows == 4
-    assert set(zip(table["instance"].to_pylist(), table["date"].to_pylist())) == {
+    assert set(zip(table["instance"].to_pylist(), table["date"].to_pylist(), strict=True)) == {
         ("cache-a", "2030-01-01"), ("cache-a", "2030-01-02"), ("cache-b", "2030-01-01"), ("cache-b", "2030-01-02")}
     direct = ds.dataset(str(two_by_two), partitioning="hive", exclude_invalid_files=True)
     assert {pathlib_name(f) for f in direct.files} == {"summary.parquet", "patterns.parquet", "findings.parquet"}
@@ -160,6 +159,7 @@ for _ in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.slow
 def test_two_processes_at_once_leave_one_whole_partition(tmp_path):
     env = {"PYTHONPATH": str(ROOT)}
     import os

@@ -11,16 +11,19 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import SAMPLE_DUMPS, skip_or_fail
 from PIL import Image
 
 import rdbscope
-from conftest import SAMPLE_DUMPS, skip_or_fail
 from rdbscope.report import html as report_html
 from rdbscope.report.plots import TYPE_COLORS
 
 DUMP = SAMPLE_DUMPS / "redis-8.2-default.rdb"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 FONT_PACKAGES = "apt-get install fonts-noto-color-emoji fonts-noto-cjk"
+
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +169,7 @@ def test_key_names_with_emoji_and_cjk_show_their_glyphs(browser, tmp_path):
     # Each glyph alone in a box, in the report's own font stacks (the sans and the key-cell monospace).
     boxes = []
     for row, stack in enumerate((report_html.SANS_FONTS, report_html.MONO_FONTS)):
-        for col, (name, text) in enumerate(GLYPHS.items()):
+        for col, text in enumerate(GLYPHS.values()):
             style = f"position:absolute; left:{20 + col * 100}px; top:{20 + row * 100}px; font: 48px {stack}"
             boxes.append(f"<div style='{style}'>{text}</div>")
     page = tmp_path / "glyphs.html"

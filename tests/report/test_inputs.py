@@ -1,9 +1,9 @@
 """A keys Parquet file reads back as the KeyTable of its dump; filters match the scanner's."""
 
 import pytest
+from conftest import SAMPLE_DUMPS
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.errors import InputError
 from rdbscope.rdb.keyglob import glob_to_regex
 from rdbscope.report.parquet import write_keys_parquet

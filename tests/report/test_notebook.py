@@ -4,7 +4,6 @@ import os
 
 import nbformat
 import pytest
-
 from conftest import ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"
@@ -18,6 +17,7 @@ def test_the_notebook_is_stored_without_outputs():
     assert all(c.outputs == [] and c.execution_count is None for c in code)
 
 
+@pytest.mark.slow
 def test_the_notebook_executes(monkeypatch):
     nbclient = pytest.importorskip("nbclient")
     # The kernel is a new process: make it import this checkout's rdbscope, not whichever is installed.

@@ -7,11 +7,11 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from conftest import SAMPLE_DUMPS
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
 from rdbscope.report import plots
 from rdbscope.report.html import render_html, write_html
 from rdbscope.report.treemap import squarify
@@ -59,7 +59,8 @@ def test_expiry_timeline_marks_the_cliffs(res):
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     biggest = max(res.tables["expiry_bursts"].to_pylist(), key=lambda r: r["n_keys"])
     assert f"{biggest['n_keys']:,} keys in" in texts
-    assert sum(p.get_height() for p in fig.axes[0].patches) == res.keys.num_rows - res.keys.table["expire_at"].null_count
+    n_with_ttl = res.keys.num_rows - res.keys.table["expire_at"].null_count
+    assert sum(p.get_height() for p in fig.axes[0].patches) == n_with_ttl
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +123,7 @@ def test_squarify_tiles_the_box():
     values = [50, 25, 12, 8, 5]
     rects = squarify(values, 0, 0, 10, 6)
     assert sum(w * h for _x, _y, w, h in rects) == pytest.approx(60)
-    for value, (_x, _y, w, h) in zip(values, rects):
+    for value, (_x, _y, w, h) in zip(values, rects, strict=True):
         assert w * h == pytest.approx(60 * value / 100)
         assert max(w / h, h / w) < 4
 

@@ -4,9 +4,9 @@ import re
 
 import duckdb
 import pytest
+from conftest import ROOT, SAMPLE_DUMPS
 
 import rdbscope
-from conftest import ROOT, SAMPLE_DUMPS
 from rdbscope.report.dataset import write_report
 
 README = (ROOT / "README.md").read_text()

@@ -6,9 +6,9 @@ import shutil
 import sys
 
 import pytest
+from conftest import SAMPLE_DUMPS
 from typer.testing import CliRunner
 
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.report.compare import pivot_trend, trend_rows
 
@@ -18,7 +18,7 @@ import make_sample_dumps  # noqa: E402
 REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-7.0"]
 N_KEYS, N_DELETED = 1000, 50
 
-pytestmark = [pytest.mark.server,
+pytestmark = [pytest.mark.server, pytest.mark.slow,
               pytest.mark.skipif(not REDIS_7, reason="Debian's redis-server 7.0 is not installed")]
 
 
@@ -77,3 +77,12 @@ def test_diff_shows_the_shrinking_pattern_on_dumps_and_partitions(dataset, shrin
         assert row["change"] == "shrank" and row["pattern"] == "rate:{ip}"
         assert row["n_keys_delta"] == after - before
         assert row["memory_bytes_delta"] == row["memory_bytes_new"] - row["memory_bytes_old"] < 0
+
+
+def test_diff_lists_unchanged_patterns_only_with_all(shrinking):
+    out, (before, _) = shrinking
+    same = out / "before.rdb"
+    assert json.loads(invoke("diff", same, same, "-f", "json").stdout)["patterns"] == []
+    (row,) = json.loads(invoke("diff", same, same, "--all", "-f", "json").stdout)["patterns"]
+    assert row["change"] == "unchanged" and row["pattern"] == "rate:{ip}"
+    assert row["n_keys_old"] == row["n_keys_new"] == before and row["memory_bytes_delta"] == 0

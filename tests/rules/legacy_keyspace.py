@@ -16,12 +16,11 @@ import uuid
 
 import numpy as np
 import pyarrow as pa
+from rule_keyspace import key_table
 
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72
-
-from rule_keyspace import key_table
 
 _MODEL = MemoryModel(L_REDIS72, ALLOCATORS["jemalloc"], 0)
 _RAW, _EMBSTR, _INT = 2, 1, 0
@@ -69,7 +68,7 @@ def node_dump(restored=20, seed=11):
     from a standalone backup that hash anywhere."""
     own = [f"order:{i}" for i in range(3000)]
     slots = key_slots(pa.array([k.encode() for k in own], pa.binary())).to_numpy()
-    own = [k for k, s in zip(own, slots) if s <= 5460]
+    own = [k for k, s in zip(own, slots, strict=True) if s <= 5460]
     counts = np.bincount(key_slots(pa.array([k.encode() for k in own], pa.binary())).to_numpy(), minlength=16384)
     slot_info = [(0, int(s), int(counts[s]), 0) for s in np.flatnonzero(counts)]
     rng = random.Random(seed)

@@ -8,12 +8,12 @@ key becomes 0, 1, … (``{`` and ``}`` stay free for hash tags).
 
 import pyarrow as pa
 
+from rdbscope import lint
 from rdbscope.config import Config, config_from_mapping
 from rdbscope.keys import KeyTable
 from rdbscope.rdb import KEYS_SCHEMA, DumpInfo
 from rdbscope.rdb.format import ENCODING_NAMES, TYPE_NAMES
 from rdbscope.rdb.memory import LAYOUTS, MemoryModelInfo, choose_layout
-from rdbscope import lint
 from rdbscope.rules import BY_CODE, RuleSettings, rule_context, run_rules
 
 CTIME_S = 1_893_456_000  # 2030-01-01T00:00:00Z

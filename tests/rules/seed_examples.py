@@ -179,6 +179,6 @@ BAD = (
                frozenset({"NAM007", "NAM008"}), select=("short-keys",)),
     BadExample("004", "u:1:p", "u:1:p", frozenset({"NAM013", "NAM014"}), select=("layered-names",)),
     # The seed file holds this key as mojibake (its UTF-8 bytes read as Windows-874).
-    BadExample("004", "用户:1000:档案", "\u0e47\u201d\u0e08\u0e46\u02c6\u0e17:1000:\u0e46\u0e01\u0e03\u0e46\u0e01\u02c6",
-               frozenset({"NAM005"})),
+    BadExample("004", "用户:1000:档案",
+               "\u0e47\u201d\u0e08\u0e46\u02c6\u0e17:1000:\u0e46\u0e01\u0e03\u0e46\u0e01\u02c6", frozenset({"NAM005"})),
 )

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pyarrow as pa
+from rule_keyspace import key_table
 
 import rdbscope
-from rule_keyspace import key_table
+from rdbscope import lint
 from rdbscope.config import config_from_mapping
 from rdbscope.rdb.cluster import key_slots
-from rdbscope import lint
 
 KEYS = [
     {"key": "user:$i:profile", "count": 50},

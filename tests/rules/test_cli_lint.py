@@ -3,13 +3,13 @@
 import json
 
 import pytest
+from conftest import SAMPLE_DUMPS
 from typer.testing import CliRunner
 
 import rdbscope
-from conftest import SAMPLE_DUMPS
+from rdbscope import lint
 from rdbscope.cli import app
 from rdbscope.passes import CHECKS
-from rdbscope import lint
 from rdbscope.rules import RULES
 
 runner = CliRunner()

@@ -1,8 +1,9 @@
 """The rules on a generated legacy keyspace, where each finds what the sample dumps hold too little of."""
 
 from legacy_keyspace import legacy_keys, node_dump
-from rdbscope.config import Config
+
 from rdbscope import lint
+from rdbscope.config import Config
 
 #: CLU001 simulates a cluster only when told how many masters it has.
 THREE_MASTERS = Config().with_rule_options("CLU001", masters=3)

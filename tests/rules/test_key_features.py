@@ -5,10 +5,10 @@ import random
 import numpy as np
 import pyarrow as pa
 import pytest
-
-import rdbscope
 from conftest import SAMPLE_DUMPS
 from rule_keyspace import key_table, run_rule
+
+import rdbscope
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slot, key_slots
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72, LAYOUTS
@@ -103,7 +103,7 @@ def test_compact_memory_is_the_models_per_key():
     model = MemoryModel(L_REDIS72, ALLOCATORS["jemalloc"], 0)
     klen, ttl, blob = np.array([10, 10, 30, 10]), np.array([0, 1, 0, 0]), np.array([100, 100, 5000, 100])
     assert compact_memory(model, klen, ttl, blob).tolist() == \
-        [model.compact_size(int(k), int(t), int(b)) for k, t, b in zip(klen, ttl, blob)]
+        [model.compact_size(int(k), int(t), int(b)) for k, t, b in zip(klen, ttl, blob, strict=True)]
 
 
 @pytest.mark.parametrize("writer, layout", [("7.0.15", "redis-7.0"), ("7.2.4", "redis-7.2"), ("8.2.3", "redis-8"),

@@ -3,15 +3,15 @@
 import json
 
 import pytest
+from conftest import SAMPLE_DUMPS
+from redis_cluster import MISSING, running_cluster, save_dumps
 from typer.testing import CliRunner
 
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
-from redis_cluster import MISSING, running_cluster, save_dumps
 
 N_KEYS = 3000
 
-pytestmark = [pytest.mark.server, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
 
 
 def invoke(*args):

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from rule_keyspace import key_table, run_rule
 
 from rdbscope.rdb import DumpInfo
 from rdbscope.rdb.cluster import N_SLOTS, key_slot
 from rdbscope.rules.cluster import node_slots, slot_ranges
-from rule_keyspace import key_table, run_rule
 
 
 def keys_in(first, last, n, db=0, stem="order:{i}:status"):

@@ -2,9 +2,9 @@
 
 import json
 
+from conftest import SAMPLE_DUMPS
 from typer.testing import CliRunner
 
-from conftest import SAMPLE_DUMPS
 from rdbscope.cli import app
 from rdbscope.cli import lint as lint_command
 from rdbscope.rules import DEPRECATED_PRESETS, PRESETS

@@ -12,7 +12,6 @@ import pathlib
 
 import pytest
 import yaml
-
 from rule_keyspace import key_table, run_rule
 
 CASES_DIR = pathlib.Path(__file__).parent / "cases"
@@ -38,7 +37,7 @@ def test_case(code, case):
     findings = run_rule(code, keys, case.get("options"))
     expected = case.get("expect") or []
     assert len(findings) == len(expected), [(f.pattern, f.message) for f in findings]
-    for finding, want in zip(findings, expected):
+    for finding, want in zip(findings, expected, strict=True):
         for field, value in want.items():
             if field == "details":
                 details = finding.details_dict

@@ -9,11 +9,11 @@ the server reported for every key after reloading the dump.
 import json
 
 import pytest
+from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
 
 import rdbscope
-from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus
-from rdbscope.config import config_from_mapping
 from rdbscope import lint
+from rdbscope.config import config_from_mapping
 from rdbscope.rules import PRESETS
 
 DEFAULT_DUMPS = ("redis-6.2-default", "redis-7.0-default", "redis-8.2-default", "valkey-8.1-default")

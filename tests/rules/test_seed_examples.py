@@ -1,12 +1,12 @@
 """The seeds' recommended keys lint clean; the keys they warn against get the expected findings."""
 
 import pytest
-
 from conftest import SEEDS, SEEDS_MISSING
 from rule_keyspace import key_table, lint_codes
+from seed_examples import BAD, GOOD
+
 from rdbscope.config import config_from_mapping
 from rdbscope.rules import PRESETS
-from seed_examples import BAD, GOOD
 
 
 def seed_text(seed):
