@@ -8,7 +8,7 @@ import os
 _HERE = os.path.dirname(__file__)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def python_module(name):
     """``rdbscope.rdb.<name>`` run from its .py source, even where the extension exists."""
     module = importlib.import_module(f"{__package__}.{name}")

@@ -3,48 +3,27 @@
 
 import cython
 from libc.string cimport memcpy
-from posix.mman cimport madvise
 
+from rdbscope.rdb._crc64 cimport crc64_update
+from rdbscope.rdb._lzf cimport (
+    LZF_BEFORE_START,
+    LZF_CUT,
+    LZF_LITERAL_PAST_END,
+    LZF_MAX_RATIO,
+    LZF_SLACK,
+    LZF_TOO_LONG,
+    copy_forward,
+    lzf_expand,
+    lzf_measure,
+)
 from rdbscope.rdb._memory cimport MemoryModel
+from rdbscope.rdb._pages cimport RELEASE_EVERY
 
 ctypedef unsigned long long u64
 ctypedef long long i64
 
-cdef object CRC_TABLES
-cdef tuple COMPACT
-cdef const u64[::1] CRC_VIEW
 cdef object np
-
-@cython.locals(t="const u64[::1]", i=Py_ssize_t, x=u64, k=int)
-cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop) noexcept nogil
-
-@cython.locals(view="const unsigned char[::1]")
-cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
-
-cdef Py_ssize_t RELEASE_EVERY, CHUNK
-
-@cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]",
-               done="long long[::1]", n=Py_ssize_t, crc=u64, at=Py_ssize_t, k=Py_ssize_t)
-cpdef object crc_marks(object data, object marks, object stop, object progress)
-
-cdef int MADV_POPULATE_WRITE
-cdef Py_ssize_t PAGE
-
-@cython.locals(view="unsigned char[::1]", start=Py_ssize_t, stop=Py_ssize_t, first=size_t, last=size_t, refused=int)
-cpdef object warm_pages(object regions)
-
-cdef void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
-
-cdef Py_ssize_t LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END
-cdef u64 LZF_MAX_RATIO
-
-@cython.locals(i=Py_ssize_t, o=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, k=Py_ssize_t)
-cdef Py_ssize_t lzf_expand(const unsigned char *ip, Py_ssize_t clen, unsigned char *op,
-                           Py_ssize_t ulen) noexcept nogil
-
-@cython.locals(i=Py_ssize_t, out=Py_ssize_t, ctrl=int, run=Py_ssize_t, distance=Py_ssize_t)
-cdef Py_ssize_t lzf_measure(const unsigned char *ip, Py_ssize_t clen, Py_ssize_t ulen,
-                            Py_ssize_t *at) noexcept nogil
+cdef Py_ssize_t CHUNK
 
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)

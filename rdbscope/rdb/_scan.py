@@ -21,6 +21,19 @@ import sys
 import numpy as np
 
 from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
+from ._crc64 import CrcWorker, WholeCrc
+from ._pages import background_pool, empty_bytes, lazy_zeros, release_pages, warm_pages, warmed_columns, zero_bytes
+
+if not cython.compiled:  # compiled, _scan.pxd cimports these as C functions and constants
+    from ._builds import python_module
+
+    crc64_update = python_module("_crc64").crc64_update
+    RELEASE_EVERY = python_module("_pages").RELEASE_EVERY
+    _lzf = python_module("_lzf")
+    LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END = (
+        _lzf.LZF_TOO_LONG, _lzf.LZF_CUT, _lzf.LZF_BEFORE_START, _lzf.LZF_LITERAL_PAST_END)
+    LZF_SLACK, LZF_MAX_RATIO, lzf_measure = _lzf.LZF_SLACK, _lzf.LZF_MAX_RATIO, _lzf.lzf_measure
+    del _lzf
 
 # Opcodes and types are repeated here as C constants for the compiled build;
 # format.py documents them.
@@ -123,55 +136,6 @@ I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
 CHUNK = cython.declare(cython.Py_ssize_t, 1 << 20)
 
 
-def _crc64_tables():
-    """Slice-by-8 tables of the reflected CRC-64/Jones that Redis's crc64.c uses."""
-    import array
-
-    poly = 0x95AC9329AC4BC9B5
-    base = []
-    for i in range(256):
-        crc = i
-        for _ in range(8):
-            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
-        base.append(crc)
-    tables = list(base)
-    prev = base
-    for _ in range(7):
-        prev = [(v >> 8) ^ base[v & 0xFF] for v in prev]
-        tables.extend(prev)
-    return array.array("Q", tables)
-
-
-CRC_TABLES = _crc64_tables()
-CRC_VIEW = CRC_TABLES
-
-
-def crc64_update(crc, data, start, stop):
-    """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
-    t = CRC_VIEW
-    i = start
-    if not cython.compiled and stop - start >= 1 << 16:
-        from ._crc_numpy import crc64_numpy  # byte loops in Python are too slow for whole dumps
-
-        crc, done = crc64_numpy(crc, data, start, stop, CRC_TABLES.tobytes())
-        i = start + done
-    while i + 8 <= stop:
-        x = 0
-        k = 7
-        while k >= 0:
-            x = (x << 8) | data[i + k]
-            k -= 1
-        x ^= crc
-        crc = (t[1792 + (x & 0xFF)] ^ t[1536 + ((x >> 8) & 0xFF)] ^ t[1280 + ((x >> 16) & 0xFF)]
-               ^ t[1024 + ((x >> 24) & 0xFF)] ^ t[768 + ((x >> 32) & 0xFF)] ^ t[512 + ((x >> 40) & 0xFF)]
-               ^ t[256 + ((x >> 48) & 0xFF)] ^ t[x >> 56])
-        i += 8
-    while i < stop:
-        crc = t[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
-        i += 1
-    return crc
-
-
 def u32_le(data, p):
     """The little-endian unsigned 32-bit integer at data[p:p+4]."""
     v = data[p + 3]
@@ -205,303 +169,6 @@ def embstr_limit_for(redis_ver):
     if redis_ver >= 300:
         return 39
     return -1  # Redis 2.x had no embstr
-
-
-def crc64_chunk(crc, data, start, stop):
-    """crc64_update for another thread: the compiled build releases the GIL."""
-    view = data
-    with cython.nogil:
-        crc = crc64_update(crc, view, start, stop)
-    return crc
-
-
-class CrcWorker:
-    """Checksums the chunks the scanner reads on a second thread.
-
-    Each chunk is copied as it arrives and checksummed in order. The CRC state
-    before each chunk is kept for the chunks still in the scanner's buffer, so
-    the CRC up to the start of the trailer (which may sit mid-chunk, with more
-    bytes after it) is finished from the chunk that holds it.
-    """
-
-    def __init__(self):
-        self.pool = background_pool()
-        self.crc = 0
-        self.chunks = []  # futures of (start offset, CRC before, data)
-
-    def _run(self, start, data):
-        before = self.crc
-        self.crc = crc64_chunk(before, data, 0, len(data))
-        return start, before, data
-
-    def feed(self, start, data, keep_from):
-        """Queue ``data``, which sits at ``start`` in the dump; forget chunks ending before ``keep_from``."""
-        self.chunks = [f for f in self.chunks if not f.done() or f.result()[0] + len(f.result()[2]) > keep_from]
-        self.chunks.append(self.pool.submit(self._run, start, data))
-
-    def crc_until(self, offset):
-        """The CRC of the dump's first ``offset`` bytes."""
-        for future in self.chunks:
-            start, before, data = future.result()
-            if start <= offset < start + len(data):
-                return crc64_chunk(before, data, 0, offset - start)
-        return self.crc
-
-    def close(self):
-        self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-class WholeCrc:
-    """Checksums a dump that is mapped whole, on a second thread, as the scan runs.
-
-    It records the CRC at every CHUNK boundary, so the CRC up to the trailer
-    is finished from the chunk that holds it, and publishes how far it got, so
-    the scanner drops from the mapping only pages both have read.
-    """
-
-    def __init__(self, data):
-        import threading
-
-        self.data = data
-        self.marks = np.zeros(len(data) // CHUNK + 1, np.uint64)  # marks[k]: CRC of the first k * CHUNK bytes
-        self.stop = np.zeros(1, np.uint8)  # set to ask the thread to stop early
-        self.progress = np.zeros(1, np.int64)  # bytes checksummed so far
-        self.finished = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        try:
-            crc_marks(self.data, self.marks, self.stop, self.progress)
-            self.progress[0] = len(self.data)
-        finally:
-            self.finished.set()
-
-    def crc_until(self, offset):
-        """The CRC of the dump's first ``offset`` bytes."""
-        self.finished.wait()
-        k = offset // CHUNK
-        return crc64_chunk(self.marks[k], self.data, k * CHUNK, offset)
-
-    def close(self):
-        """Stop the thread; it must let go of the mapping before the mapping closes."""
-        self.stop[0] = 1
-        self.finished.wait()
-
-
-def crc_marks(data, marks, stop, progress):
-    """Fill ``marks`` with the CRC at every CHUNK boundary of ``data``, without the GIL.
-
-    ``progress[0]`` follows the bytes done; returns early once ``stop[0]`` is set.
-    """
-    view = data
-    out = marks
-    flag = stop
-    done = progress
-    n = len(data)
-    with cython.nogil:
-        crc = 0
-        at = 0
-        k = 1
-        while at + CHUNK <= n and flag[0] == 0:
-            crc = crc64_update(crc, view, at, at + CHUNK)
-            at += CHUNK
-            out[k] = crc
-            k += 1
-            done[0] = at
-
-
-RELEASE_EVERY = cython.declare(cython.Py_ssize_t, 64 << 20)
-
-
-def release_pages(mapping, start, length):
-    """Drop pages of a read-only file mapping from this process (the page cache keeps them)."""
-    import mmap
-
-    try:
-        mapping.madvise(mmap.MADV_DONTNEED, start, length)
-    except (AttributeError, ValueError, OSError):  # no madvise here: the pages just stay mapped
-        pass
-
-
-def background_pool():
-    """A helper thread of a compiled scan."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-scan")
-
-
-MADV_POPULATE_WRITE = cython.declare(cython.int, 23)  # Linux 5.14 and later
-PAGE = cython.declare(cython.Py_ssize_t, 4096)
-
-
-def warm_pages(regions):
-    """Have the kernel map and clear the pages of each ``(uint8 array, start, stop)`` byte region.
-
-    Runs on the helper thread, so that page faults on fresh column buffers cost
-    the scan loop nothing. MADV_POPULATE_WRITE faults pages in as a write would,
-    without writing, so it is safe while the scanner writes the same pages. A
-    kernel without it refuses, and the scan loop takes the faults itself.
-    """
-    for region in regions:
-        view = region[0]
-        start = region[1]
-        stop = region[2]
-        if stop > len(region[0]):
-            stop = len(region[0])
-        if start >= stop:
-            continue
-        first = cython.cast(cython.size_t, cython.address(view[start]))
-        last = first + cython.cast(cython.size_t, stop - start)
-        first = (first + PAGE - 1) & ~cython.cast(cython.size_t, PAGE - 1)
-        last = last & ~cython.cast(cython.size_t, PAGE - 1)
-        refused = 0
-        if last > first:
-            with cython.nogil:
-                refused = madvise(cython.cast(cython.p_void, first), last - first, MADV_POPULATE_WRITE)
-        if refused:
-            return False
-    return True
-
-
-def lazy_zeros(nbytes):
-    """A uint8 array of ``nbytes`` whose pages exist only once written (an anonymous mapping).
-
-    Big batch buffers are sized for the rows a database announces, and only
-    what is written costs memory.
-    """
-    import mmap
-
-    if not hasattr(mmap, "MAP_ANONYMOUS"):  # Windows: no anonymous private mappings
-        return np.zeros(nbytes, np.uint8)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # not Python's default MAP_SHARED: that is shmem
-    return np.frombuffer(mmap.mmap(-1, max(nbytes, 1), flags=flags), np.uint8)[:nbytes]
-
-
-def copy_forward(dst, src, n):
-    """Copy n bytes forward, eight at a time (compiled build only: dst and src are pointers).
-
-    Also right for an overlapping LZF reference that starts at least 8 bytes back.
-    A plain memcpy of a run this short costs more to start than to do.
-    """
-    while n >= 8:
-        memcpy(dst, src, 8)
-        dst += 8
-        src += 8
-        n -= 8
-    while n > 0:
-        dst[0] = src[0]
-        dst += 1
-        src += 1
-        n -= 1
-
-
-# What lzf_expand and lzf_measure return for damaged data (a length otherwise).
-LZF_TOO_LONG = cython.declare(cython.Py_ssize_t, -1)
-LZF_CUT = cython.declare(cython.Py_ssize_t, -2)
-LZF_BEFORE_START = cython.declare(cython.Py_ssize_t, -3)
-LZF_LITERAL_PAST_END = cython.declare(cython.Py_ssize_t, -4)
-LZF_SLACK = 64  # spare bytes after the output of lzf_expand
-# The most an LZF token can expand per byte it takes: a 3-byte back reference copies at
-# most 264 bytes, a 2-byte one 8, a literal run of 1 + n bytes gives n (src/lzf_d.c).
-LZF_MAX_RATIO = cython.declare(cython.ulonglong, 88)
-
-
-def lzf_expand(ip, clen, op, ulen):
-    """Decompress ``clen`` LZF bytes at ``ip`` into ``op``; compiled build only.
-
-    ``op`` has room for ``ulen + LZF_SLACK`` bytes: copies run in whole words
-    and may write up to 31 bytes past the data, never past ``ulen + LZF_SLACK``.
-    Returns the length produced, or an LZF_* code (src/lzf_d.c gives the token
-    layout). ``ip`` and ``op`` are pointers, so nothing here touches Python.
-    """
-    i = 0
-    o = 0
-    while i < clen:
-        ctrl = ip[i]
-        i += 1
-        if ctrl < 32:
-            run = ctrl + 1
-            if o + run > ulen or i + run > clen:
-                return LZF_TOO_LONG
-            if i + 32 <= clen:
-                memcpy(op + o, ip + i, 32)
-            else:  # the last literals: never read past the compressed data
-                copy_forward(op + o, ip + i, run)
-            o += run
-            i += run
-        else:
-            run = ctrl >> 5
-            if i >= clen:
-                return LZF_CUT
-            if run == 7:
-                run += ip[i]
-                i += 1
-                if i >= clen:
-                    return LZF_CUT
-            ref = o - ((ctrl & 0x1F) << 8) - ip[i] - 1
-            i += 1
-            run += 2
-            if ref < 0:
-                return LZF_BEFORE_START
-            if o + run > ulen:
-                return LZF_TOO_LONG
-            if o - ref >= 8:
-                k = 0
-                while k < run:
-                    memcpy(op + o + k, op + ref + k, 8)
-                    k += 8
-            else:  # a reference less than 8 bytes back repeats them one by one
-                k = 0
-                while k < run:
-                    op[o + k] = op[ref + k]
-                    k += 1
-            o += run
-    return o
-
-
-def lzf_measure(ip, clen, ulen, at):
-    """The length ``clen`` LZF bytes at ``ip`` expand to, without expanding them.
-
-    ``ip`` is a pointer in the compiled build, a memoryview as Python.
-
-    Returns the length, or an LZF_* code with ``at[0]`` set to where the damage
-    was found; stops with LZF_TOO_LONG as soon as the output passes ``ulen``.
-    """
-    i = 0
-    out = 0
-    while i < clen:
-        ctrl = ip[i]
-        i += 1
-        if ctrl < 32:
-            run = ctrl + 1
-            if i + run > clen:
-                at[0] = i
-                return LZF_LITERAL_PAST_END
-            i += run
-            out += run
-        else:
-            run = ctrl >> 5
-            if i >= clen:
-                at[0] = i
-                return LZF_CUT
-            if run == 7:
-                run += ip[i]
-                i += 1
-                if i >= clen:
-                    at[0] = i
-                    return LZF_CUT
-            distance = ((ctrl & 0x1F) << 8) + ip[i] + 1
-            i += 1
-            if distance > out:
-                at[0] = i
-                return LZF_BEFORE_START
-            out += run + 2
-        if out > ulen:
-            at[0] = i
-            return LZF_TOO_LONG
-    at[0] = i
-    return out
 
 
 def to_signed(v, nbytes):
@@ -565,20 +232,6 @@ def is_int_text(data, start, n):
 #: offsets, type, encoding, rdb_bytes, n_elements, max_element_bytes, offset, estimate.
 DENSE_WIDTHS = (4, 4, 1, 1, 8, 8, 8, 8, 8)
 MAX_COLUMN = 6
-
-
-def _empty_bytes(nbytes):
-    return np.empty(nbytes, np.uint8)
-
-
-def _zero_bytes(nbytes):
-    return np.zeros(nbytes, np.uint8)
-
-
-def warmed_columns(columns):
-    """``columns``, once their pages are faulted in (run on the helper thread)."""
-    warm_pages([(c, 0, len(c)) for c in columns])
-    return columns
 
 
 class Scanner:
@@ -701,17 +354,17 @@ class Scanner:
         if self.contiguous:
             self.cap = self._contiguous_capacity()
             lazy = self.cap > 65536  # small batches: mappings cost more than they save
-            columns = self._new_columns(lazy_zeros if lazy else _empty_bytes, min(self.cap * 64, self.key_limit))
+            columns = self._new_columns(lazy_zeros if lazy else empty_bytes, min(self.cap * 64, self.key_limit))
             self._use_columns(columns, lazy)
             return
         self.cap = self.batch_rows
         if self._helper() is None:
-            self._use_columns(self._new_columns(_empty_bytes, self.kcap), False)
+            self._use_columns(self._new_columns(empty_bytes, self.kcap), False)
             return
         if self.warm_columns is None:
-            self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(_empty_bytes, self.kcap))
+            self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(empty_bytes, self.kcap))
         columns = self.warm_columns.result()
-        self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(_empty_bytes, self.kcap))
+        self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(empty_bytes, self.kcap))
         self._use_columns(columns, False)
 
     def _helper(self):
@@ -798,8 +451,8 @@ class Scanner:
         if lazy:
             empty = zeros = lazy_zeros
         else:
-            empty = _empty_bytes
-            zeros = _zero_bytes
+            empty = empty_bytes
+            zeros = zero_bytes
         self.a_expire = empty(n * 8).view(np.int64)
         self.a_lfu = empty(n)
         self.a_idle = empty(n * 8).view(np.uint64)
