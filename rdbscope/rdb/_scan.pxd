@@ -68,8 +68,6 @@ cdef class Scanner:
     cdef Py_ssize_t released
     cdef object crc_worker
     cdef object warm_columns
-    cdef object string_costs
-    cdef object run_shapes
     cdef Py_ssize_t sc_klen
     cdef u64 sc_n
     cdef int sc_enc

@@ -273,8 +273,6 @@ class Scanner:
         self.relaxed_version = relaxed_version
         self.kcap = 1 << 20
         self.module_ids = {}
-        self.string_costs = {}
-        self.run_shapes = {}  # string shapes seen by the pure-Python string runs
         self.sc_klen = -1  # the last string shape and its estimate (string_cost)
         self.sc_n = 0
         self.sc_enc = -1
@@ -1232,11 +1230,6 @@ class Scanner:
 
     def walk_packed(self, start, length, group, listpack):
         """Walk every entry of a listpack or ziplist, folding them into elements of ``group``."""
-        if not cython.compiled and listpack:
-            figures = walk_listpack(self.blob, start, length, group)
-            if figures is not None:
-                self.w_n, self.w_max, self.w_ttl = figures
-                return 0
         count = self.packed_header(start, length, listpack)
         stop = start + length - 1
         p = start + (6 if listpack else 10)
@@ -1367,10 +1360,6 @@ class Scanner:
             mx = 0
             i = 0
             while i < n:
-                if not cython.compiled:  # as Python, the plain members are read in one loop
-                    i, mx = strings_run(self, i, n, mx, False, 0, self.mm.set_member)
-                    if i == n:
-                        break
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
@@ -1385,10 +1374,6 @@ class Scanner:
             mx = 0
             i = 0
             while i < n:
-                if not cython.compiled:  # as Python, the plain members are read in one loop
-                    i, mx = strings_run(self, i, n, mx, False, rdbtype, self.mm.zset_member)
-                    if i == n:
-                        break
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
@@ -1490,10 +1475,6 @@ class Scanner:
         ttl = 0
         i = 0
         while i < n:
-            if not cython.compiled and ttl_mode == 0:  # as Python, the plain pairs are read in one loop
-                i, mx = strings_run(self, i, n, mx, True, 0, self.mm.hash_pair)
-                if i == n:
-                    break
             field_ttl = False
             if ttl_mode == 1 or ttl_mode == 2:
                 if self.read_plain_len() != 0:
@@ -2061,31 +2042,19 @@ class Scanner:
             self.lfu = -1
             self.idle = -1
             self.prefix_start = -1
-            if not cython.compiled and self.value_type == 0:  # strings come in runs: read the rest in one go
-                string_run(self, stop, is_int_text)
         return self.rows - first
 
     def string_cost(self):
         """The model's estimate of the current string key, remembered by its inputs.
 
         String keys come in few shapes (key length, value length, encoding,
-        expiry), and neighbours often share one: the last shape is kept, and as
-        Python, where the model's chain of calls costs more than reading the key,
-        every shape seen.
+        expiry), and neighbours often share one: the last shape is kept.
         """
         has_expire = self.expire_ms != NO_EXPIRE
         if (self.cur_klen == self.sc_klen and self.r_n == self.sc_n and self.r_enc == self.sc_enc
                 and has_expire == self.sc_expire):
             return self.sc_est
-        est = 0
-        shape = None
-        if not cython.compiled:
-            shape = (self.cur_klen, has_expire, self.r_enc, self.r_n)
-            est = self.string_costs.get(shape, 0)
-        if est == 0:
-            est = self.mm.estimate(self.cur_klen, has_expire, T_STRING, self.r_enc, 0, self.r_n, 0, 0, 0, 0)
-            if not cython.compiled and len(self.string_costs) < 65536:
-                self.string_costs[shape] = est
+        est = self.mm.estimate(self.cur_klen, has_expire, T_STRING, self.r_enc, 0, self.r_n, 0, 0, 0, 0)
         self.sc_klen = self.cur_klen
         self.sc_n = self.r_n
         self.sc_enc = self.r_enc
@@ -2133,9 +2102,3 @@ def _double_text(raw):
     if text.endswith(".0"):
         text = text[: len(text) - 2]
     return text
-
-
-if not cython.compiled:
-    from ._pure_listpack import walk_listpack
-    from ._pure_members import strings_run
-    from ._pure_runs import string_run
