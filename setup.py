@@ -35,7 +35,7 @@ def extensions():
     except ImportError:
         return []
     return cythonize(
-        [f"rdbscope/rdb/{name}.py" for name in ("_crc64", "_lzf", "_mapguard", "_memory", "_pages", "_scan", "_slots")],
+        [f"rdbscope/rdb/{name}.py" for name in ("_columns", "_crc64", "_lzf", "_mapguard", "_memory", "_pages", "_scan", "_slots")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

@@ -4,6 +4,7 @@
 import cython
 from libc.string cimport memcpy
 
+from rdbscope.rdb._columns cimport Columns
 from rdbscope.rdb._crc64 cimport crc64_update
 from rdbscope.rdb._lzf cimport (
     LZF_BEFORE_START,
@@ -46,7 +47,7 @@ cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_
 
 
 @cython.final
-cdef class Scanner:
+cdef class Scanner(Columns):
     cdef object src
     cdef readonly object buf
     cdef const unsigned char[::1] view
@@ -56,14 +57,10 @@ cdef class Scanner:
     cdef bint eof
     cdef bint verify_crc
     cdef object pool
-    cdef readonly bint contiguous
-    cdef readonly Py_ssize_t cap
-    cdef readonly bint full
     cdef i64 db_keys
     cdef Py_ssize_t next_cap
     cdef Py_ssize_t key_limit
     cdef bint warm_linux
-    cdef object dense
     cdef bint whole
     cdef Py_ssize_t released
     cdef object crc_worker
@@ -114,7 +111,6 @@ cdef class Scanner:
     cdef u64 w_ttl
     cdef object memory_model_for
     cdef readonly MemoryModel mm
-    cdef public bint estimating
     cdef u64 m_elems
     cdef u64 m_blob
     cdef u64 m_nodes
@@ -131,45 +127,10 @@ cdef class Scanner:
     cdef public object want_db
     cdef public object want_types
     cdef public object key_filter
-    cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
-    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_est, a_est_fallback
-    cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields
-    cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module, nulls_ttl_fields
-    cdef readonly Py_ssize_t nulls_est
-    cdef readonly bint max_is_n
     cdef readonly object module_names
     cdef object module_ids
-    cdef int[::1] c_db
-    cdef int[::1] c_koff
-    cdef signed char[::1] c_type
-    cdef signed char[::1] c_enc
-    cdef i64[::1] c_expire
-    cdef u64[::1] c_rdb_bytes
-    cdef u64[::1] c_n
-    cdef u64[::1] c_max
-    cdef unsigned char[::1] c_lfu
-    cdef u64[::1] c_idle
-    cdef u64[::1] c_offset
-    cdef int[::1] c_module
-    cdef u64[::1] c_ttl_fields
-    cdef u64[::1] c_est
-    cdef unsigned char[::1] c_est_fallback
-    cdef unsigned char[::1] c_v_expire
-    cdef unsigned char[::1] c_v_counts
-    cdef unsigned char[::1] c_v_lfu
-    cdef unsigned char[::1] c_v_idle
-    cdef unsigned char[::1] c_v_module
-    cdef unsigned char[::1] c_v_ttl_fields
-    cdef Py_ssize_t kcap
-    cdef readonly object keydata
-    cdef unsigned char[::1] kview
-    cdef readonly Py_ssize_t klen
-    cdef readonly int rows
 
     cdef inline Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
-
-    @cython.locals(cap=Py_ssize_t)
-    cdef int _grow_keys(self, Py_ssize_t need) except -1
 
     @cython.locals(keep=Py_ssize_t, cap=Py_ssize_t, grow=Py_ssize_t, got=Py_ssize_t)
     cdef int _fill(self, Py_ssize_t need) except -1
