@@ -45,12 +45,13 @@ def copy_forward(dst, src, n):
 
 
 def lzf_expand(ip, clen, op, ulen):
-    """Decompress ``clen`` LZF bytes at ``ip`` into ``op``; compiled build only.
+    """Decompress ``clen`` LZF bytes at ``ip`` into ``op``.
 
-    ``op`` has room for ``ulen + LZF_SLACK`` bytes: copies run in whole words
-    and may write up to 31 bytes past the data, never past ``ulen + LZF_SLACK``.
-    Returns the length produced, or an LZF_* code (src/lzf_d.c gives the token
-    layout). ``ip`` and ``op`` are pointers, so nothing here touches Python.
+    ``op`` has room for ``ulen + LZF_SLACK`` bytes: compiled, copies run in whole
+    words and may write up to 31 bytes past the data, never past ``ulen +
+    LZF_SLACK``. Returns the length produced, or an LZF_* code (src/lzf_d.c gives
+    the token layout). Compiled, ``ip`` and ``op`` are pointers, so nothing here
+    touches Python; as Python they are memoryviews, copied by slices.
     """
     i = 0
     o = 0
@@ -61,7 +62,9 @@ def lzf_expand(ip, clen, op, ulen):
             run = ctrl + 1
             if o + run > ulen or i + run > clen:
                 return LZF_TOO_LONG
-            if i + 32 <= clen:
+            if not cython.compiled:
+                op[o:o + run] = ip[i:i + run]
+            elif i + 32 <= clen:
                 memcpy(op + o, ip + i, 32)
             else:  # the last literals: never read past the compressed data
                 copy_forward(op + o, ip + i, run)
@@ -83,7 +86,13 @@ def lzf_expand(ip, clen, op, ulen):
                 return LZF_BEFORE_START
             if o + run > ulen:
                 return LZF_TOO_LONG
-            if o - ref >= 8:
+            if not cython.compiled:
+                if ref + run <= o:
+                    op[o:o + run] = op[ref:ref + run]
+                else:  # an overlapping reference repeats the bytes between ref and o
+                    pattern = bytes(op[ref:o])
+                    op[o:o + run] = (pattern * (run // len(pattern) + 1))[:run]
+            elif o - ref >= 8:
                 k = 0
                 while k < run:
                     memcpy(op + o + k, op + ref + k, 8)

@@ -13,7 +13,6 @@ from rdbscope.rdb._lzf cimport (
     LZF_MAX_RATIO,
     LZF_SLACK,
     LZF_TOO_LONG,
-    copy_forward,
     lzf_expand,
     lzf_measure,
 )
@@ -179,8 +178,7 @@ cdef class Scanner(Columns):
 
     cdef int lzf_fail(self, Py_ssize_t code, u64 ulen) except -1
 
-    @cython.locals(src="const unsigned char[::1]", out="unsigned char[::1]", ip=Py_ssize_t, in_end=Py_ssize_t,
-                   op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t, got=Py_ssize_t)
+    @cython.locals(got=Py_ssize_t)
     cdef int decompress_lzf(self, u64 clen, u64 ulen) except -1
 
     @cython.locals(clen=u64, ulen=u64, n=u64)

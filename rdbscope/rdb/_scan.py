@@ -32,7 +32,8 @@ if not cython.compiled:  # compiled, _scan.pxd cimports these as C functions and
     _lzf = python_module("_lzf")
     LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END = (
         _lzf.LZF_TOO_LONG, _lzf.LZF_CUT, _lzf.LZF_BEFORE_START, _lzf.LZF_LITERAL_PAST_END)
-    LZF_SLACK, LZF_MAX_RATIO, lzf_measure = _lzf.LZF_SLACK, _lzf.LZF_MAX_RATIO, _lzf.lzf_measure
+    LZF_SLACK, LZF_MAX_RATIO, lzf_expand, lzf_measure = (
+        _lzf.LZF_SLACK, _lzf.LZF_MAX_RATIO, _lzf.lzf_expand, _lzf.lzf_measure)
     del _lzf
 
 # Opcodes and types are repeated here as C constants for the compiled build;
@@ -794,65 +795,18 @@ class Scanner(Columns):
             self.sview = None
             self.scratch = bytearray(ulen + LZF_SLACK)
             self.sview = self.scratch
-        if cython.compiled and clen > 0 and ulen > 0:
-            got = lzf_expand(cython.address(self.view[self.pos]), clen, cython.address(self.sview[0]), ulen)
-            if got < 0:
-                self.lzf_fail(got, ulen)
-            if got != ulen:
-                self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
-            self.pos += clen
-            return 0
-        src = self.view
-        out = self.sview
-        ip = self.pos
-        in_end = self.pos + clen
-        op = 0
-        while ip < in_end:
-            ctrl = src[ip]
-            ip += 1
-            if ctrl < 32:
-                run = ctrl + 1
-                if op + run > ulen or ip + run > in_end:
-                    self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
-                if cython.compiled:
-                    copy_forward(cython.address(out[op]), cython.address(src[ip]), run)
-                else:  # slices are what is fast in Python
-                    out[op:op + run] = src[ip:ip + run]
-                op += run
-                ip += run
-            else:
-                run = ctrl >> 5
-                if ip >= in_end:
-                    self.fail(RdbFormatError, "LZF data cut inside a back reference")
-                if run == 7:
-                    run += src[ip]
-                    ip += 1
-                    if ip >= in_end:
-                        self.fail(RdbFormatError, "LZF data cut inside a back reference")
-                ref = op - ((ctrl & 0x1F) << 8) - src[ip] - 1
-                ip += 1
-                run += 2
-                if ref < 0:
-                    self.fail(RdbFormatError, "LZF back reference before the start of the data")
-                if op + run > ulen:
-                    self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
-                if cython.compiled:
-                    if op - ref >= 8:
-                        copy_forward(cython.address(out[op]), cython.address(out[ref]), run)
-                    else:  # a reference less than 8 bytes back repeats them one by one
-                        i = 0
-                        while i < run:
-                            out[op + i] = out[ref + i]
-                            i += 1
-                elif ref + run <= op:  # slices are what is fast in Python
-                    out[op:op + run] = out[ref:ref + run]
-                else:  # an overlapping reference repeats the bytes between ref and op
-                    pattern = bytes(out[ref:op])
-                    out[op:op + run] = (pattern * (run // len(pattern) + 1))[:run]
-                op += run
-        if op != ulen:
-            self.fail(RdbFormatError, f"LZF data decompresses to {op} bytes, {ulen} announced")
-        self.pos = in_end
+        got = 0
+        if clen > 0:
+            if cython.compiled:
+                got = lzf_expand(cython.address(self.view[self.pos]), clen, cython.address(self.sview[0]), ulen)
+            else:  # the same loop, over views instead of pointers
+                got = lzf_expand(memoryview(self.view)[self.pos:self.pos + clen], clen, memoryview(self.sview), ulen)
+        if got < 0:
+            self.lzf_fail(got, ulen)
+        if got != ulen:
+            self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
+        self.pos += clen
+        return 0
 
     # ------------------------------------------------------------------ compact blobs
 
