@@ -35,7 +35,8 @@ def extensions():
     except ImportError:
         return []
     return cythonize(
-        ["rdbscope/rdb/_mapguard.py", "rdbscope/rdb/_memory.py", "rdbscope/rdb/_scan.py", "rdbscope/rdb/_slots.py"],
+        [f"rdbscope/rdb/{name}.py"
+         for name in ("_columns", "_crc64", "_lzf", "_mapguard", "_memory", "_pages", "_scan", "_slots")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

@@ -3,48 +3,27 @@
 
 import cython
 from libc.string cimport memcpy
-from posix.mman cimport madvise
 
+from rdbscope.rdb._columns cimport Columns
+from rdbscope.rdb._crc64 cimport crc64_update
+from rdbscope.rdb._lzf cimport (
+    LZF_BEFORE_START,
+    LZF_CUT,
+    LZF_LITERAL_PAST_END,
+    LZF_MAX_RATIO,
+    LZF_SLACK,
+    LZF_TOO_LONG,
+    lzf_expand,
+    lzf_measure,
+)
 from rdbscope.rdb._memory cimport MemoryModel
+from rdbscope.rdb._pages cimport RELEASE_EVERY
 
 ctypedef unsigned long long u64
 ctypedef long long i64
 
-cdef object CRC_TABLES
-cdef tuple COMPACT
-cdef const u64[::1] CRC_VIEW
 cdef object np
-
-@cython.locals(t="const u64[::1]", i=Py_ssize_t, x=u64, k=int)
-cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop) noexcept nogil
-
-@cython.locals(view="const unsigned char[::1]")
-cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
-
-cdef Py_ssize_t RELEASE_EVERY, CHUNK
-
-@cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]",
-               done="long long[::1]", n=Py_ssize_t, crc=u64, at=Py_ssize_t, k=Py_ssize_t)
-cpdef object crc_marks(object data, object marks, object stop, object progress)
-
-cdef int MADV_POPULATE_WRITE
-cdef Py_ssize_t PAGE
-
-@cython.locals(view="unsigned char[::1]", start=Py_ssize_t, stop=Py_ssize_t, first=size_t, last=size_t, refused=int)
-cpdef object warm_pages(object regions)
-
-cdef void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
-
-cdef Py_ssize_t LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END
-cdef u64 LZF_MAX_RATIO
-
-@cython.locals(i=Py_ssize_t, o=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, k=Py_ssize_t)
-cdef Py_ssize_t lzf_expand(const unsigned char *ip, Py_ssize_t clen, unsigned char *op,
-                           Py_ssize_t ulen) noexcept nogil
-
-@cython.locals(i=Py_ssize_t, out=Py_ssize_t, ctrl=int, run=Py_ssize_t, distance=Py_ssize_t)
-cdef Py_ssize_t lzf_measure(const unsigned char *ip, Py_ssize_t clen, Py_ssize_t ulen,
-                            Py_ssize_t *at) noexcept nogil
+cdef Py_ssize_t CHUNK
 
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)
@@ -67,7 +46,7 @@ cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_
 
 
 @cython.final
-cdef class Scanner:
+cdef class Scanner(Columns):
     cdef object src
     cdef readonly object buf
     cdef const unsigned char[::1] view
@@ -77,20 +56,14 @@ cdef class Scanner:
     cdef bint eof
     cdef bint verify_crc
     cdef object pool
-    cdef readonly bint contiguous
-    cdef readonly Py_ssize_t cap
-    cdef readonly bint full
     cdef i64 db_keys
     cdef Py_ssize_t next_cap
     cdef Py_ssize_t key_limit
     cdef bint warm_linux
-    cdef object dense
     cdef bint whole
     cdef Py_ssize_t released
     cdef object crc_worker
     cdef object warm_columns
-    cdef object string_costs
-    cdef object run_shapes
     cdef Py_ssize_t sc_klen
     cdef u64 sc_n
     cdef int sc_enc
@@ -137,7 +110,6 @@ cdef class Scanner:
     cdef u64 w_ttl
     cdef object memory_model_for
     cdef readonly MemoryModel mm
-    cdef public bint estimating
     cdef u64 m_elems
     cdef u64 m_blob
     cdef u64 m_nodes
@@ -154,45 +126,10 @@ cdef class Scanner:
     cdef public object want_db
     cdef public object want_types
     cdef public object key_filter
-    cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
-    cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_est, a_est_fallback
-    cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields
-    cdef readonly Py_ssize_t nulls_expire, nulls_counts, nulls_lfu, nulls_idle, nulls_module, nulls_ttl_fields
-    cdef readonly Py_ssize_t nulls_est
-    cdef readonly bint max_is_n
     cdef readonly object module_names
     cdef object module_ids
-    cdef int[::1] c_db
-    cdef int[::1] c_koff
-    cdef signed char[::1] c_type
-    cdef signed char[::1] c_enc
-    cdef i64[::1] c_expire
-    cdef u64[::1] c_rdb_bytes
-    cdef u64[::1] c_n
-    cdef u64[::1] c_max
-    cdef unsigned char[::1] c_lfu
-    cdef u64[::1] c_idle
-    cdef u64[::1] c_offset
-    cdef int[::1] c_module
-    cdef u64[::1] c_ttl_fields
-    cdef u64[::1] c_est
-    cdef unsigned char[::1] c_est_fallback
-    cdef unsigned char[::1] c_v_expire
-    cdef unsigned char[::1] c_v_counts
-    cdef unsigned char[::1] c_v_lfu
-    cdef unsigned char[::1] c_v_idle
-    cdef unsigned char[::1] c_v_module
-    cdef unsigned char[::1] c_v_ttl_fields
-    cdef Py_ssize_t kcap
-    cdef readonly object keydata
-    cdef unsigned char[::1] kview
-    cdef readonly Py_ssize_t klen
-    cdef readonly int rows
 
     cdef inline Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
-
-    @cython.locals(cap=Py_ssize_t)
-    cdef int _grow_keys(self, Py_ssize_t need) except -1
 
     @cython.locals(keep=Py_ssize_t, cap=Py_ssize_t, grow=Py_ssize_t, got=Py_ssize_t)
     cdef int _fill(self, Py_ssize_t need) except -1
@@ -241,8 +178,7 @@ cdef class Scanner:
 
     cdef int lzf_fail(self, Py_ssize_t code, u64 ulen) except -1
 
-    @cython.locals(src="const unsigned char[::1]", out="unsigned char[::1]", ip=Py_ssize_t, in_end=Py_ssize_t,
-                   op=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, i=Py_ssize_t, got=Py_ssize_t)
+    @cython.locals(got=Py_ssize_t)
     cdef int decompress_lzf(self, u64 clen, u64 ulen) except -1
 
     @cython.locals(clen=u64, ulen=u64, n=u64)

@@ -18,9 +18,23 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
     from . import _cython_shim as cython
 import sys
 
-import numpy as np
-
 from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
+from ._columns import DENSE_WIDTHS, MAX_COLUMN
+from ._crc64 import CrcWorker, WholeCrc
+from ._pages import background_pool, empty_bytes, lazy_zeros, release_pages, warm_pages, warmed_columns
+
+if not cython.compiled:  # compiled, _scan.pxd cimports these as C functions and constants
+    from ._builds import python_module
+
+    Columns = python_module("_columns").Columns
+    crc64_update = python_module("_crc64").crc64_update
+    RELEASE_EVERY = python_module("_pages").RELEASE_EVERY
+    _lzf = python_module("_lzf")
+    LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END = (
+        _lzf.LZF_TOO_LONG, _lzf.LZF_CUT, _lzf.LZF_BEFORE_START, _lzf.LZF_LITERAL_PAST_END)
+    LZF_SLACK, LZF_MAX_RATIO, lzf_expand, lzf_measure = (
+        _lzf.LZF_SLACK, _lzf.LZF_MAX_RATIO, _lzf.lzf_expand, _lzf.lzf_measure)
+    del _lzf
 
 # Opcodes and types are repeated here as C constants for the compiled build;
 # format.py documents them.
@@ -123,55 +137,6 @@ I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
 CHUNK = cython.declare(cython.Py_ssize_t, 1 << 20)
 
 
-def _crc64_tables():
-    """Slice-by-8 tables of the reflected CRC-64/Jones that Redis's crc64.c uses."""
-    import array
-
-    poly = 0x95AC9329AC4BC9B5
-    base = []
-    for i in range(256):
-        crc = i
-        for _ in range(8):
-            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
-        base.append(crc)
-    tables = list(base)
-    prev = base
-    for _ in range(7):
-        prev = [(v >> 8) ^ base[v & 0xFF] for v in prev]
-        tables.extend(prev)
-    return array.array("Q", tables)
-
-
-CRC_TABLES = _crc64_tables()
-CRC_VIEW = CRC_TABLES
-
-
-def crc64_update(crc, data, start, stop):
-    """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
-    t = CRC_VIEW
-    i = start
-    if not cython.compiled and stop - start >= 1 << 16:
-        from ._crc_numpy import crc64_numpy  # byte loops in Python are too slow for whole dumps
-
-        crc, done = crc64_numpy(crc, data, start, stop, CRC_TABLES.tobytes())
-        i = start + done
-    while i + 8 <= stop:
-        x = 0
-        k = 7
-        while k >= 0:
-            x = (x << 8) | data[i + k]
-            k -= 1
-        x ^= crc
-        crc = (t[1792 + (x & 0xFF)] ^ t[1536 + ((x >> 8) & 0xFF)] ^ t[1280 + ((x >> 16) & 0xFF)]
-               ^ t[1024 + ((x >> 24) & 0xFF)] ^ t[768 + ((x >> 32) & 0xFF)] ^ t[512 + ((x >> 40) & 0xFF)]
-               ^ t[256 + ((x >> 48) & 0xFF)] ^ t[x >> 56])
-        i += 8
-    while i < stop:
-        crc = t[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
-        i += 1
-    return crc
-
-
 def u32_le(data, p):
     """The little-endian unsigned 32-bit integer at data[p:p+4]."""
     v = data[p + 3]
@@ -205,303 +170,6 @@ def embstr_limit_for(redis_ver):
     if redis_ver >= 300:
         return 39
     return -1  # Redis 2.x had no embstr
-
-
-def crc64_chunk(crc, data, start, stop):
-    """crc64_update for another thread: the compiled build releases the GIL."""
-    view = data
-    with cython.nogil:
-        crc = crc64_update(crc, view, start, stop)
-    return crc
-
-
-class CrcWorker:
-    """Checksums the chunks the scanner reads on a second thread.
-
-    Each chunk is copied as it arrives and checksummed in order. The CRC state
-    before each chunk is kept for the chunks still in the scanner's buffer, so
-    the CRC up to the start of the trailer (which may sit mid-chunk, with more
-    bytes after it) is finished from the chunk that holds it.
-    """
-
-    def __init__(self):
-        self.pool = background_pool()
-        self.crc = 0
-        self.chunks = []  # futures of (start offset, CRC before, data)
-
-    def _run(self, start, data):
-        before = self.crc
-        self.crc = crc64_chunk(before, data, 0, len(data))
-        return start, before, data
-
-    def feed(self, start, data, keep_from):
-        """Queue ``data``, which sits at ``start`` in the dump; forget chunks ending before ``keep_from``."""
-        self.chunks = [f for f in self.chunks if not f.done() or f.result()[0] + len(f.result()[2]) > keep_from]
-        self.chunks.append(self.pool.submit(self._run, start, data))
-
-    def crc_until(self, offset):
-        """The CRC of the dump's first ``offset`` bytes."""
-        for future in self.chunks:
-            start, before, data = future.result()
-            if start <= offset < start + len(data):
-                return crc64_chunk(before, data, 0, offset - start)
-        return self.crc
-
-    def close(self):
-        self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-class WholeCrc:
-    """Checksums a dump that is mapped whole, on a second thread, as the scan runs.
-
-    It records the CRC at every CHUNK boundary, so the CRC up to the trailer
-    is finished from the chunk that holds it, and publishes how far it got, so
-    the scanner drops from the mapping only pages both have read.
-    """
-
-    def __init__(self, data):
-        import threading
-
-        self.data = data
-        self.marks = np.zeros(len(data) // CHUNK + 1, np.uint64)  # marks[k]: CRC of the first k * CHUNK bytes
-        self.stop = np.zeros(1, np.uint8)  # set to ask the thread to stop early
-        self.progress = np.zeros(1, np.int64)  # bytes checksummed so far
-        self.finished = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        try:
-            crc_marks(self.data, self.marks, self.stop, self.progress)
-            self.progress[0] = len(self.data)
-        finally:
-            self.finished.set()
-
-    def crc_until(self, offset):
-        """The CRC of the dump's first ``offset`` bytes."""
-        self.finished.wait()
-        k = offset // CHUNK
-        return crc64_chunk(self.marks[k], self.data, k * CHUNK, offset)
-
-    def close(self):
-        """Stop the thread; it must let go of the mapping before the mapping closes."""
-        self.stop[0] = 1
-        self.finished.wait()
-
-
-def crc_marks(data, marks, stop, progress):
-    """Fill ``marks`` with the CRC at every CHUNK boundary of ``data``, without the GIL.
-
-    ``progress[0]`` follows the bytes done; returns early once ``stop[0]`` is set.
-    """
-    view = data
-    out = marks
-    flag = stop
-    done = progress
-    n = len(data)
-    with cython.nogil:
-        crc = 0
-        at = 0
-        k = 1
-        while at + CHUNK <= n and flag[0] == 0:
-            crc = crc64_update(crc, view, at, at + CHUNK)
-            at += CHUNK
-            out[k] = crc
-            k += 1
-            done[0] = at
-
-
-RELEASE_EVERY = cython.declare(cython.Py_ssize_t, 64 << 20)
-
-
-def release_pages(mapping, start, length):
-    """Drop pages of a read-only file mapping from this process (the page cache keeps them)."""
-    import mmap
-
-    try:
-        mapping.madvise(mmap.MADV_DONTNEED, start, length)
-    except (AttributeError, ValueError, OSError):  # no madvise here: the pages just stay mapped
-        pass
-
-
-def background_pool():
-    """A helper thread of a compiled scan."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-scan")
-
-
-MADV_POPULATE_WRITE = cython.declare(cython.int, 23)  # Linux 5.14 and later
-PAGE = cython.declare(cython.Py_ssize_t, 4096)
-
-
-def warm_pages(regions):
-    """Have the kernel map and clear the pages of each ``(uint8 array, start, stop)`` byte region.
-
-    Runs on the helper thread, so that page faults on fresh column buffers cost
-    the scan loop nothing. MADV_POPULATE_WRITE faults pages in as a write would,
-    without writing, so it is safe while the scanner writes the same pages. A
-    kernel without it refuses, and the scan loop takes the faults itself.
-    """
-    for region in regions:
-        view = region[0]
-        start = region[1]
-        stop = region[2]
-        if stop > len(region[0]):
-            stop = len(region[0])
-        if start >= stop:
-            continue
-        first = cython.cast(cython.size_t, cython.address(view[start]))
-        last = first + cython.cast(cython.size_t, stop - start)
-        first = (first + PAGE - 1) & ~cython.cast(cython.size_t, PAGE - 1)
-        last = last & ~cython.cast(cython.size_t, PAGE - 1)
-        refused = 0
-        if last > first:
-            with cython.nogil:
-                refused = madvise(cython.cast(cython.p_void, first), last - first, MADV_POPULATE_WRITE)
-        if refused:
-            return False
-    return True
-
-
-def lazy_zeros(nbytes):
-    """A uint8 array of ``nbytes`` whose pages exist only once written (an anonymous mapping).
-
-    Big batch buffers are sized for the rows a database announces, and only
-    what is written costs memory.
-    """
-    import mmap
-
-    if not hasattr(mmap, "MAP_ANONYMOUS"):  # Windows: no anonymous private mappings
-        return np.zeros(nbytes, np.uint8)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # not Python's default MAP_SHARED: that is shmem
-    return np.frombuffer(mmap.mmap(-1, max(nbytes, 1), flags=flags), np.uint8)[:nbytes]
-
-
-def copy_forward(dst, src, n):
-    """Copy n bytes forward, eight at a time (compiled build only: dst and src are pointers).
-
-    Also right for an overlapping LZF reference that starts at least 8 bytes back.
-    A plain memcpy of a run this short costs more to start than to do.
-    """
-    while n >= 8:
-        memcpy(dst, src, 8)
-        dst += 8
-        src += 8
-        n -= 8
-    while n > 0:
-        dst[0] = src[0]
-        dst += 1
-        src += 1
-        n -= 1
-
-
-# What lzf_expand and lzf_measure return for damaged data (a length otherwise).
-LZF_TOO_LONG = cython.declare(cython.Py_ssize_t, -1)
-LZF_CUT = cython.declare(cython.Py_ssize_t, -2)
-LZF_BEFORE_START = cython.declare(cython.Py_ssize_t, -3)
-LZF_LITERAL_PAST_END = cython.declare(cython.Py_ssize_t, -4)
-LZF_SLACK = 64  # spare bytes after the output of lzf_expand
-# The most an LZF token can expand per byte it takes: a 3-byte back reference copies at
-# most 264 bytes, a 2-byte one 8, a literal run of 1 + n bytes gives n (src/lzf_d.c).
-LZF_MAX_RATIO = cython.declare(cython.ulonglong, 88)
-
-
-def lzf_expand(ip, clen, op, ulen):
-    """Decompress ``clen`` LZF bytes at ``ip`` into ``op``; compiled build only.
-
-    ``op`` has room for ``ulen + LZF_SLACK`` bytes: copies run in whole words
-    and may write up to 31 bytes past the data, never past ``ulen + LZF_SLACK``.
-    Returns the length produced, or an LZF_* code (src/lzf_d.c gives the token
-    layout). ``ip`` and ``op`` are pointers, so nothing here touches Python.
-    """
-    i = 0
-    o = 0
-    while i < clen:
-        ctrl = ip[i]
-        i += 1
-        if ctrl < 32:
-            run = ctrl + 1
-            if o + run > ulen or i + run > clen:
-                return LZF_TOO_LONG
-            if i + 32 <= clen:
-                memcpy(op + o, ip + i, 32)
-            else:  # the last literals: never read past the compressed data
-                copy_forward(op + o, ip + i, run)
-            o += run
-            i += run
-        else:
-            run = ctrl >> 5
-            if i >= clen:
-                return LZF_CUT
-            if run == 7:
-                run += ip[i]
-                i += 1
-                if i >= clen:
-                    return LZF_CUT
-            ref = o - ((ctrl & 0x1F) << 8) - ip[i] - 1
-            i += 1
-            run += 2
-            if ref < 0:
-                return LZF_BEFORE_START
-            if o + run > ulen:
-                return LZF_TOO_LONG
-            if o - ref >= 8:
-                k = 0
-                while k < run:
-                    memcpy(op + o + k, op + ref + k, 8)
-                    k += 8
-            else:  # a reference less than 8 bytes back repeats them one by one
-                k = 0
-                while k < run:
-                    op[o + k] = op[ref + k]
-                    k += 1
-            o += run
-    return o
-
-
-def lzf_measure(ip, clen, ulen, at):
-    """The length ``clen`` LZF bytes at ``ip`` expand to, without expanding them.
-
-    ``ip`` is a pointer in the compiled build, a memoryview as Python.
-
-    Returns the length, or an LZF_* code with ``at[0]`` set to where the damage
-    was found; stops with LZF_TOO_LONG as soon as the output passes ``ulen``.
-    """
-    i = 0
-    out = 0
-    while i < clen:
-        ctrl = ip[i]
-        i += 1
-        if ctrl < 32:
-            run = ctrl + 1
-            if i + run > clen:
-                at[0] = i
-                return LZF_LITERAL_PAST_END
-            i += run
-            out += run
-        else:
-            run = ctrl >> 5
-            if i >= clen:
-                at[0] = i
-                return LZF_CUT
-            if run == 7:
-                run += ip[i]
-                i += 1
-                if i >= clen:
-                    at[0] = i
-                    return LZF_CUT
-            distance = ((ctrl & 0x1F) << 8) + ip[i] + 1
-            i += 1
-            if distance > out:
-                at[0] = i
-                return LZF_BEFORE_START
-            out += run + 2
-        if out > ulen:
-            at[0] = i
-            return LZF_TOO_LONG
-    at[0] = i
-    return out
 
 
 def to_signed(v, nbytes):
@@ -561,27 +229,7 @@ def is_int_text(data, start, n):
     return v <= I64_MAX
 
 
-#: Bytes per row of the columns every row writes, in _new_columns order: db, key
-#: offsets, type, encoding, rdb_bytes, n_elements, max_element_bytes, offset, estimate.
-DENSE_WIDTHS = (4, 4, 1, 1, 8, 8, 8, 8, 8)
-MAX_COLUMN = 6
-
-
-def _empty_bytes(nbytes):
-    return np.empty(nbytes, np.uint8)
-
-
-def _zero_bytes(nbytes):
-    return np.zeros(nbytes, np.uint8)
-
-
-def warmed_columns(columns):
-    """``columns``, once their pages are faulted in (run on the helper thread)."""
-    warm_pages([(c, 0, len(c)) for c in columns])
-    return columns
-
-
-class Scanner:
+class Scanner(Columns):
     """Reads one dump from a binary stream and fills key-table columns.
 
     The caller (``rdbscope.rdb.scan``) drives it: ``read_header()`` once, then
@@ -593,6 +241,7 @@ class Scanner:
 
     def __init__(self, stream, batch_rows, verify_crc, relaxed_version, memory_model_for=None, whole=None,
                  contiguous=False):
+        Columns.__init__(self, contiguous)  # scan_batch still returns every batch_rows rows, for progress
         self.src = stream
         self.pos = 0
         self.base = 0
@@ -618,10 +267,7 @@ class Scanner:
         self.crc = 0
         self.crc_pos = 0
         self.relaxed_version = relaxed_version
-        self.kcap = 1 << 20
         self.module_ids = {}
-        self.string_costs = {}
-        self.run_shapes = {}  # string shapes seen by the pure-Python string runs
         self.sc_klen = -1  # the last string shape and its estimate (string_cost)
         self.sc_n = 0
         self.sc_enc = -1
@@ -632,12 +278,6 @@ class Scanner:
         self.scratch = bytearray(256)
         self.sview = self.scratch
         self.batch_rows = batch_rows
-        # Contiguous batches hold as many rows as the database announces (RESIZEDB),
-        # so a whole-dump table comes in a chunk or a few; scan_batch still returns
-        # every batch_rows rows, for progress.
-        self.contiguous = contiguous
-        self.cap = 0
-        self.full = False
         self.db_keys = 0
         self.next_cap = 1 << 20
         self.key_limit = (1 << 30) if contiguous else (256 << 20)
@@ -684,15 +324,10 @@ class Scanner:
         # The memory model is chosen from the AUX fields, so at the first key.
         self.memory_model_for = memory_model_for
         self.mm = None
-        self.estimating = True
         self.m_elems = 0
         self.m_blob = 0
         self.m_nodes = 0
         self.m_lzf = 0
-        # Each scan_batch allocates its own column buffers.
-        self.max_is_n = True
-        self.rows = 0
-        self.klen = 0
 
     # ------------------------------------------------------------------ columns
 
@@ -701,17 +336,17 @@ class Scanner:
         if self.contiguous:
             self.cap = self._contiguous_capacity()
             lazy = self.cap > 65536  # small batches: mappings cost more than they save
-            columns = self._new_columns(lazy_zeros if lazy else _empty_bytes, min(self.cap * 64, self.key_limit))
+            columns = self._new_columns(lazy_zeros if lazy else empty_bytes, min(self.cap * 64, self.key_limit))
             self._use_columns(columns, lazy)
             return
         self.cap = self.batch_rows
         if self._helper() is None:
-            self._use_columns(self._new_columns(_empty_bytes, self.kcap), False)
+            self._use_columns(self._new_columns(empty_bytes, self.kcap), False)
             return
         if self.warm_columns is None:
-            self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(_empty_bytes, self.kcap))
+            self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(empty_bytes, self.kcap))
         columns = self.warm_columns.result()
-        self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(_empty_bytes, self.kcap))
+        self.warm_columns = self.pool.submit(warmed_columns, self._new_columns(empty_bytes, self.kcap))
         self._use_columns(columns, False)
 
     def _helper(self):
@@ -764,129 +399,11 @@ class Scanner:
             release_pages(self.buf, self.released, RELEASE_EVERY)
             self.released += RELEASE_EVERY
 
-    def new_batch(self):
-        """Start a new batch after the caller took the full one."""
-        self.cap = 0
-        self.rows = 0
-        self.klen = 0
-        self.full = False
-
-    def _new_columns(self, alloc, key_bytes):
-        """The buffers every row of a batch of ``cap`` rows writes, from ``alloc(nbytes)``: db, key
-        offsets (one more than rows), type, encoding, sizes, counts, offset, estimate, and
-        ``key_bytes`` of keys (the other columns are written only for rows that have a value)."""
-        return [alloc(self.cap * width + (4 if i == 1 else 0)) for i, width in enumerate(DENSE_WIDTHS)] + [
-            alloc(key_bytes)]
-
-    def _use_columns(self, dense, lazy):
-        n = self.cap
-        bits = (n + 7) // 8
-        self.dense = dense
-        # a_* are the arrays (read by batches.py); c_* are typed views of them.
-        self.a_db = dense[0].view(np.int32)
-        self.a_koff = dense[1].view(np.int32)
-        self.a_type = dense[2].view(np.int8)
-        self.a_enc = dense[3].view(np.int8)
-        self.a_rdb_bytes = dense[4].view(np.uint64)
-        self.a_n = dense[5].view(np.uint64)
-        self.a_max = dense[6].view(np.uint64)
-        self.a_offset = dense[7].view(np.uint64)
-        self.a_est = dense[8].view(np.uint64)
-        self.keydata = dense[9]
-        self.kview = memoryview(self.keydata)
-        self.kcap = len(self.keydata)
-        if lazy:
-            empty = zeros = lazy_zeros
-        else:
-            empty = _empty_bytes
-            zeros = _zero_bytes
-        self.a_expire = empty(n * 8).view(np.int64)
-        self.a_lfu = empty(n)
-        self.a_idle = empty(n * 8).view(np.uint64)
-        self.a_module = empty(n * 4).view(np.int32)
-        self.a_ttl_fields = empty(n * 8).view(np.uint64)
-        self.a_est_fallback = zeros(bits)
-        # Validity bitmaps (Arrow layout: bit i set when row i is not null).
-        self.a_v_expire = zeros(bits)
-        self.a_v_counts = zeros(bits)
-        self.a_v_lfu = zeros(bits)
-        self.a_v_idle = zeros(bits)
-        self.a_v_module = zeros(bits)
-        self.a_v_ttl_fields = zeros(bits)
-        # Memoryviews: what the compiled build types them as, and faster to index as Python.
-        self.c_db = memoryview(self.a_db)
-        self.c_koff = memoryview(self.a_koff)
-        self.c_type = memoryview(self.a_type)
-        self.c_enc = memoryview(self.a_enc)
-        self.c_expire = memoryview(self.a_expire)
-        self.c_rdb_bytes = memoryview(self.a_rdb_bytes)
-        self.c_n = memoryview(self.a_n)
-        self.c_max = memoryview(self.a_max)
-        self.c_lfu = memoryview(self.a_lfu)
-        self.c_idle = memoryview(self.a_idle)
-        self.c_offset = memoryview(self.a_offset)
-        self.c_module = memoryview(self.a_module)
-        self.c_ttl_fields = memoryview(self.a_ttl_fields)
-        self.c_est = memoryview(self.a_est)
-        self.c_est_fallback = memoryview(self.a_est_fallback)
-        self.c_v_expire = memoryview(self.a_v_expire)
-        self.c_v_counts = memoryview(self.a_v_counts)
-        self.c_v_lfu = memoryview(self.a_v_lfu)
-        self.c_v_idle = memoryview(self.a_v_idle)
-        self.c_v_module = memoryview(self.a_v_module)
-        self.c_v_ttl_fields = memoryview(self.a_v_ttl_fields)
-        self.nulls_expire = 0
-        self.nulls_counts = 0
-        self.nulls_lfu = 0
-        self.nulls_idle = 0
-        self.nulls_module = 0
-        self.nulls_ttl_fields = 0
-        self.nulls_est = 0
-        # While every row's largest element is its element count (all strings, say), the
-        # max column is not written and the batch shares the count column's buffer.
-        self.max_is_n = True
-        self.klen = 0
-        self.rows = 0
-        self.c_koff[0] = 0
-
-    def keep_rows_before(self, offset):
-        """Drop the batch's rows that end past ``offset``: a dump cut there under the scan
-        gave them bytes that are not the dump's."""
-        rows = self.rows
-        ends = self.a_offset[:rows] + self.a_rdb_bytes[:rows]
-        n = int(np.searchsorted(ends, offset, side="right"))
-        if n == rows:
-            return
-        self.rows = n
-        self.klen = int(self.a_koff[n])
-        self.full = False
-
-        def nulls(bitmap):
-            return n - int(np.unpackbits(bitmap[: (n + 7) // 8], bitorder="little")[:n].sum())
-
-        self.nulls_expire = nulls(self.a_v_expire)
-        self.nulls_counts = nulls(self.a_v_counts)
-        self.nulls_lfu = nulls(self.a_v_lfu)
-        self.nulls_idle = nulls(self.a_v_idle)
-        self.nulls_module = nulls(self.a_v_module)
-        self.nulls_ttl_fields = nulls(self.a_v_ttl_fields)
-        self.nulls_est = 0 if self.estimating else n
-
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
         if self.klen + n > self.kcap:
             self._grow_keys(self.klen + n)
         return self.klen
-
-    def _grow_keys(self, need):
-        cap = self.kcap
-        while cap < need:
-            cap *= 2
-        grown = lazy_zeros(cap) if self.contiguous else np.empty(cap, np.uint8)
-        grown[: self.klen] = self.keydata[: self.klen]
-        self.kview = memoryview(grown)
-        self.keydata = grown
-        self.kcap = cap
 
     # ------------------------------------------------------------------ errors
 
@@ -1278,65 +795,18 @@ class Scanner:
             self.sview = None
             self.scratch = bytearray(ulen + LZF_SLACK)
             self.sview = self.scratch
-        if cython.compiled and clen > 0 and ulen > 0:
-            got = lzf_expand(cython.address(self.view[self.pos]), clen, cython.address(self.sview[0]), ulen)
-            if got < 0:
-                self.lzf_fail(got, ulen)
-            if got != ulen:
-                self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
-            self.pos += clen
-            return 0
-        src = self.view
-        out = self.sview
-        ip = self.pos
-        in_end = self.pos + clen
-        op = 0
-        while ip < in_end:
-            ctrl = src[ip]
-            ip += 1
-            if ctrl < 32:
-                run = ctrl + 1
-                if op + run > ulen or ip + run > in_end:
-                    self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
-                if cython.compiled:
-                    copy_forward(cython.address(out[op]), cython.address(src[ip]), run)
-                else:  # slices are what is fast in Python
-                    out[op:op + run] = src[ip:ip + run]
-                op += run
-                ip += run
-            else:
-                run = ctrl >> 5
-                if ip >= in_end:
-                    self.fail(RdbFormatError, "LZF data cut inside a back reference")
-                if run == 7:
-                    run += src[ip]
-                    ip += 1
-                    if ip >= in_end:
-                        self.fail(RdbFormatError, "LZF data cut inside a back reference")
-                ref = op - ((ctrl & 0x1F) << 8) - src[ip] - 1
-                ip += 1
-                run += 2
-                if ref < 0:
-                    self.fail(RdbFormatError, "LZF back reference before the start of the data")
-                if op + run > ulen:
-                    self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
-                if cython.compiled:
-                    if op - ref >= 8:
-                        copy_forward(cython.address(out[op]), cython.address(out[ref]), run)
-                    else:  # a reference less than 8 bytes back repeats them one by one
-                        i = 0
-                        while i < run:
-                            out[op + i] = out[ref + i]
-                            i += 1
-                elif ref + run <= op:  # slices are what is fast in Python
-                    out[op:op + run] = out[ref:ref + run]
-                else:  # an overlapping reference repeats the bytes between ref and op
-                    pattern = bytes(out[ref:op])
-                    out[op:op + run] = (pattern * (run // len(pattern) + 1))[:run]
-                op += run
-        if op != ulen:
-            self.fail(RdbFormatError, f"LZF data decompresses to {op} bytes, {ulen} announced")
-        self.pos = in_end
+        got = 0
+        if clen > 0:
+            if cython.compiled:
+                got = lzf_expand(cython.address(self.view[self.pos]), clen, cython.address(self.sview[0]), ulen)
+            else:  # the same loop, over views instead of pointers
+                got = lzf_expand(memoryview(self.view)[self.pos:self.pos + clen], clen, memoryview(self.sview), ulen)
+        if got < 0:
+            self.lzf_fail(got, ulen)
+        if got != ulen:
+            self.fail(RdbFormatError, f"LZF data decompresses to {got} bytes, {ulen} announced")
+        self.pos += clen
+        return 0
 
     # ------------------------------------------------------------------ compact blobs
 
@@ -1579,11 +1049,6 @@ class Scanner:
 
     def walk_packed(self, start, length, group, listpack):
         """Walk every entry of a listpack or ziplist, folding them into elements of ``group``."""
-        if not cython.compiled and listpack:
-            figures = walk_listpack(self.blob, start, length, group)
-            if figures is not None:
-                self.w_n, self.w_max, self.w_ttl = figures
-                return 0
         count = self.packed_header(start, length, listpack)
         stop = start + length - 1
         p = start + (6 if listpack else 10)
@@ -1714,10 +1179,6 @@ class Scanner:
             mx = 0
             i = 0
             while i < n:
-                if not cython.compiled:  # as Python, the plain members are read in one loop
-                    i, mx = strings_run(self, i, n, mx, False, 0, self.mm.set_member)
-                    if i == n:
-                        break
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
@@ -1732,10 +1193,6 @@ class Scanner:
             mx = 0
             i = 0
             while i < n:
-                if not cython.compiled:  # as Python, the plain members are read in one loop
-                    i, mx = strings_run(self, i, n, mx, False, rdbtype, self.mm.zset_member)
-                    if i == n:
-                        break
                 self.skip_string(False)
                 if self.slen > mx:
                     mx = self.slen
@@ -1837,10 +1294,6 @@ class Scanner:
         ttl = 0
         i = 0
         while i < n:
-            if not cython.compiled and ttl_mode == 0:  # as Python, the plain pairs are read in one loop
-                i, mx = strings_run(self, i, n, mx, True, 0, self.mm.hash_pair)
-                if i == n:
-                    break
             field_ttl = False
             if ttl_mode == 1 or ttl_mode == 2:
                 if self.read_plain_len() != 0:
@@ -2408,31 +1861,19 @@ class Scanner:
             self.lfu = -1
             self.idle = -1
             self.prefix_start = -1
-            if not cython.compiled and self.value_type == 0:  # strings come in runs: read the rest in one go
-                string_run(self, stop, is_int_text)
         return self.rows - first
 
     def string_cost(self):
         """The model's estimate of the current string key, remembered by its inputs.
 
         String keys come in few shapes (key length, value length, encoding,
-        expiry), and neighbours often share one: the last shape is kept, and as
-        Python, where the model's chain of calls costs more than reading the key,
-        every shape seen.
+        expiry), and neighbours often share one: the last shape is kept.
         """
         has_expire = self.expire_ms != NO_EXPIRE
         if (self.cur_klen == self.sc_klen and self.r_n == self.sc_n and self.r_enc == self.sc_enc
                 and has_expire == self.sc_expire):
             return self.sc_est
-        est = 0
-        shape = None
-        if not cython.compiled:
-            shape = (self.cur_klen, has_expire, self.r_enc, self.r_n)
-            est = self.string_costs.get(shape, 0)
-        if est == 0:
-            est = self.mm.estimate(self.cur_klen, has_expire, T_STRING, self.r_enc, 0, self.r_n, 0, 0, 0, 0)
-            if not cython.compiled and len(self.string_costs) < 65536:
-                self.string_costs[shape] = est
+        est = self.mm.estimate(self.cur_klen, has_expire, T_STRING, self.r_enc, 0, self.r_n, 0, 0, 0, 0)
         self.sc_klen = self.cur_klen
         self.sc_n = self.r_n
         self.sc_enc = self.r_enc
@@ -2480,9 +1921,3 @@ def _double_text(raw):
     if text.endswith(".0"):
         text = text[: len(text) - 2]
     return text
-
-
-if not cython.compiled:
-    from ._pure_listpack import walk_listpack
-    from ._pure_members import strings_run
-    from ._pure_runs import string_run

@@ -1,4 +1,4 @@
-"""Runs of string keys, which the pure-Python build reads in one loop, against a live server.
+"""Runs of string keys against a live server, in both builds.
 
 The dump mixes every string shape a run may meet or must stop at: small and
 wide integers, text that looks like an integer but does not load as one, keys

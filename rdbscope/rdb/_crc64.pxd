@@ -1,0 +1,20 @@
+# C types for _crc64.py ("pure Python mode"); _scan.pxd cimports what the scanner calls.
+
+import cython
+
+ctypedef unsigned long long u64
+
+cdef object CRC_TABLES
+cdef const u64[::1] CRC_VIEW
+cdef object np
+cdef Py_ssize_t MARK_EVERY, LANE_BYTES, MIN_LANES
+
+@cython.locals(t="const u64[::1]", i=Py_ssize_t, x=u64, k=int)
+cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop) noexcept nogil
+
+@cython.locals(view="const unsigned char[::1]")
+cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
+
+@cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]",
+               done="long long[::1]", n=Py_ssize_t, crc=u64, at=Py_ssize_t, k=Py_ssize_t)
+cpdef object crc_marks(object data, object marks, object stop, object progress)

@@ -1,0 +1,241 @@
+"""CRC-64/Jones, the checksum of an RDB dump's trailer (src/crc64.c), and the threads that run it.
+
+Compiled with ``_crc64.pxd``, ``crc64_update`` runs without the GIL and the
+scanner calls it as a C function. Run as Python, a long run goes through
+numpy lanes instead (``_crc64_lanes``): byte loops in Python are too slow for
+whole dumps, and the Python build must still verify them.
+"""
+
+try:
+    import cython
+except ImportError:  # running as Python without Cython installed
+    from . import _cython_shim as cython
+if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
+    from . import _cython_shim as cython
+
+import numpy as np
+
+from ._pages import background_pool
+
+#: The CRC is recorded at every MARK_EVERY bytes of a mapped dump.
+MARK_EVERY = cython.declare(cython.Py_ssize_t, 1 << 20)
+
+
+def _crc64_tables():
+    """Slice-by-8 tables of the reflected CRC-64/Jones that Redis's crc64.c uses."""
+    import array
+
+    poly = 0x95AC9329AC4BC9B5
+    base = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+        base.append(crc)
+    tables = list(base)
+    prev = base
+    for _ in range(7):
+        prev = [(v >> 8) ^ base[v & 0xFF] for v in prev]
+        tables.extend(prev)
+    return array.array("Q", tables)
+
+
+CRC_TABLES = _crc64_tables()
+CRC_VIEW = CRC_TABLES
+
+
+def crc64_update(crc, data, start, stop):
+    """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
+    t = CRC_VIEW
+    i = start
+    if not cython.compiled and stop - start >= LANE_BYTES * MIN_LANES:
+        crc, done = _crc64_lanes(crc, data, start, stop)
+        i = start + done
+    while i + 8 <= stop:
+        x = 0
+        k = 7
+        while k >= 0:
+            x = (x << 8) | data[i + k]
+            k -= 1
+        x ^= crc
+        crc = (t[1792 + (x & 0xFF)] ^ t[1536 + ((x >> 8) & 0xFF)] ^ t[1280 + ((x >> 16) & 0xFF)]
+               ^ t[1024 + ((x >> 24) & 0xFF)] ^ t[768 + ((x >> 32) & 0xFF)] ^ t[512 + ((x >> 40) & 0xFF)]
+               ^ t[256 + ((x >> 48) & 0xFF)] ^ t[x >> 56])
+        i += 8
+    while i < stop:
+        crc = t[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
+        i += 1
+    return crc
+
+
+def crc64_chunk(crc, data, start, stop):
+    """crc64_update for another thread: the compiled build releases the GIL."""
+    view = data
+    with cython.nogil:
+        crc = crc64_update(crc, view, start, stop)
+    return crc
+
+
+def crc_marks(data, marks, stop, progress):
+    """Fill ``marks`` with the CRC at every MARK_EVERY boundary of ``data``, without the GIL.
+
+    ``progress[0]`` follows the bytes done; returns early once ``stop[0]`` is set.
+    """
+    view = data
+    out = marks
+    flag = stop
+    done = progress
+    n = len(data)
+    with cython.nogil:
+        crc = 0
+        at = 0
+        k = 1
+        while at + MARK_EVERY <= n and flag[0] == 0:
+            crc = crc64_update(crc, view, at, at + MARK_EVERY)
+            at += MARK_EVERY
+            out[k] = crc
+            k += 1
+            done[0] = at
+
+
+class CrcWorker:
+    """Checksums the chunks the scanner reads on a second thread.
+
+    Each chunk is copied as it arrives and checksummed in order. The CRC state
+    before each chunk is kept for the chunks still in the scanner's buffer, so
+    the CRC up to the start of the trailer (which may sit mid-chunk, with more
+    bytes after it) is finished from the chunk that holds it.
+    """
+
+    def __init__(self):
+        self.pool = background_pool()
+        self.crc = 0
+        self.chunks = []  # futures of (start offset, CRC before, data)
+
+    def _run(self, start, data):
+        before = self.crc
+        self.crc = crc64_chunk(before, data, 0, len(data))
+        return start, before, data
+
+    def feed(self, start, data, keep_from):
+        """Queue ``data``, which sits at ``start`` in the dump; forget chunks ending before ``keep_from``."""
+        self.chunks = [f for f in self.chunks if not f.done() or f.result()[0] + len(f.result()[2]) > keep_from]
+        self.chunks.append(self.pool.submit(self._run, start, data))
+
+    def crc_until(self, offset):
+        """The CRC of the dump's first ``offset`` bytes."""
+        for future in self.chunks:
+            start, before, data = future.result()
+            if start <= offset < start + len(data):
+                return crc64_chunk(before, data, 0, offset - start)
+        return self.crc
+
+    def close(self):
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class WholeCrc:
+    """Checksums a dump that is mapped whole, on a second thread, as the scan runs.
+
+    It records the CRC at every MARK_EVERY boundary, so the CRC up to the trailer
+    is finished from the stretch that holds it, and publishes how far it got, so
+    the scanner drops from the mapping only pages both have read.
+    """
+
+    def __init__(self, data):
+        import threading
+
+        self.data = data
+        self.marks = np.zeros(len(data) // MARK_EVERY + 1, np.uint64)  # marks[k]: CRC of the first k * MARK_EVERY bytes
+        self.stop = np.zeros(1, np.uint8)  # set to ask the thread to stop early
+        self.progress = np.zeros(1, np.int64)  # bytes checksummed so far
+        self.finished = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            crc_marks(self.data, self.marks, self.stop, self.progress)
+            self.progress[0] = len(self.data)
+        finally:
+            self.finished.set()
+
+    def crc_until(self, offset):
+        """The CRC of the dump's first ``offset`` bytes."""
+        self.finished.wait()
+        k = offset // MARK_EVERY
+        return crc64_chunk(self.marks[k], self.data, k * MARK_EVERY, offset)
+
+    def close(self):
+        """Stop the thread; it must let go of the mapping before the mapping closes."""
+        self.stop[0] = 1
+        self.finished.wait()
+
+
+# ---------------------------------------------------------------- the Python build's long runs
+#
+# CRC is linear over GF(2), so a run is cut into lanes that are checksummed side
+# by side, one 16-bit word of every lane per numpy step, and the lane CRCs are
+# then chained: crc(A + B) = shift(crc(A), len(B)) ^ crc(B), where shift feeds
+# len(B) zero bytes through the CRC register, a linear map applied here with
+# eight byte-wise lookup tables.
+
+LANE_BYTES = 512
+MIN_LANES = 64
+_LANE_TABLES = []  # (65536-entry two-byte table, shift tables), built on first use
+
+
+def _lane_tables():
+    if _LANE_TABLES:
+        return _LANE_TABLES[0]
+    table = np.frombuffer(CRC_TABLES.tobytes(), dtype=np.uint64)[:256].copy()
+    base = [int(v) for v in table]
+
+    def feed_zeros(x, n):
+        for _ in range(n):
+            x = base[x & 0xFF] ^ (x >> 8)
+        return x
+
+    # Two bytes at once: feeding lo then hi from state 0, the CRC's linearity does the rest.
+    words = np.arange(65536, dtype=np.uint64)
+    after_lo = table[words & np.uint64(0xFF)]
+    table16 = table[(after_lo ^ (words >> np.uint64(8))) & np.uint64(0xFF)] ^ (after_lo >> np.uint64(8))
+    images = [feed_zeros(1 << bit, LANE_BYTES) for bit in range(64)]
+    shift = []
+    for k in range(8):
+        row = []
+        for b in range(256):
+            v = 0
+            for bit in range(8):
+                if b >> bit & 1:
+                    v ^= images[8 * k + bit]
+            row.append(v)
+        shift.append(row)
+    _LANE_TABLES.append((table16, shift))
+    return table16, shift
+
+
+def _crc64_lanes(crc, data, start, stop):
+    """The CRC of the whole lanes of ``data[start:stop]`` continuing from ``crc``; returns (crc, bytes done)."""
+    lanes_count = (stop - start) // LANE_BYTES
+    table16, shift = _lane_tables()
+    # Little-endian 16-bit words: the low byte is the one that comes first.
+    view = np.frombuffer(data, dtype="<u2", count=lanes_count * LANE_BYTES // 2, offset=start)
+    lanes = np.ascontiguousarray(view.reshape(lanes_count, LANE_BYTES // 2).T).astype(np.uint64)
+    state = np.zeros(lanes_count, dtype=np.uint64)
+    state[0] = crc  # the running CRC enters through the first lane
+    index = np.empty(lanes_count, dtype=np.uint64)
+    low = np.uint64(0xFFFF)
+    sixteen = np.uint64(16)
+    for column in lanes:
+        np.bitwise_xor(state, column, out=index)
+        np.bitwise_and(index, low, out=index)
+        fed = table16.take(index.view(np.int64))
+        np.right_shift(state, sixteen, out=state)
+        np.bitwise_xor(state, fed, out=state)
+    crc = 0
+    for lane_crc in state.tolist():
+        crc = (shift[0][crc & 0xFF] ^ shift[1][crc >> 8 & 0xFF] ^ shift[2][crc >> 16 & 0xFF]
+               ^ shift[3][crc >> 24 & 0xFF] ^ shift[4][crc >> 32 & 0xFF] ^ shift[5][crc >> 40 & 0xFF]
+               ^ shift[6][crc >> 48 & 0xFF] ^ shift[7][crc >> 56]) ^ lane_crc
+    return crc, lanes_count * LANE_BYTES
