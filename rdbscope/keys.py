@@ -106,6 +106,8 @@ def load(source, **options) -> KeyTable:
         InputError: a Parquet file that is not a keys table written by rdbscope; a path that
             does not exist; a directory without dumps; a glob that matches nothing.
     """
+    if not isinstance(source, (str, os.PathLike, list, tuple)):  # a binary file object
+        return load_one(source, **options)
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source) and not os.path.isdir(source):
         return load_one(source, **options)
     paths = input_paths(source)
