@@ -79,19 +79,33 @@ def _innermost_rdbscope_frame(exc):
     return f"{(os.sep + frame.filename).rpartition(package)[2]}:{frame.lineno} {frame.name}"
 
 
+def _read_every_way(data, path, implementation):
+    """Read the dump from memory as a stream (what stdin and compressed dumps take) and from the
+    file, which the compiled build maps; each by load() (batches presized for a whole database)
+    and by scan() as `rdbscope scan` reads (small batches, on_error="stop"). Return the first
+    RdbError met, or None; anything else propagates."""
+    first_error = None
+    for source in [io.BytesIO, lambda _data: path] if path is not None else [io.BytesIO]:
+        try:
+            rdbscope.load(source(data), verify_crc=False, implementation=implementation)
+        except rdbscope.RdbError as exc:
+            first_error = first_error or exc
+        try:
+            for _batch in rdbscope.scan(source(data), verify_crc=False, batch_rows=64, on_error="stop",
+                                        implementation=implementation):
+                pass
+        except rdbscope.RdbError as exc:
+            first_error = first_error or exc
+    return first_error
+
+
 def _child(connection, data, path, implementation, memory_limit):
     resource.setrlimit(resource.RLIMIT_AS, (_mapped_bytes() + memory_limit, resource.RLIM_INFINITY))
     rss_before = _peak_rss_bytes()
     started = time.perf_counter()
     try:
-        # From memory as a stream (what stdin and compressed dumps take), then from the file,
-        # which the compiled build maps and reads in place.
-        rdbscope.load(io.BytesIO(data), verify_crc=False, implementation=implementation)
-        if path is not None:
-            rdbscope.load(path, verify_crc=False, implementation=implementation)
-        kind, detail, where = OK, "", ""
-    except rdbscope.RdbError as exc:
-        kind, detail, where = RDB_ERROR, f"{type(exc).__name__}: {exc}", ""
+        error = _read_every_way(data, path, implementation)
+        kind, detail, where = (OK, "", "") if error is None else (RDB_ERROR, f"{type(error).__name__}: {error}", "")
     except Exception as exc:  # noqa: BLE001  (the failures this module is here to catch)
         out_of_memory = isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
         kind = MEMORY if out_of_memory else EXCEPTION

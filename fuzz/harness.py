@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Coverage-guided fuzzing of the scanner (its Python build) with atheris, which is libFuzzer.
 
-Each input is a whole dump, loaded with ``verify_crc=False`` so that mutations are not all
-stopped by the checksum. ``RdbError`` is the expected way for a bad dump to fail; anything else
+Each input is a whole dump, read with ``verify_crc=False`` so that mutations are not all
+stopped by the checksum: by ``load()`` when its length is even, by ``scan()`` in small batches
+with ``on_error="stop"`` when odd (fuzz/bounded.py replays both ways). ``RdbError`` is the expected way for a bad dump to fail; anything else
 raised, a signal, a timeout or running out of memory is a failure that libFuzzer saves.
 rdbscope runs from its .py sources (``RDBSCOPE_PUREPYTHON=1``, and the compiled extensions are
 not even imported), so atheris can instrument every module; ``fuzz/replay.py`` then runs what the
@@ -10,6 +11,7 @@ campaign saved on the compiled build. Run from the checkout's root, one process,
 
     python fuzz/make_seeds.py /tmp/fuzz-seeds
     nice -n 10 fuzz/harness.py /tmp/fuzz-corpus /tmp/fuzz-seeds -artifact_prefix=/tmp/fuzz-failures/ \\
+        -dict=fuzz/rdb.dict \\
         -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \\
         -max_len=16384 -timeout=10 -rss_limit_mb=3072 -print_final_stats=1 -max_total_time=3600
 
@@ -78,7 +80,11 @@ assert rdbscope.rdb.IMPLEMENTATION == "python" and "cython" not in rdbscope.rdb.
 
 def test_one_input(data):
     try:
-        rdbscope.load(io.BytesIO(data), verify_crc=False)
+        if len(data) % 2:  # as `rdbscope scan` reads: small batches, keep what came before damage
+            for _batch in rdbscope.scan(io.BytesIO(data), verify_crc=False, batch_rows=64, on_error="stop"):
+                pass
+        else:  # as load() and the reports read: batches presized for the whole database
+            rdbscope.load(io.BytesIO(data), verify_crc=False)
     except rdbscope.RdbError:
         pass
 
