@@ -38,7 +38,7 @@ class Outcome:
 
     kind: "ok", "rdb-error" (both fine), or the failures "exception", "memory", "signal", "timeout".
     detail: the exception's type and message, or the signal's name.
-    where: for an exception, the innermost rdbscope frame (file:line function).
+    where: for an exception, the innermost rdbscope frame (file:line function) and its caller.
     seconds: time the load took (the limit plus the stop margin for a stopped one).
     rss_growth_bytes: how much the child's peak resident memory grew during the load.
     """
@@ -76,7 +76,9 @@ def _innermost_rdbscope_frame(exc):
     if not frames:
         return ""
     frame = frames[-1]
-    return f"{(os.sep + frame.filename).rpartition(package)[2]}:{frame.lineno} {frame.name}"
+    where = f"{(os.sep + frame.filename).rpartition(package)[2]}:{frame.lineno} {frame.name.rpartition('.')[2]}"
+    # The caller too: one allocation site reached from several readers is several defects.
+    return where + "".join(f" < {caller.name.rpartition('.')[2]}" for caller in frames[-2:-1])
 
 
 def _read_every_way(data, path, implementation):
