@@ -35,7 +35,7 @@ def extensions():
     except ImportError:
         return []
     return cythonize(
-        ["rdbscope/rdb/_memory.py", "rdbscope/rdb/_scan.py", "rdbscope/rdb/_slots.py"],
+        ["rdbscope/rdb/_mapguard.py", "rdbscope/rdb/_memory.py", "rdbscope/rdb/_scan.py", "rdbscope/rdb/_slots.py"],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

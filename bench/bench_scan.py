@@ -21,6 +21,7 @@ Contenders:
 
 ``rdbscope-compiled``  ``rdbscope.load(dump)`` with the Cython reader
 ``rdbscope-no-memory`` the same with ``estimate_memory=False``: the memory model's cost
+``rdbscope-streamed``  the same, the file read through a buffer instead of mapped
 ``rdbscope-pure``      the same with ``RDBSCOPE_PUREPYTHON=1`` (pure Python)
 ``rdbscope-parquet``   the CLI, ``rdbscope scan DUMP -o OUT.parquet``
 ``rdb-py``             rdb-py's ``RdbDecoder``, iterated over every item
@@ -72,9 +73,16 @@ expected = sys.argv[2]
 import rdbscope, rdbscope.rdb
 assert rdbscope.rdb.IMPLEMENTATION == expected, (
     f"rdbscope.rdb.IMPLEMENTATION is {rdbscope.rdb.IMPLEMENTATION!r}, expected {expected!r}")
-estimate = len(sys.argv) < 4 or sys.argv[3] != "no-memory"
+mode = sys.argv[3] if len(sys.argv) > 3 else ""
+source = sys.argv[1]
+if mode == "streamed":  # read through a buffer, as a file that cannot be mapped is
+    import io
+    class Unmappable(io.FileIO):
+        def fileno(self):
+            raise io.UnsupportedOperation("not mapped")
+    source = Unmappable(sys.argv[1])
 t0 = time.perf_counter()
-t = rdbscope.load(sys.argv[1], estimate_memory=estimate)
+t = rdbscope.load(source, estimate_memory=mode != "no-memory")
 n = t.num_rows
 seconds = time.perf_counter() - t0
 print("@@BENCH " + json.dumps({"keys": n, "seconds": seconds}))
@@ -197,6 +205,12 @@ def make_contenders(args: argparse.Namespace) -> list[Contender]:
             unset_env=("RDBSCOPE_PUREPYTHON",),
         ),
         Contender(
+            "rdbscope-streamed",
+            lambda dump, tmp: [py, "-c", RDBSCOPE_LOAD, str(dump), "cython", "streamed"],
+            probe=[py, "-c", RDBSCOPE_PROBE, "cython"],
+            unset_env=("RDBSCOPE_PUREPYTHON",),
+        ),
+        Contender(
             "rdbscope-pure",
             lambda dump, tmp: [py, "-c", RDBSCOPE_LOAD, str(dump), "python"],
             probe=[py, "-c", RDBSCOPE_PROBE, "python"],
@@ -228,8 +242,8 @@ def make_contenders(args: argparse.Namespace) -> list[Contender]:
     return contenders
 
 
-CONTENDER_NAMES = ["rdbscope-compiled", "rdbscope-no-memory", "rdbscope-pure", "rdbscope-parquet", "rdb-py",
-                   "rdbtools-tikon"]
+CONTENDER_NAMES = ["rdbscope-compiled", "rdbscope-no-memory", "rdbscope-streamed", "rdbscope-pure",
+                   "rdbscope-parquet", "rdb-py", "rdbtools-tikon"]
 
 
 # ---------------------------------------------------------------------------
@@ -395,7 +409,8 @@ def speedup(fast: Result | None, slow: Result | None) -> str:
 
 
 RATIOS = [("rdbscope-compiled", "rdb-py"), ("rdbscope-compiled", "rdbtools-tikon"),
-          ("rdbscope-pure", "rdb-py"), ("rdbscope-compiled", "rdbscope-no-memory")]
+          ("rdbscope-pure", "rdb-py"), ("rdbscope-compiled", "rdbscope-no-memory"),
+          ("rdbscope-compiled", "rdbscope-streamed")]
 
 
 def print_table(dump: Path, results: list[Result]) -> None:

@@ -6,7 +6,8 @@
 """
 
 
-from ..errors import RdbError, RdbFormatError
+from ..errors import RdbError, RdbFormatError, RdbTruncatedError
+from . import _mapguard
 from ._builds import compiled_module, pure_python_forced, python_module
 from .dump_info import DumpInfo
 from .batches import build_batch
@@ -97,8 +98,12 @@ class Scan:
         with Source(self._source_arg) as src:
             self.info.path = src.name
             self.info.compression = src.compression
-            # The compiled scanner reads a plain dump file mapped in memory, without copies.
+            # The compiled scanner reads a plain dump file mapped in memory, without copies,
+            # where a truncation of the file under the scan can be caught (_mapguard).
             whole = src.mapped() if self._module is not _load_python_scanner() else None
+            slot = _mapguard.guard(whole) if whole is not None else -1
+            if slot < 0:
+                whole = None
             scanner = self._module.Scanner(src.stream, self._batch_rows, self._verify_crc,
                                            self._relaxed_version, self._memory_model_for, whole,
                                            self._contiguous)
@@ -106,11 +111,14 @@ class Scan:
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
             scanner.estimating = self._estimate_memory
+            size = src.size if src.compression is None else None  # a plain file's, to see it shrink
             try:
                 scanner.read_header()
+                _raise_if_shrunk(src, slot, size)
                 self.info.update_from(scanner)
                 while not scanner.done:
                     scanner.scan_batch()
+                    _raise_if_shrunk(src, slot, size)
                     self.info.update_from(scanner)
                     if self._on_progress is not None:
                         self._on_progress(src.position() or scanner.bytes_read(), src.size)
@@ -118,18 +126,45 @@ class Scan:
                         yield build_batch(scanner, scanner.rows)
                         scanner.new_batch()
             except RdbError as exc:
-                exc.with_path(src.name)
+                error = _shrunk(src, slot, size) or exc
+                if error is not exc:  # what was read past the cut is not the dump's
+                    scanner.keep_rows_before(error.offset)
+                error.with_path(src.name)
                 if self._on_error == "raise" or scanner.version == 0:
-                    raise
-                self.info.stopped_by = exc
-                self.info.truncated_at = exc.offset
+                    raise error from None
+                self.info.stopped_by = error
+                self.info.truncated_at = error.offset
                 if scanner.rows:  # the keys of the batch the damage cut short
                     yield build_batch(scanner, scanner.rows)
             finally:
                 scanner.close()
+                _mapguard.release(slot)
                 self.info.update_from(scanner)
                 if self._estimate_memory:
                     self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
+
+
+def _raise_if_shrunk(src, slot, size):
+    error = _shrunk(src, slot, size)
+    if error is not None:
+        raise error
+
+
+def _shrunk(src, slot, size):
+    """The error for a dump file of ``size`` bytes that another process truncated under the scan, or None.
+
+    A mapped dump's guard (``slot``) says where the scan found its pages gone; the
+    file's size now says where it ends, whichever build reads it.
+    """
+    if size is None:
+        return None
+    at = _mapguard.cut(slot)
+    now = src.current_size()
+    if at < 0 and (now is None or now >= size):
+        return None
+    if at < 0 or (now is not None and now < at):
+        at = now
+    return RdbTruncatedError("dump ends early: the file was truncated during the scan", at, context="file")
 
 
 def scan(source, **options):

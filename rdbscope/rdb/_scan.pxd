@@ -36,6 +36,7 @@ cpdef object warm_pages(object regions)
 cdef void copy_forward(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
 
 cdef Py_ssize_t LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END
+cdef u64 LZF_MAX_RATIO
 
 @cython.locals(i=Py_ssize_t, o=Py_ssize_t, ctrl=int, run=Py_ssize_t, ref=Py_ssize_t, k=Py_ssize_t)
 cdef Py_ssize_t lzf_expand(const unsigned char *ip, Py_ssize_t clen, unsigned char *op,
@@ -233,6 +234,8 @@ cdef class Scanner:
     @cython.locals(enc=u64, clen=u64, ulen=u64, n=u64)
     cdef object read_bytes_object(self)
 
+    cdef int check_lzf_claim(self, u64 clen, u64 ulen) except -1
+
     @cython.locals(stop=i64, out=u64, ctrl=int, run=u64, distance=u64, got=Py_ssize_t, at=Py_ssize_t)
     cdef int check_lzf(self, u64 clen, u64 ulen) except -1
 
@@ -244,6 +247,9 @@ cdef class Scanner:
 
     @cython.locals(clen=u64, ulen=u64, n=u64)
     cdef int walk_blob(self, int kind, int group) except -1
+
+    @cython.locals(p=Py_ssize_t, run=Py_ssize_t, total=u64)
+    cdef int decompress_blob(self, int kind, u64 clen, u64 ulen) except -1
 
     cdef int _walk(self, Py_ssize_t start, Py_ssize_t length, int kind,
                    int group) except -1
@@ -270,6 +276,8 @@ cdef class Scanner:
 
     @cython.locals(width=u64, count=u64, v=u64, i=int, n=int, k=int, p=Py_ssize_t)
     cdef int walk_intset(self, Py_ssize_t start, Py_ssize_t length) except -1
+
+    cdef int check_intset_header(self, u64 width, u64 count, u64 length) except -1
 
     @cython.locals(stop=Py_ssize_t, p=Py_ssize_t, n=u64, pair=u64, side=int, b=int, ln=u64, ln_free=int,
                    count=int)

@@ -402,6 +402,9 @@ LZF_CUT = cython.declare(cython.Py_ssize_t, -2)
 LZF_BEFORE_START = cython.declare(cython.Py_ssize_t, -3)
 LZF_LITERAL_PAST_END = cython.declare(cython.Py_ssize_t, -4)
 LZF_SLACK = 64  # spare bytes after the output of lzf_expand
+# The most an LZF token can expand per byte it takes: a 3-byte back reference copies at
+# most 264 bytes, a 2-byte one 8, a literal run of 1 + n bytes gives n (src/lzf_d.c).
+LZF_MAX_RATIO = cython.declare(cython.ulonglong, 88)
 
 
 def lzf_expand(ip, clen, op, ulen):
@@ -731,6 +734,8 @@ class Scanner:
             self.next_cap = min(self.next_cap * 2, 1 << 25)
         if self.whole:
             cap = min(cap, (self.end - self.pos) // 3 + 1)  # a key takes 3 bytes at least
+        else:  # the rest of a stream is unknown: trust the count as far as the bytes read so far go
+            cap = min(cap, max(1 << 20, (self.base + self.pos) // 3))
         cap = min(max(cap, 1024), 1 << 25)
         return (cap + 7) // 8 * 8
 
@@ -843,6 +848,29 @@ class Scanner:
         self.klen = 0
         self.rows = 0
         self.c_koff[0] = 0
+
+    def keep_rows_before(self, offset):
+        """Drop the batch's rows that end past ``offset``: a dump cut there under the scan
+        gave them bytes that are not the dump's."""
+        rows = self.rows
+        ends = self.a_offset[:rows] + self.a_rdb_bytes[:rows]
+        n = int(np.searchsorted(ends, offset, side="right"))
+        if n == rows:
+            return
+        self.rows = n
+        self.klen = int(self.a_koff[n])
+        self.full = False
+
+        def nulls(bitmap):
+            return n - int(np.unpackbits(bitmap[: (n + 7) // 8], bitorder="little")[:n].sum())
+
+        self.nulls_expire = nulls(self.a_v_expire)
+        self.nulls_counts = nulls(self.a_v_counts)
+        self.nulls_lfu = nulls(self.a_v_lfu)
+        self.nulls_idle = nulls(self.a_v_idle)
+        self.nulls_module = nulls(self.a_v_module)
+        self.nulls_ttl_fields = nulls(self.a_v_ttl_fields)
+        self.nulls_est = 0 if self.estimating else n
 
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
@@ -1173,12 +1201,20 @@ class Scanner:
         self.pos += n
         return out
 
+    def check_lzf_claim(self, clen, ulen):
+        """Refuse LZF lengths that no data can have, before anything is read or allocated."""
+        if ulen > MAX_BLOB or clen > MAX_BLOB:
+            self.fail(RdbFormatError, f"absurd LZF lengths {clen}/{ulen}")
+        if ulen > clen * LZF_MAX_RATIO:
+            self.fail(RdbFormatError, f"LZF data of {clen} bytes cannot expand to the announced {ulen} bytes")
+
     def check_lzf(self, clen, ulen):
         """Walk LZF data without decompressing it: it must expand to exactly ``ulen`` bytes.
 
         Literal runs are skipped through the stream, so a huge value never has to
         fit in the buffer (src/lzf_d.c gives the token layout).
         """
+        self.check_lzf_claim(clen, ulen)
         if clen <= self.end - self.pos:  # all in the buffer: walk it in one loop
             if cython.compiled:
                 got = lzf_measure(cython.address(self.view[self.pos]), clen, ulen, cython.address(at))
@@ -1231,9 +1267,12 @@ class Scanner:
         self.fail(RdbFormatError, f"LZF data longer than the announced {ulen} bytes")
 
     def decompress_lzf(self, clen, ulen):
-        """Decompress LZF data at ``pos`` into ``scratch[0:ulen]`` (src/lzf_d.c)."""
-        if ulen > MAX_BLOB or clen > MAX_BLOB:
-            self.fail(RdbFormatError, f"absurd LZF lengths {clen}/{ulen}")
+        """Decompress LZF data at ``pos`` into ``scratch[0:ulen]`` (src/lzf_d.c).
+
+        The output is allocated only once the compressed bytes are there and
+        could expand to ``ulen``: a few bytes claiming gigabytes fail first.
+        """
+        self.check_lzf_claim(clen, ulen)
         self.ensure(clen)
         if ulen + LZF_SLACK > len(self.scratch):
             self.sview = None
@@ -1313,7 +1352,7 @@ class Scanner:
                 self.fail(RdbFormatError, "an integer where a compact encoding was expected")
             clen = self.read_count()
             ulen = self.read_count()
-            self.decompress_lzf(clen, ulen)
+            self.decompress_blob(kind, clen, ulen)
             self.blob = self.sview
             self.m_lzf = clen
             self._walk(0, ulen, kind, group)
@@ -1327,6 +1366,31 @@ class Scanner:
         self._walk(self.pos, n, kind, group)
         self.blob = None
         self.pos += n
+
+    def decompress_blob(self, kind, clen, ulen):
+        """decompress_lzf for a compact blob, whose own header is checked against ``ulen`` first.
+
+        A listpack or ziplist starts with its total size, an intset with its
+        integer width and count; when the LZF data opens with a literal run that
+        holds them (the compressor's first token is a literal), a blob that
+        cannot be ``ulen`` bytes long fails before its output is allocated.
+        """
+        self.check_lzf_claim(clen, ulen)
+        self.ensure(clen)
+        p = self.pos
+        run = 0  # header bytes readable as they are
+        if clen > 0 and self.view[p] < 32:
+            run = self.view[p] + 1
+            if run + 1 > clen:
+                run = clen - 1
+        if (kind == B_LISTPACK or kind == B_ZIPLIST) and run >= 4:
+            total = u32_le(self.view, p + 1)
+            if total != ulen:
+                name = "listpack" if kind == B_LISTPACK else "ziplist"
+                self.fail(RdbFormatError, f"{name} header says {total} bytes, the string holds {ulen}")
+        elif kind == B_INTSET and run >= 8:
+            self.check_intset_header(u32_le(self.view, p + 1), u32_le(self.view, p + 5), ulen)
+        self.decompress_lzf(clen, ulen)
 
     def _walk(self, start, length, kind, group):
         self.m_blob = length
@@ -1544,11 +1608,7 @@ class Scanner:
             self.fail(RdbFormatError, f"intset of {length} bytes is shorter than its header")
         width = u32_le(self.blob, start)
         count = u32_le(self.blob, start + 4)
-        if width != 2 and width != 4 and width != 8:
-            self.fail(RdbFormatError, f"intset with bad integer width {width}")
-        if count > length or 8 + count * width != length:
-            self.fail(RdbFormatError, f"intset header counts {count} integers of {width} bytes, "
-                                      f"the string holds {length} bytes")
+        self.check_intset_header(width, count, length)
         self.w_n = count
         self.w_max = 0
         self.w_ttl = 0
@@ -1564,6 +1624,14 @@ class Scanner:
                 n = int_text_len(to_signed(v, width))
                 if n > self.w_max:
                     self.w_max = n
+
+    def check_intset_header(self, width, count, length):
+        """An intset's header: its integer width and count must make ``length`` bytes (src/intset.c)."""
+        if width != 2 and width != 4 and width != 8:
+            self.fail(RdbFormatError, f"intset with bad integer width {width}")
+        if count > length or 8 + count * width != length:
+            self.fail(RdbFormatError, f"intset header counts {count} integers of {width} bytes, "
+                                      f"the string holds {length} bytes")
 
     def walk_zipmap(self, start, length):
         """Walk a zipmap (Redis < 2.6 hashes, src/zipmap.c)."""
@@ -1845,7 +1913,7 @@ class Scanner:
                     self.fail(RdbFormatError, "an integer where a stream listpack was expected")
                 clen = self.read_count()
                 ulen = self.read_count()
-                self.decompress_lzf(clen, ulen)
+                self.decompress_blob(B_LISTPACK, clen, ulen)
                 self.blob = self.sview
                 self.walk_stream_listpack(0, ulen)
                 self.m_blob += self.mm.stream_listpack(ulen)

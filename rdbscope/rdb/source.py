@@ -96,6 +96,10 @@ class Source:
             self._mapping = _map_file(self._raw)
         return self._mapping
 
+    def current_size(self):
+        """The underlying file's size now (another process may have changed it), when known."""
+        return _size_of(self._raw)
+
     def position(self):
         """Bytes of the underlying file consumed so far, when it can tell."""
         try:
