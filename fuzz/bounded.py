@@ -9,6 +9,7 @@ measures the load itself, and reports through a pipe.
 
 import dataclasses
 import errno
+import gc
 import io
 import multiprocessing
 import os
@@ -84,20 +85,25 @@ def _innermost_rdbscope_frame(exc):
 def _read_every_way(data, path, implementation):
     """Read the dump from memory as a stream (what stdin and compressed dumps take) and from the
     file, which the compiled build maps; each by load() (batches presized for a whole database)
-    and by scan() as `rdbscope scan` reads (small batches, on_error="stop"). Return the first
-    RdbError met, or None; anything else propagates."""
+    and by scan() as `rdbscope scan` reads (small batches, on_error="stop"). Return what the
+    first RdbError said, or None; anything else propagates. Only the text is kept: the error's
+    traceback holds the Python build's scanner, whose buffers would count against the next read."""
     first_error = None
     for source in [io.BytesIO, lambda _data: path] if path is not None else [io.BytesIO]:
         try:
             rdbscope.load(source(data), verify_crc=False, implementation=implementation)
         except rdbscope.RdbError as exc:
-            first_error = first_error or exc
+            first_error = first_error or f"{type(exc).__name__}: {exc}"
+        # A scan that stopped at an error sits in a reference cycle (its generator's frame) with
+        # its presized buffers until the cyclic collector runs; each read gets the bound alone.
+        gc.collect()
         try:
             for _batch in rdbscope.scan(source(data), verify_crc=False, batch_rows=64, on_error="stop",
                                         implementation=implementation):
                 pass
         except rdbscope.RdbError as exc:
-            first_error = first_error or exc
+            first_error = first_error or f"{type(exc).__name__}: {exc}"
+        gc.collect()
     return first_error
 
 
@@ -107,7 +113,7 @@ def _child(connection, data, path, implementation, memory_limit):
     started = time.perf_counter()
     try:
         error = _read_every_way(data, path, implementation)
-        kind, detail, where = (OK, "", "") if error is None else (RDB_ERROR, f"{type(error).__name__}: {error}", "")
+        kind, detail, where = (OK, "", "") if error is None else (RDB_ERROR, error, "")
     except Exception as exc:  # noqa: BLE001  (the failures this module is here to catch)
         out_of_memory = isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
         kind = MEMORY if out_of_memory else EXCEPTION

@@ -19,10 +19,7 @@ REGRESSIONS = pathlib.Path(__file__).resolve().parent / "fuzz_regressions"
 INPUTS = sorted(REGRESSIONS.glob("*.rdb"))
 
 #: Inputs whose defect is known and not fixed yet: file name -> what is wrong.
-KNOWN_FAILING = {
-    "memory-83427bb79fa0.rdb": "a RESIZEDB count (2**63 here) presizes the batch columns of a streamed dump: "
-                               "~3 GB of address space mapped before any key is read (OSError ENOMEM)",
-}
+KNOWN_FAILING = {}
 
 
 def cases():
