@@ -139,3 +139,22 @@ def test_both_builds_keep_the_same_keys(cut, tmp_path):
         tables[name] = (keys.to_arrow(), keys.info.truncated_at, str(keys.info.stopped_by))
     assert tables["cython"][1:] == tables["python"][1:]
     assert tables["cython"][0].equals(tables["python"][0])
+
+
+@pytest.mark.skipif("cython" not in rdbscope.rdb.implementations(), reason="the compiled scanner is not built here")
+def test_the_compiled_build_has_its_guard(tmp_path):
+    """Without the compiled guard the compiled scanner streams its dumps (safe, but slower): it must be built."""
+    import mmap
+
+    from rdbscope.rdb import _mapguard
+    from rdbscope.rdb._builds import compiled_module
+
+    assert compiled_module("_mapguard") is not None
+    path = tmp_path / "one.rdb"
+    path.write_bytes(b"REDIS0009\xff" + bytes(8))
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapping:
+        slot = _mapguard.guard(mapping)
+        try:
+            assert slot >= 0 and _mapguard.cut(slot) == -1
+        finally:
+            _mapguard.release(slot)
