@@ -3,8 +3,9 @@
 A sample dump holds ~2,000 keys, far too many for one execution of the Python build. Each
 seed here is that dump's header (magic, version, AUX fields, functions, the first SELECTDB
 and RESIZEDB) + one to three key records + EOF + a zero checksum (the harness does not check
-it). Records are cut with the key table's ``offset`` and ``rdb_bytes`` columns. The small
-public dumps of ../shared/rdb-corpus are copied in as they are.
+it). Records are cut with the key table's ``offset`` and ``rdb_bytes`` columns. A few seeds
+come again compressed (gzip, bz2, xz, zstd, lz4), and the small public dumps of
+../shared/rdb-corpus are copied in as they are.
 
     python fuzz/make_seeds.py /tmp/fuzz-corpus
 """
@@ -26,6 +27,7 @@ CORPUS = next((parent / "shared" / "rdb-corpus" / "public" for parent in ROOT.pa
 EOF_AND_ZERO_CHECKSUM = b"\xff" + bytes(8)
 MAX_RECORD_BYTES = 4096
 MAX_CORPUS_DUMP_BYTES = 16384
+COMPRESSED_SEEDS = 3
 
 
 def records_by_shape(path):
@@ -63,6 +65,23 @@ def seeds_from_sample(path):
     yield header + tail
 
 
+def compressed_seeds(seeds):
+    """A few seeds again in each compression rdbscope reads, for the decompressing streams."""
+    import bz2
+    import gzip
+    import lzma
+
+    import lz4.frame
+    import zstandard
+
+    for seed in seeds[:COMPRESSED_SEEDS]:
+        yield gzip.compress(seed)
+        yield bz2.compress(seed)
+        yield lzma.compress(seed)
+        yield zstandard.ZstdCompressor().compress(seed)
+        yield lz4.frame.compress(seed)
+
+
 def corpus_seeds():
     if CORPUS is None:
         return
@@ -77,8 +96,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     written = 0
-    sources = [seeds_from_sample(path) for path in sorted(SAMPLE_DUMPS.glob("*.rdb"))]
-    for seeds in sources + [corpus_seeds()]:
+    sources = [list(seeds_from_sample(path)) for path in sorted(SAMPLE_DUMPS.glob("*.rdb"))]
+    smallest = sorted((seed for seeds in sources for seed in seeds), key=len)
+    for seeds in sources + [compressed_seeds(smallest[len(smallest) // 2:]), corpus_seeds()]:
         for seed in seeds:
             name = args.out / f"seed-{hashlib.sha1(seed).hexdigest()[:16]}"
             if not name.exists():
