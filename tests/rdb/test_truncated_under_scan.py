@@ -158,3 +158,34 @@ def test_the_compiled_build_has_its_guard(tmp_path):
             assert slot >= 0 and _mapguard.cut(slot) == -1
         finally:
             _mapguard.release(slot)
+
+
+FOREIGN_FAULT = r"""
+import mmap, os, sys
+import rdbscope
+
+dump, other = sys.argv[1], sys.argv[2]
+assert rdbscope.load(dump).num_rows == 1  # the guard's handler is installed from here on
+with open(other, "wb") as f:
+    f.write(b"x" * 65536)
+with open(other, "rb") as f:
+    mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+os.truncate(other, 0)
+print("touching", flush=True)
+mapping[40000]  # a mapping the guard does not know: its fault is the process's, as before
+print("survived", flush=True)
+"""
+
+
+@pytest.mark.skipif("cython" not in rdbscope.rdb.implementations(), reason="the compiled scanner is not built here")
+@pytest.mark.parametrize("faulthandler", [False, True])
+def test_a_fault_elsewhere_still_goes_to_the_handler_before(faulthandler, tmp_path):
+    dump = tmp_path / "one.rdb"
+    dump.write_bytes(b"REDIS0009\x00\x01k\x01v\xff" + bytes(8))
+    flags = ["-X", "faulthandler"] if faulthandler else []
+    done = subprocess.run([sys.executable, *flags, "-c", FOREIGN_FAULT, str(dump), str(tmp_path / "other")],
+                          cwd=ROOT, env=dict(os.environ, RDBSCOPE_PUREPYTHON=""), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.stdout == "touching\n", done.stdout
+    assert done.returncode == -7, (done.returncode, done.stderr)  # killed by SIGBUS
+    assert ("Bus error" in done.stderr) == faulthandler, done.stderr
