@@ -40,7 +40,7 @@ class Outcome:
     kind: "ok", "rdb-error" (both fine), or the failures "exception", "memory", "signal", "timeout".
     detail: the exception's type and message, or the signal's name.
     where: for an exception, the innermost rdbscope frame (file:line function) and its caller.
-    seconds: time the load took (the limit plus the stop margin for a stopped one).
+    seconds: time the four reads took together (the stop margin for a stopped child).
     rss_growth_bytes: how much the child's peak resident memory grew during the load.
     """
 
@@ -82,43 +82,46 @@ def _innermost_rdbscope_frame(exc):
     return where + "".join(f" < {caller.name.rpartition('.')[2]}" for caller in frames[-2:-1])
 
 
-def _read_every_way(data, path, implementation):
+def _reads(data, path, implementation):
     """Read the dump from memory as a stream (what stdin and compressed dumps take) and from the
     file, which the compiled build maps; each by load() (batches presized for a whole database)
-    and by scan() as `rdbscope scan` reads (small batches, on_error="stop"). Return what the
-    first RdbError said, or None; anything else propagates. Only the text is kept: the error's
-    traceback holds the Python build's scanner, whose buffers would count against the next read."""
-    first_error = None
-    for source in [io.BytesIO, lambda _data: path] if path is not None else [io.BytesIO]:
-        try:
-            rdbscope.load(source(data), verify_crc=False, implementation=implementation)
-        except rdbscope.RdbError as exc:
-            first_error = first_error or f"{type(exc).__name__}: {exc}"
-        # A scan that stopped at an error sits in a reference cycle (its generator's frame) with
-        # its presized buffers until the cyclic collector runs; each read gets the bound alone.
-        gc.collect()
-        try:
-            for _batch in rdbscope.scan(source(data), verify_crc=False, batch_rows=64, on_error="stop",
-                                        implementation=implementation):
-                pass
-        except rdbscope.RdbError as exc:
-            first_error = first_error or f"{type(exc).__name__}: {exc}"
-        gc.collect()
-    return first_error
+    and by scan() as `rdbscope scan` reads (small batches, on_error="stop")."""
+
+    def load(source):
+        rdbscope.load(source, verify_crc=False, implementation=implementation)
+
+    def scan(source):
+        for _batch in rdbscope.scan(source, verify_crc=False, batch_rows=64, on_error="stop",
+                                    implementation=implementation):
+            pass
+
+    for source in [lambda: io.BytesIO(data)] + ([lambda: path] if path is not None else []):
+        yield lambda source=source: load(source())
+        yield lambda source=source: scan(source())
 
 
 def _child(connection, data, path, implementation, memory_limit):
     resource.setrlimit(resource.RLIMIT_AS, (_mapped_bytes() + memory_limit, resource.RLIM_INFINITY))
+    gc.freeze()  # what the fork server imported: a collection below then costs nothing for it
     rss_before = _peak_rss_bytes()
-    started = time.perf_counter()
+    seconds, error = 0.0, None
     try:
-        error = _read_every_way(data, path, implementation)
+        for read in _reads(data, path, implementation):
+            started = time.perf_counter()
+            try:
+                read()
+            except rdbscope.RdbError as exc:  # only its text is kept: its traceback holds the scanner
+                error = error or f"{type(exc).__name__}: {exc}"
+            seconds += time.perf_counter() - started
+            # A scan stopped by an error sits in a reference cycle (error, traceback, frame) with
+            # its presized buffers until the cyclic collector runs: each read gets the bound alone.
+            gc.collect()
         kind, detail, where = (OK, "", "") if error is None else (RDB_ERROR, error, "")
     except Exception as exc:  # noqa: BLE001  (the failures this module is here to catch)
+        seconds += time.perf_counter() - started
         out_of_memory = isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
         kind = MEMORY if out_of_memory else EXCEPTION
         detail, where = f"{type(exc).__name__}: {exc}", _innermost_rdbscope_frame(exc)
-    seconds = time.perf_counter() - started
     connection.send(Outcome(kind, detail[:300], where, seconds, max(0, _peak_rss_bytes() - rss_before)))
     connection.close()
 
