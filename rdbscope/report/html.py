@@ -179,14 +179,7 @@ def write_html(res, path: str | os.PathLike, source=None, top=25) -> str | os.Pa
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(document)
-        os.chmod(tmp, 0o666 & ~_umask())  # the temporary file was private; a report is shared
     return path
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def figure_data_uri(fig) -> str:
