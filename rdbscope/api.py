@@ -15,7 +15,7 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import memory_basis
-from .passes import PASSES, run_passes
+from .passes import PASSES, dependency_order, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
@@ -25,20 +25,37 @@ __all__ = ["load", "analyze", "lint", "PIPELINE"]
 PIPELINE = (*PASSES, RulesPass)
 
 
-def analyze(keys: KeyTable, config=None, *, passes=None) -> Result:
-    """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`.
+def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None) -> Result:
+    """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over a dump.
 
     Args:
-        keys: what :func:`load` returned.
+        keys: what :func:`load` returned, or what it reads (a dump's path, several dumps).
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
             default: all of them, and the lint rules (id ``"rules"``).
+        memory_budget: for a dump given by path, the memory the analysis may use (bytes or
+            text such as ``"2GB"``); default: half the available memory. A dump whose
+            table would not fit is analysed in bounded memory, chunk by chunk (see
+            :mod:`rdbscope.scale`): the result's ``bounded`` is then True, its ``keys``
+            hold only the keys the analysis names, and the passes that need every key
+            in memory (``expiry``, the lint rules) are listed in ``skipped``.
+        chunk_keys: keys per chunk of a bounded run (default: from the budget); giving it
+            makes the run bounded whatever the dump's size.
 
     Raises:
         ConfigError: the config file or an option in it is invalid.
+        InputError, RdbError: as :func:`load`.
     """
-    return _run(keys, _as_config(config), passes)
+    config = _as_config(config)
+    if isinstance(keys, KeyTable):
+        return _run(keys, config, passes)
+    from .scale import budget
+    limit = budget.default_budget() if memory_budget is None else budget.parse_size(memory_budget)
+    if chunk_keys is None and budget.in_memory_peak(keys) <= limit:
+        return _run(load(keys), config, passes)
+    return _run_bounded(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit),
+                        budget.sample_keys_for(limit))
 
 
 def lint(keys: KeyTable, config=None) -> Result:
@@ -59,8 +76,21 @@ def lint(keys: KeyTable, config=None) -> Result:
     return _run(keys, config, wanted)
 
 
-def _run(keys, config, wanted):
-    outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted)
+def _run_bounded(source, config, wanted, chunk_keys, sample_keys):
+    from .scale.bounded import BOUNDED_PASSES, finish, partial_of_source, plan_for
+    plan = plan_for(config, sample_keys)
+    partial, info = partial_of_source(source, plan, chunk_keys=chunk_keys)
+    keys, columns, given = finish(partial, info, plan)
+    ids = {p.id for p in BOUNDED_PASSES}
+    wanted_all = [p.id for p in dependency_order(PIPELINE, wanted)]
+    skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
+    result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
+                  given=given)
+    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=partial.n_keys)
+
+
+def _run(keys, config, wanted, columns=None, given=None):
+    outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted, columns=columns, given=given)
     by_id = {p.id: p for p in PIPELINE}
     table = keys.to_arrow()
     tables, findings = {}, []
@@ -78,7 +108,7 @@ def _run(keys, config, wanted):
         keys=keys.with_table(table),
         tables=tables,
         finding_list=tuple(sort_findings(findings)),
-        memory_basis=memory_basis(table),
+        memory_basis=columns.memory_basis if columns is not None else memory_basis(table),
         config=config,
         seconds=seconds,
         ran=tuple(outputs),

@@ -34,6 +34,10 @@ class Result:
         seconds: wall time of each pass.
         ran: ids of the passes that ran, in order (``"rules"`` for the lint rules).
         checked: the finding codes that were checked (enabled and their pass ran).
+        bounded: True when the analysis ran in bounded memory, chunk by chunk: ``keys``
+            then holds only the keys the tables and findings name.
+        skipped: ids of the passes a bounded run could not make (they need every key in memory).
+        key_count: the keys analysed, when ``keys`` does not hold them all (bounded runs).
     """
 
     keys: Any
@@ -44,13 +48,16 @@ class Result:
     seconds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     ran: tuple = ()
     checked: tuple = ()
+    bounded: bool = False
+    skipped: tuple = ()
+    key_count: int | None = None
     #: ``result.plot.patterns()`` and the other figures; :mod:`rdbscope.report` attaches it (imports point down).
     plot: ClassVar[Any]
 
     @property
     def n_keys(self) -> int:
         """How many keys were analysed."""
-        return self.keys.num_rows
+        return self.keys.num_rows if self.key_count is None else self.key_count
 
     @property
     def info(self) -> DumpInfo:
@@ -81,7 +88,7 @@ class Result:
     def __repr__(self) -> str:
         counts = self._severity_counts()
         said = ", ".join(count(n, s, "info" if s == "info" else None) for s, n in counts.items() if n) or "no findings"
-        return f"<Result {count(self.keys.num_rows, 'key')}, {count(len(self.tables), 'table')}, {said}>"
+        return f"<Result {count(self.n_keys, 'key')}, {count(len(self.tables), 'table')}, {said}>"
 
     def _severity_counts(self) -> dict[str, int]:
         return {str(s): sum(1 for f in self.finding_list if f.severity == s) for s in reversed(Severity)}

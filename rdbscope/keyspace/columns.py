@@ -59,6 +59,11 @@ class KeyColumns:
         return self._slot_columns[1]
 
     @property
+    def n_keys(self):
+        """Keys analysed: the rows, except in a bounded run, whose rows are a selection of them."""
+        return self.n
+
+    @property
     def slot_memory(self):
         """Memory per hash slot (16384 float64; exact below 2**53 bytes)."""
         return self._slot_columns[2]

@@ -97,6 +97,11 @@ class SortedGroups:
             return np.zeros(len(self.counts), np.uint64), valid
         return self.values(position), valid
 
+    def kth_largest(self, groups, k):
+        """The ``k``-th largest value of each of ``groups`` (the smallest when a group has fewer)."""
+        groups = np.asarray(groups, np.int64)
+        return self.values(self.starts[groups] + np.maximum(self.counts[groups] - k, 0))
+
     def top_sums(self, k):
         """Sum of the ``k`` largest values of each group (uint64)."""
         total = np.zeros(len(self.counts), np.uint64)

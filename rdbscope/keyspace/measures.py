@@ -60,6 +60,9 @@ class GroupStats:
         kinds: keys per group and (type, encoding) pair, an (n_groups, n_pairs) matrix.
         n_with_ttl, n_expired: counts (``n_expired`` None without ctime).
         memory_with_ttl: memory of the keys with a TTL.
+        memory_expired: memory of the expired keys (None without ctime).
+        n_with_field_ttl: keys with at least one field TTL (hash field expiry).
+        oldest_expire_ms: the earliest expiry among expired keys (None when none).
         ttl_s: remaining TTL in seconds of the keys with a TTL (:class:`SortedGroups`),
             or None without ctime.
         example_offsets, example_rows: examples of group g are
@@ -76,6 +79,9 @@ class GroupStats:
     ttl_s: SortedGroups
     example_offsets: np.ndarray
     example_rows: np.ndarray
+    memory_expired: np.ndarray = None
+    n_with_field_ttl: np.ndarray = None
+    oldest_expire_ms: int = None
 
     @property
     def n_groups(self):
@@ -99,15 +105,22 @@ class GroupStats:
         ttl_groups = groups[ttl_rows]
         n_with_ttl = counts(ttl_groups, n_groups)
         memory_with_ttl = counts(ttl_groups, n_groups, columns.memory[ttl_rows])
-        n_expired = ttl_s = None
+        n_expired = ttl_s = memory_expired = oldest = None
         if columns.ctime_ms is not None:
             expire = columns.ttl_expire_ms
-            n_expired = counts(ttl_groups[np.flatnonzero(expire < columns.ctime_ms)], n_groups)
+            expired = np.flatnonzero(expire < columns.ctime_ms)
+            n_expired = counts(ttl_groups[expired], n_groups)
+            memory_expired = counts(ttl_groups[expired], n_groups, columns.memory[ttl_rows[expired]])
+            oldest = int(expire[expired].min()) if len(expired) else None
             ttl_s = SortedGroups.build(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups,
                                        counts=n_with_ttl)
+        if columns.table["n_fields_with_ttl"].null_count == columns.n:
+            n_with_field_ttl = np.zeros(n_groups, np.int64)
+        else:
+            n_with_field_ttl = counts(groups[np.flatnonzero(columns.n_fields_with_ttl > 0)], n_groups)
         offsets, rows = example_positions(groups, n_groups, n_examples, group_counts=n_keys)
         return cls(n_keys, memory, rdb_bytes, kinds, n_with_ttl, n_expired, memory_with_ttl, ttl_s,
-                   offsets, rows)
+                   offsets, rows, memory_expired, n_with_field_ttl, oldest)
 
     def table_columns(self, columns):
         """The measures of every group, as ``{name: pyarrow.Array}`` in :data:`MEASURE_DOCS` order."""

@@ -244,10 +244,8 @@ def _concentration_findings(columns, groups, options):
 
 def _largest_rows(columns, groups, chosen, k):
     """``{group: rows of its k largest keys by memory}`` for the ``chosen`` groups."""
-    memory = groups.stats.memory
-    kth = memory.starts[chosen] + np.maximum(memory.counts[chosen] - k, 0)
     threshold = np.full(groups.n, np.iinfo(np.uint64).max, dtype=np.uint64)
-    threshold[chosen] = memory.values(kth)
+    threshold[chosen] = groups.stats.memory.kth_largest(chosen, k)
     candidates = np.flatnonzero(columns.memory >= threshold[groups.group])
     group = groups.group[candidates]
     order = np.lexsort((candidates, -columns.memory[candidates].astype(np.float64), group))
@@ -275,7 +273,7 @@ def _top_key_table(columns, groups, top_n):
     absent = [code for code, name in enumerate(type_names) if name not in present_types]
     parts = []
     for ranking, values in (("memory", columns.memory), ("length", columns.n_elements)):
-        per_type = _top_per_code(values, type_codes, len(type_names), top_n, absent=absent)
+        per_type = top_per_code(values, type_codes, len(type_names), top_n, absent=absent)
         present = [code for code in range(len(type_names)) if len(per_type[code])]
         merged = np.sort(np.concatenate([per_type[c] for c in present])) if present else np.zeros(0, np.int64)
         parts.append((ranking, "all", _top(merged, values[merged], top_n)))
@@ -289,7 +287,7 @@ def _top_key_table(columns, groups, top_n):
     return _key_rows(rows, columns, groups, TOP_KEY_COLUMNS, extra=extra)
 
 
-def _top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18, absent=()):
+def top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18, absent=()):
     """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first).
 
     A strided sample gives, per code, a value that at least ``n`` keys reach;

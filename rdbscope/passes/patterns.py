@@ -61,9 +61,11 @@ class PatternsPass:
     def run(self, ctx):
         columns = ctx.columns
         groups = ctx.output("pattern_groups").shared
-        stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
-                                   group_counts=groups.n_keys)
-        groups = dataclasses.replace(groups, stats=stats)
+        stats = groups.stats  # measured already in a bounded run, from the chunks' partial aggregates
+        if stats is None:
+            stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
+                                       group_counts=groups.n_keys)
+            groups = dataclasses.replace(groups, stats=stats)
         patterns = _pattern_table(groups, stats.table_columns(columns), columns)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(
@@ -75,7 +77,7 @@ class PatternsPass:
 def _shares(measures, columns):
     n_keys = np.asarray(measures["n_keys"])
     memory = np.asarray(measures["memory_bytes_sum"]).astype(np.float64)
-    share = n_keys / columns.n if columns.n else np.zeros(len(n_keys))
+    share = n_keys / columns.n_keys if columns.n_keys else np.zeros(len(n_keys))
     memory_share = memory / columns.memory_total if columns.memory_total else np.zeros(len(n_keys))
     return pa.array(share, pa.float64()), pa.array(memory_share, pa.float64())
 

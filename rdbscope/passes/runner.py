@@ -62,11 +62,13 @@ def pass_options(pass_class, config):
     return config.options_for(pass_class.id) if pass_class.Options is not None else None
 
 
-def run_passes(keys, config, passes, wanted=None):
+def run_passes(keys, config, passes, wanted=None, columns=None, given=None):
     """Run ``passes`` (classes) on a :class:`~rdbscope.KeyTable`.
 
     Returns ``(outputs, seconds)``: ``{pass id: PassOutput}`` in the order run,
-    and ``{pass id: wall seconds}``.
+    and ``{pass id: wall seconds}``. A bounded run hands its own ``columns``
+    (:class:`KeyColumns` of the keys it kept) and the ``given`` outputs
+    (``{pass id: PassOutput}``) of the passes it computed from partial aggregates.
 
     Raises:
         ConfigError: a pass's options in ``config`` are invalid (checked before any pass runs).
@@ -74,11 +76,14 @@ def run_passes(keys, config, passes, wanted=None):
     if not isinstance(keys, KeyTable):
         raise TypeError(f"expected a KeyTable (from rdbscope.load), got {type(keys).__name__}")
     order = dependency_order(passes, wanted)
+    given = dict(given or {})
+    order = [pass_class for pass_class in order if pass_class.id not in given]
     options = {pass_class.id: pass_options(pass_class, config) for pass_class in order}
-    columns = KeyColumns(keys.to_arrow(), keys.info)
+    if columns is None:
+        columns = KeyColumns(keys.to_arrow(), keys.info)
     for pass_class in order:
         columns.prefetch(getattr(pass_class, "prefetch", ()))
-    outputs, seconds = {}, {}
+    outputs, seconds = dict(given), {}
     for pass_class in order:
         instance = pass_class()
         ctx = PassContext(

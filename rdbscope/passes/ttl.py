@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, count, format_memory, format_share
-from ..keyspace.grouping import counts, example_positions
+from ..keyspace.grouping import example_positions
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -126,11 +126,9 @@ class _Coverage:
         self.memory_without = stats.memory_without_ttl
         self.has_expired = stats.n_expired is not None
         self.n_expired = stats.n_expired if self.has_expired else np.zeros(groups.n, np.int64)
-        if columns.table["n_fields_with_ttl"].null_count == columns.n:
-            self.n_with_field_ttl = np.zeros(groups.n, np.int64)
-        else:
-            rows = np.flatnonzero(columns.n_fields_with_ttl > 0)
-            self.n_with_field_ttl = counts(groups.group[rows], groups.n)
+        self.n_with_field_ttl = stats.n_with_field_ttl
+        self.memory_expired = stats.memory_expired
+        self.oldest_expire_ms = stats.oldest_expire_ms
         words = set(w.lower() for w in options.volatile_words)
         self.volatile = np.array([bool(volatile_words(p, words)) for p in groups.pattern], dtype=bool)
 
@@ -223,7 +221,7 @@ def _have(n):
 
 
 def _persistent_findings(coverage, columns, options):
-    if columns.n == 0:
+    if columns.n_keys == 0:
         return []
     n_persistent = int(coverage.n_without.sum())
     total = columns.memory_total
@@ -231,13 +229,13 @@ def _persistent_findings(coverage, columns, options):
     share = memory / total if total else 0.0
     if n_persistent == 0 or share < options.persistent_memory_share:
         return []
-    message = (f"{count(n_persistent, 'key')} without TTL ({format_share(n_persistent / columns.n)} of keys) "
+    message = (f"{count(n_persistent, 'key')} without TTL ({format_share(n_persistent / columns.n_keys)} of keys) "
                f"{'holds' if n_persistent == 1 else 'hold'} {format_memory(memory, columns.memory_basis)}, "
                f"{format_share(share)} of the total")
     return [PERSISTENT_MEMORY.finding(
         message, n_keys=n_persistent, est_memory_bytes=memory,
-        details={"n_keys": columns.n, "n_persistent": n_persistent,
-                 "persistent_share": round(n_persistent / columns.n, 4),
+        details={"n_keys": columns.n_keys, "n_persistent": n_persistent,
+                 "persistent_share": round(n_persistent / columns.n_keys, 4),
                  "memory_bytes": total, "persistent_memory_share": round(share, 4),
                  "memory_basis": columns.memory_basis})]
 
@@ -245,19 +243,20 @@ def _persistent_findings(coverage, columns, options):
 def _expired_findings(coverage, columns, groups):
     if not coverage.has_expired or coverage.n_expired.sum() == 0:
         return []
-    expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
-    memory = int(columns.memory[expired].sum(dtype=np.uint64))
+    examples = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)[:3]]
+    n_expired = int(coverage.n_expired.sum())
+    memory = int(coverage.memory_expired.sum(dtype=np.uint64))
     per_group = coverage.n_expired
     top = np.argsort(-per_group, kind="stable")[:10]
     by_pattern = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(per_group[g])}
                   for g in top if per_group[g]]
-    oldest = int(columns.expire_ms[expired].min())
-    message = (f"{count(len(expired), 'key')} ({format_memory(memory, columns.memory_basis)}) had already "
+    oldest = coverage.oldest_expire_ms
+    message = (f"{count(n_expired, 'key')} ({format_memory(memory, columns.memory_basis)}) had already "
                f"expired when the dump was written; most are {by_pattern[0]['pattern']} "
                f"({by_pattern[0]['n_keys']:,})")
     return [EXPIRED_AT_SAVE.finding(
-        message, n_keys=len(expired), est_memory_bytes=memory,
-        examples=columns.key_text(expired[:3]),
+        message, n_keys=n_expired, est_memory_bytes=memory,
+        examples=columns.key_text(examples),
         details={"by_pattern": by_pattern, "ctime_ms": columns.ctime_ms,
                  "most_overdue_ms": columns.ctime_ms - oldest, "memory_basis": columns.memory_basis})]
 

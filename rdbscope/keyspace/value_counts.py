@@ -1,0 +1,143 @@
+"""Per-group value counts: the mergeable form of :class:`~.grouping.SortedGroups`.
+
+A bounded-memory analysis cannot keep every key's value, but it can keep how
+many keys of each group have each distinct value: sizes fall on a few allocator
+classes and TTLs on whole seconds, so the distinct (group, value) pairs are far
+fewer than the keys. Counts of chunks add up, and every percentile, sum and
+top-k sum is then exact, the same as from the sorted values themselves.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ValueCounts:
+    """How many keys of each group have each value.
+
+    Attributes:
+        group: int64 group of each distinct (group, value) entry, ascending.
+        value: uint64 value of each entry, ascending within its group.
+        count: int64 keys of each entry.
+        counts: int64 keys per group.
+        sums: uint64 exact sum of each group's values.
+    """
+
+    group: np.ndarray
+    value: np.ndarray
+    count: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+
+    @classmethod
+    def of_sorted(cls, sorted_groups):
+        """The value counts of a :class:`~.grouping.SortedGroups` (same groups)."""
+        combined = sorted_groups.combined
+        n_groups = len(sorted_groups.counts)
+        if len(combined) == 0:
+            return cls.empty(n_groups)
+        starts = np.concatenate(([0], np.flatnonzero(combined[1:] != combined[:-1]) + 1))
+        count = np.diff(np.append(starts, len(combined))).astype(np.int64)
+        first = combined[starts]
+        group = (first >> first.dtype.type(sorted_groups.shift)).astype(np.int64)
+        value = (first & sorted_groups.mask).astype(np.uint64)
+        return cls(group, value, count, sorted_groups.counts.astype(np.int64), sorted_groups.sums.astype(np.uint64))
+
+    @classmethod
+    def empty(cls, n_groups):
+        nothing = np.zeros(0, np.int64)
+        return cls(nothing, nothing.astype(np.uint64), nothing, np.zeros(n_groups, np.int64),
+                   np.zeros(n_groups, np.uint64))
+
+    @classmethod
+    def merge(cls, parts, n_groups):
+        """The counts of several parts whose groups are already numbered alike (``0..n_groups-1``)."""
+        group = np.concatenate([p.group for p in parts])
+        value = np.concatenate([p.value for p in parts])
+        count = np.concatenate([p.count for p in parts])
+        counts = np.zeros(n_groups, np.int64)
+        sums = np.zeros(n_groups, np.uint64)
+        for p in parts:
+            counts[:len(p.counts)] += p.counts
+            sums[:len(p.sums)] += p.sums
+        if len(group) == 0:
+            return cls.empty(n_groups)
+        order = np.lexsort((value, group))
+        group, value, count = group[order], value[order], count[order]
+        starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
+        return cls(group[starts], value[starts], np.add.reduceat(count, starts), counts, sums)
+
+    def renumbered(self, new_group, n_groups):
+        """The same counts with group ``g`` renamed ``new_group[g]`` (groups may merge)."""
+        new_group = np.asarray(new_group, np.int64)
+        moved = ValueCounts(new_group[self.group], self.value, self.count, np.zeros(0, np.int64),
+                            np.zeros(0, np.uint64))
+        counts = np.bincount(new_group, weights=self.counts, minlength=n_groups).astype(np.int64) \
+            if len(new_group) else np.zeros(n_groups, np.int64)
+        sums = np.zeros(n_groups, np.uint64)
+        np.add.at(sums, new_group, self.sums)
+        merged = ValueCounts.merge([moved], n_groups)
+        return ValueCounts(merged.group, merged.value, merged.count, counts, sums)
+
+    @property
+    def _bounds(self):
+        """(first entry, one past the last entry) of each group."""
+        n_groups = len(self.counts)
+        first = np.searchsorted(self.group, np.arange(n_groups), side="left")
+        return first, np.searchsorted(self.group, np.arange(n_groups), side="right")
+
+    def _cumulative(self):
+        return np.cumsum(self.count)
+
+    def at_rank(self, groups, ranks):
+        """The value of 0-based ``ranks`` (ascending order) within ``groups``."""
+        groups = np.asarray(groups, np.int64)
+        if len(groups) == 0 or len(self.count) == 0:
+            return np.zeros(len(groups), np.uint64)
+        first, _end = self._bounds
+        cumulative = self._cumulative()
+        before = np.where(first[groups] > 0, cumulative[np.maximum(first[groups] - 1, 0)], 0)
+        position = np.searchsorted(cumulative, before + np.asarray(ranks, np.int64), side="right")
+        return self.value[np.minimum(position, len(self.value) - 1)]
+
+    def quantile(self, q):
+        """Nearest-rank quantile ``q`` of each group: (uint64 array, valid mask)."""
+        valid = self.counts > 0
+        rank = np.clip(np.ceil(q * self.counts).astype(np.int64) - 1, 0, None)
+        values = np.zeros(len(self.counts), np.uint64)
+        present = np.flatnonzero(valid)
+        values[present] = self.at_rank(present, rank[present])
+        return values, valid
+
+    def top_sums(self, k):
+        """Sum of the ``k`` largest values of each group (uint64)."""
+        total = np.zeros(len(self.counts), np.uint64)
+        for j in range(1, k + 1):
+            has = np.flatnonzero(self.counts >= j)
+            total[has] += self.at_rank(has, self.counts[has] - j)
+        return total
+
+    def kth_largest(self, groups, k):
+        """The ``k``-th largest value of each of ``groups`` (the smallest when a group has fewer)."""
+        groups = np.asarray(groups, np.int64)
+        return self.at_rank(groups, np.maximum(self.counts[groups] - k, 0))
+
+    def merged_quantiles(self, members, qs):
+        """Nearest-rank quantiles of unions of groups (see ``SortedGroups.merged_quantiles``)."""
+        n_unions, n_qs = len(members), len(qs)
+        out = np.zeros((n_unions, n_qs), np.uint64)
+        if n_unions == 0 or len(self.count) == 0:
+            return out
+        first, end = self._bounds
+        for u, member in enumerate(members):
+            entries = np.concatenate([np.arange(first[g], end[g]) for g in member])
+            if len(entries) == 0:
+                continue
+            value = self.value[entries]
+            order = np.argsort(value, kind="stable")
+            value, cumulative = value[order], np.cumsum(self.count[entries][order])
+            size = int(cumulative[-1])
+            ranks = np.maximum(np.ceil(np.asarray(qs) * size).astype(np.int64), 1)
+            out[u] = value[np.searchsorted(cumulative, ranks, side="left")]
+        return out

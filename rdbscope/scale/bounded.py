@@ -1,0 +1,129 @@
+"""Analysis in bounded memory: scan in chunks, merge partial aggregates, finish with the passes.
+
+``analyze_bounded`` never holds more than one chunk of keys: each chunk becomes a
+:class:`~.partial.Partial` that is merged into the running total at once. When
+the dump is read, the patterns of the whole are learned from the merged uniform
+sample, the chunks' patterns are mapped onto them, and the passes that can run
+on aggregates (``patterns``, ``bigkeys``, ``ttl``) run over the kept keys with
+the merged measures.
+"""
+
+import functools
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+
+from ..keys import KeyTable
+from ..keyspace.columns import KeyColumns
+from ..keyspace.groups import PatternGroups
+from ..passes import BigKeysPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
+from ..passes.base import PassOutput
+from ..patterns import infer_patterns
+from ..patterns.matching import PatternMatcher
+from ..rdb import KEYS_SCHEMA, scan
+from .partial import GROUP, ROW, Plan, chunk_partial, first_per_group, merge, merge_stats, renumber_rows
+
+#: The passes a bounded run makes from partial aggregates; the others need every key in memory.
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass)
+
+#: Keys per chunk by default: about 300 MB of working memory each.
+DEFAULT_CHUNK_KEYS = 1_000_000
+
+
+def plan_for(config, sample_keys=None):
+    """The :class:`Plan` of chunks analysed with ``config``."""
+    plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples,
+                big=pass_options(BigKeysPass, config))
+    return plan if sample_keys is None else Plan(plan.n_examples, plan.big, sample_keys=sample_keys)
+
+
+def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, **scan_options):
+    """Scan one dump chunk by chunk into one merged :class:`Partial`; returns ``(partial, info)``."""
+    result = scan(source, batch_rows=chunk_keys, **scan_options)
+    total, first_row = None, 0
+    for batch in result:
+        table = pa.Table.from_batches([batch], schema=KEYS_SCHEMA)
+        part = chunk_partial(table, result.info, first_row, plan, salt)
+        first_row += table.num_rows
+        total = part if total is None else merge(total, part, plan.sample_keys)
+    if total is None:
+        total = chunk_partial(KEYS_SCHEMA.empty_table(), result.info, 0, plan, salt)
+    return total, result.info
+
+
+def finish(partial, info, plan):
+    """The pass outputs a bounded run gives to the pipeline: ``(keys, columns, given)``.
+
+    ``keys`` holds the kept keys (with ``pattern``), ``columns`` reads them with the totals
+    of all keys, ``given`` is the pattern groups with their merged measures.
+    """
+    learned = _learned_patterns(partial.sample)
+    mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
+    final = sorted(set(mapped))
+    number = {g: i for i, g in enumerate(final)}
+    new_group = np.array([number[g] for g in mapped], np.int64)
+    stats = merge_stats([(partial.stats, new_group, list(range(len(partial.pairs))))], len(final),
+                        len(partial.pairs))
+    rows = renumber_rows(partial.rows, new_group)
+    rows = rows.take(pa.array(np.argsort(rows[ROW].to_numpy(), kind="stable"), pa.int64()))
+    group = rows[GROUP].to_numpy()
+    examples = first_per_group(group, len(final), plan.n_examples)
+    examples = examples[np.argsort(group[examples], kind="stable")]  # grouped, each group's rows ascending
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(group[examples], minlength=len(final)))))
+    stats = _with_examples(stats, offsets, examples)
+    db = np.array([d for d, _p in final], np.int32)
+    patterns = tuple(p for _d, p in final)
+    groups = PatternGroups(group=group, db=db, pattern=patterns, n_keys=stats.n_keys, stats=stats)
+    table = rows.select(KEYS_SCHEMA.names)
+    pattern_column = pa.DictionaryArray.from_arrays(pa.array(group.astype(np.int32), pa.int32()),
+                                                    pa.array(patterns, pa.string()))
+    columns = KeptColumns(table, info, partial)
+    given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
+    return KeyTable(table, info), columns, given
+
+
+def _with_examples(stats, offsets, rows):
+    return replace(stats, example_offsets=offsets.astype(np.int64), example_rows=rows.astype(np.int64))
+
+
+def _learned_patterns(sample):
+    """A :class:`PatternMatcher` of the patterns inferred from the sampled keys."""
+    if sample.num_rows == 0:
+        return PatternMatcher(())
+    inferred = infer_patterns(sample["key"])
+    if isinstance(inferred, pa.ChunkedArray):
+        inferred = inferred.combine_chunks()
+    return PatternMatcher(inferred.dictionary.to_pylist())
+
+
+class KeptColumns(KeyColumns):
+    """The columns of the keys a bounded run kept, with the totals of all the keys it read."""
+
+    def __init__(self, table, info, partial):
+        super().__init__(table, info)
+        self._partial = partial
+
+    @property
+    def n_keys(self):
+        return self._partial.n_keys
+
+    @functools.cached_property
+    def memory_total(self):
+        return self._partial.memory_total
+
+    @functools.cached_property
+    def memory_basis(self):
+        return "est_memory_bytes" if self._partial.has_estimates else "rdb_bytes"
+
+    @functools.cached_property
+    def type_encodings(self):
+        """Codes of the kept keys into the (type, encoding) pairs of all the keys."""
+        pairs = self._partial.pairs
+        index = {p: i for i, p in enumerate(pairs)}
+        type_codes, type_names = self.types
+        encoding_codes, encoding_names = self.encodings
+        codes = np.array([index[(type_names[t], encoding_names[e])] for t, e in zip(type_codes.tolist(),
+                                                                                encoding_codes.tolist(),
+                                                                                strict=True)], np.int16)
+        return codes, pairs

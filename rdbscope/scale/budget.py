@@ -1,0 +1,81 @@
+"""Memory budgets: parsing ``2GB``, the default share of the RAM, and whether a dump fits in memory."""
+
+import os
+import re
+
+from ..errors import InputError
+from ..sources import input_paths
+
+#: Share of the available memory a run may use when no budget is given.
+DEFAULT_SHARE = 0.5
+#: Peak bytes of an in-memory analysis per byte of an uncompressed dump (small keys: ~170 bytes
+#: of table and temporaries per key, ~27 bytes per key in the dump).
+MEMORY_PER_DUMP_BYTE = 7
+#: What a compressed backup is assumed to expand to.
+COMPRESSION_RATIO = 4
+#: Working memory per key of a chunk being measured.
+BYTES_PER_CHUNK_KEY = 300
+
+_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,
+          "t": 1000**4, "tb": 1000**4, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
+
+
+def parse_size(text):
+    """Bytes of a size such as ``2GB``, ``512MiB`` or ``1500000000``.
+
+    Raises:
+        InputError: not a size.
+    """
+    if isinstance(text, int):
+        size = text
+    else:
+        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
+        unit = match.group(2).lower() if match else None
+        if match is None or unit not in _UNITS:
+            raise InputError(f"not a memory size: {text!r} (write e.g. 2GB, 512MB or 1.5GiB)")
+        size = int(float(match.group(1)) * _UNITS[unit])
+    if size <= 0:
+        raise InputError(f"a memory budget must be positive, not {text!r}")
+    return size
+
+
+def available_memory():
+    """Bytes of memory available to new work (``MemAvailable``), or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def default_budget():
+    """The budget when none is given: half the available memory (2 GB where that is unknown)."""
+    available = available_memory()
+    return int(available * DEFAULT_SHARE) if available else 2 * 1000**3
+
+
+def in_memory_peak(source):
+    """Estimated peak bytes of analysing ``source`` (paths, a directory or a glob) in memory."""
+    total = 0
+    for path in input_paths(source):
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            plain = f.read(5) in (b"REDIS", b"VALKE")
+        total += size * MEMORY_PER_DUMP_BYTE * (1 if plain else COMPRESSION_RATIO)
+    return total
+
+
+def chunk_keys_for(budget):
+    """Keys per chunk that keep a chunk's working memory within a quarter of ``budget``."""
+    return int(min(2_000_000, max(50_000, budget // 4 // BYTES_PER_CHUNK_KEY)))
+
+
+def sample_keys_for(budget):
+    """Keys of the pattern-learning sample that fit an eighth of ``budget`` (at most a million)."""
+    return int(min(1_000_000, max(10_000, budget // 8 // 256)))

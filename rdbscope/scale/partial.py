@@ -1,0 +1,233 @@
+"""The partial aggregate of a chunk of keys, and how partials merge.
+
+A chunk's keys are grouped by (db, pattern) with patterns inferred from the
+chunk alone; what the passes need is kept per group as counts, sums and
+:class:`~rdbscope.keyspace.value_counts.ValueCounts`, plus the few keys a pass
+may name (examples, big and top keys) and a uniform sample of key names from
+which the patterns of the whole are learned when the partials are finished.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+
+from ..keyspace.columns import KeyColumns, dictionary_codes
+from ..keyspace.groups import PatternGroups
+from ..keyspace.grouping import rows_above
+from ..keyspace.measures import GroupStats
+from ..keyspace.value_counts import ValueCounts
+from ..passes.bigkeys import top_per_code
+from ..patterns import infer_patterns
+
+#: Column of the kept rows: their position among all keys of their dump.
+ROW = "row"
+#: Column of the kept rows: their group in the partial.
+GROUP = "group"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every chunk is measured with (picklable: it travels to worker processes).
+
+    Attributes:
+        n_examples: example keys kept per group.
+        big: the bigkeys pass's options (which keys are over a threshold, the top-N).
+        ttl_examples: example keys without a TTL kept per group, and expired keys kept.
+        sample_keys: keys in the uniform sample the patterns are learned from.
+    """
+
+    n_examples: int
+    big: object
+    ttl_examples: int = 3
+    sample_keys: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What a chunk (or several, merged) contributes to a bounded analysis.
+
+    Attributes:
+        groups: ``(db, pattern)`` of each group, patterns as the chunk inferred them.
+        stats: the groups' :class:`GroupStats`, values as ValueCounts (examples unused).
+        pairs: the (type, encoding) pairs of the columns of ``stats.kinds``.
+        rows: the kept keys (:data:`~rdbscope.rdb.KEYS_SCHEMA` plus ``row`` and ``group``), by ``row``.
+        sample: ``(rank, key)`` table of the sampled keys, the ``sample_keys`` smallest ranks.
+        n_keys: keys of the chunk.
+        memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
+        has_estimates: whether any key has a memory estimate.
+    """
+
+    groups: tuple
+    stats: GroupStats
+    pairs: tuple
+    rows: pa.Table
+    sample: pa.Table
+    n_keys: int
+    memory_total: int
+    has_estimates: bool
+
+
+def chunk_partial(table, info, first_row, plan, salt=0):
+    """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``."""
+    columns = KeyColumns(table, info)
+    inferred = infer_patterns(columns.keys)
+    if isinstance(inferred, pa.ChunkedArray):
+        inferred = inferred.combine_chunks()
+    codes, names = dictionary_codes(inferred)
+    groups = PatternGroups.build(columns.db, codes, names)
+    stats = GroupStats.measure(groups.group, groups.n, columns, plan.n_examples, group_counts=groups.n_keys)
+    stats = replace(stats, memory=ValueCounts.of_sorted(stats.memory),
+                    rdb_bytes=ValueCounts.of_sorted(stats.rdb_bytes),
+                    ttl_s=None if stats.ttl_s is None else ValueCounts.of_sorted(stats.ttl_s),
+                    example_offsets=None, example_rows=None)
+    kept = _kept_rows(columns, groups, stats, plan)
+    rows = table.take(pa.array(kept, pa.int64()))
+    rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
+    rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
+    return Partial(
+        groups=tuple(zip(groups.db.tolist(), groups.pattern, strict=True)),
+        stats=stats,
+        pairs=columns.type_encodings[1],
+        rows=rows,
+        sample=_sample(columns.keys, first_row, plan.sample_keys, salt),
+        n_keys=columns.n,
+        memory_total=columns.memory_total,
+        has_estimates=columns.memory_basis == "est_memory_bytes",
+    )
+
+
+def _kept_rows(columns, groups, stats, plan):
+    """Rows a pass may name: the first keys of each group (and the first without a TTL), keys over a
+    size threshold, the largest keys overall, per type and per group, and the first expired keys."""
+    big = plan.big
+    type_codes, type_names = columns.types
+    never = np.iinfo(np.uint64).max
+    limits = {"string": big.string_bytes, **big.element_limits()}
+    limit_of_type = np.array([limits.get(name, never) for name in type_names] or [never], np.uint64)
+    parts = [
+        first_per_group(groups.group, groups.n, max(plan.n_examples, plan.ttl_examples)),
+        rows_above(columns.n_elements, type_codes, limit_of_type),
+        np.flatnonzero(columns.memory > big.memory_bytes),
+        _largest_per_group(columns.memory, groups, stats.memory, big.concentration_top_keys),
+    ]
+    for values in (columns.memory, columns.n_elements):
+        parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n).values())
+    without_ttl = np.flatnonzero(~columns.has_ttl)
+    parts.append(without_ttl[first_per_group(groups.group[without_ttl], groups.n, plan.ttl_examples)])
+    if columns.ctime_ms is not None:
+        expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
+        parts.append(expired[:plan.ttl_examples])
+    return np.unique(np.concatenate([np.asarray(p, np.int64) for p in parts]))
+
+
+def first_per_group(groups, n_groups, k):
+    """Positions of the first ``k`` rows of each group (ascending)."""
+    if len(groups) == 0:
+        return np.zeros(0, np.int64)
+    order = np.argsort(groups, kind="stable")
+    sizes = np.bincount(groups, minlength=n_groups)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    rank = np.arange(len(order)) - np.repeat(starts, sizes)
+    return np.sort(order[rank < k])
+
+
+def _largest_per_group(memory, groups, value_counts, k):
+    """Rows of the ``k`` largest keys of each group by memory (ties: the earliest rows)."""
+    threshold = value_counts.kth_largest(np.arange(groups.n), k)
+    at_least = memory >= threshold[groups.group]
+    above = np.flatnonzero(at_least & (memory > threshold[groups.group]))
+    tied = np.flatnonzero(at_least & (memory == threshold[groups.group]))
+    return np.concatenate((above, tied[first_per_group(groups.group[tied], groups.n, k)]))
+
+
+def _sample(keys, first_row, size, salt):
+    """The keys of the ``size`` smallest ranks, a rank being a hash of the key's row: a uniform sample
+    that merges (the smallest ranks of a union are the smallest of the parts' smallest)."""
+    rank = _mix(np.arange(first_row, first_row + len(keys), dtype=np.uint64) ^ np.uint64(salt << 40))
+    if len(keys) > size:
+        chosen = np.sort(np.argpartition(rank, size - 1)[:size])
+    else:
+        chosen = np.arange(len(keys))
+    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()),
+                     "key": keys.take(pa.array(chosen, pa.int64()))})
+
+
+def _mix(x):
+    """splitmix64's finalizer: a well-spread 64-bit hash of each value."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def merge_samples(samples, size):
+    """The ``size`` smallest ranks of several sample tables."""
+    joined = pa.concat_tables(samples)
+    if joined.num_rows <= size:
+        return joined
+    rank = joined["rank"].to_numpy()
+    return joined.take(pa.array(np.sort(np.argpartition(rank, size - 1)[:size]), pa.int64()))
+
+
+def merge(a, b, sample_keys):
+    """One :class:`Partial` of two (their groups joined by (db, pattern) text)."""
+    groups = {g: i for i, g in enumerate(a.groups)}
+    for g in b.groups:
+        groups.setdefault(g, len(groups))
+    pairs = {p: i for i, p in enumerate(a.pairs)}
+    for p in b.pairs:
+        pairs.setdefault(p, len(pairs))
+    ids_a = np.arange(len(a.groups), dtype=np.int64)
+    ids_b = np.array([groups[g] for g in b.groups], np.int64)
+    stats = merge_stats([(a.stats, ids_a, [pairs[p] for p in a.pairs]),
+                         (b.stats, ids_b, [pairs[p] for p in b.pairs])], len(groups), len(pairs))
+    rows = pa.concat_tables([a.rows, renumber_rows(b.rows, ids_b)])
+    return Partial(
+        groups=tuple(groups), stats=stats, pairs=tuple(pairs), rows=rows,
+        sample=merge_samples([a.sample, b.sample], sample_keys),
+        n_keys=a.n_keys + b.n_keys, memory_total=a.memory_total + b.memory_total,
+        has_estimates=a.has_estimates or b.has_estimates,
+    )
+
+
+def renumber_rows(rows, new_group):
+    """``rows`` with their ``group`` column renamed through ``new_group``."""
+    group = new_group[rows[GROUP].to_numpy()] if rows.num_rows else np.zeros(0, np.int64)
+    return rows.set_column(rows.column_names.index(GROUP), GROUP, pa.array(group, pa.int64()))
+
+
+def merge_stats(parts, n_groups, n_pairs):
+    """GroupStats of ``n_groups`` groups from ``(stats, new group of each of its groups, new pair of each
+    of its kind columns)`` parts; groups with the same new number are summed."""
+    def total(name, dtype):
+        out = np.zeros(n_groups, dtype)
+        for stats, ids, _pairs in parts:
+            values = getattr(stats, name)
+            if values is not None:
+                np.add.at(out, ids, np.asarray(values).astype(dtype))
+        return out
+
+    def value_counts(name):
+        moved = [getattr(stats, name).renumbered(ids, n_groups) for stats, ids, _p in parts
+                 if getattr(stats, name) is not None]
+        return ValueCounts.merge(moved, n_groups) if moved else None
+
+    kinds = np.zeros((n_groups, n_pairs), np.int64)
+    for stats, ids, pair_ids in parts:
+        for column, pair in enumerate(pair_ids):
+            np.add.at(kinds[:, pair], ids, stats.kinds[:, column])
+    with_ctime = all(stats.n_expired is not None for stats, _ids, _p in parts)
+    oldest = [stats.oldest_expire_ms for stats, _ids, _p in parts if stats.oldest_expire_ms is not None]
+    memory = value_counts("memory")
+    return GroupStats(
+        n_keys=total("n_keys", np.int64), memory=memory, rdb_bytes=value_counts("rdb_bytes"), kinds=kinds,
+        n_with_ttl=total("n_with_ttl", np.int64),
+        n_expired=total("n_expired", np.int64) if with_ctime else None,
+        memory_with_ttl=total("memory_with_ttl", np.uint64),
+        ttl_s=value_counts("ttl_s") if with_ctime else None,
+        example_offsets=None, example_rows=None,
+        memory_expired=total("memory_expired", np.uint64) if with_ctime else None,
+        n_with_field_ttl=total("n_with_field_ttl", np.int64),
+        oldest_expire_ms=min(oldest) if oldest else None,
+    )
