@@ -93,7 +93,9 @@ class GroupStats:
 
     @classmethod
     def measure(cls, groups, n_groups, columns, n_examples, group_counts=None):
-        """Measure each group of keys; ``groups`` is an int64 group id per key."""
+        """Measure each group of keys; ``groups`` is an int64 group id per key.
+
+        ``n_examples``: example keys per group, or None for none."""
         n_keys = group_counts if group_counts is not None else counts(groups, n_groups)
         memory = SortedGroups.build(groups, columns.memory, n_groups, counts=n_keys)
         rdb_bytes = memory if columns.memory_basis == "rdb_bytes" else \
@@ -118,7 +120,9 @@ class GroupStats:
             n_with_field_ttl = np.zeros(n_groups, np.int64)
         else:
             n_with_field_ttl = counts(groups[np.flatnonzero(columns.n_fields_with_ttl > 0)], n_groups)
-        offsets, rows = example_positions(groups, n_groups, n_examples, group_counts=n_keys)
+        offsets = rows = None
+        if n_examples is not None:  # None: the caller picks examples itself (bounded runs)
+            offsets, rows = example_positions(groups, n_groups, n_examples, group_counts=n_keys)
         return cls(n_keys, memory, rdb_bytes, kinds, n_with_ttl, n_expired, memory_with_ttl, ttl_s,
                    offsets, rows, memory_expired, n_with_field_ttl, oldest)
 

@@ -22,7 +22,7 @@ from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
-from .partial import GROUP, ROW, Plan, chunk_partial, first_per_group, merge, merge_stats, renumber_rows
+from .partial import GROUP, KEY, ROW, Plan, chunk_partial, first_per_group, merge, merge_stats, renumber_rows
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
 BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass)
@@ -58,8 +58,7 @@ def finish(partial, info, plan):
     ``keys`` holds the kept keys (with ``pattern``), ``columns`` reads them with the totals
     of all keys, ``given`` is the pattern groups with their merged measures.
     """
-    learned = _learned_patterns(partial.sample)
-    mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
+    mapped = _global_patterns(partial)
     final = sorted(set(mapped))
     number = {g: i for i, g in enumerate(final)}
     new_group = np.array([number[g] for g in mapped], np.int64)
@@ -87,14 +86,47 @@ def _with_examples(stats, offsets, rows):
     return replace(stats, example_offsets=offsets.astype(np.int64), example_rows=rows.astype(np.int64))
 
 
+def _global_patterns(partial):
+    """The (db, pattern) of the whole dump for each group of ``partial``.
+
+    A chunk's pattern maps to the learned pattern that covers it. Patterns no learned one
+    covers (too rare to be sampled) are inferred again, in a further round, from the keys
+    kept of them (each group keeps its first keys of every chunk).
+    """
+    learned = _learned_patterns(partial.sample)
+    mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
+    unmatched = np.array([pattern not in learned.learned for _db, pattern in mapped], bool)
+    if not unmatched.any():
+        return mapped
+    group = partial.rows[GROUP].to_numpy()
+    rows = np.flatnonzero(unmatched[group])
+    inferred = infer_patterns(partial.rows[KEY].take(pa.array(rows, pa.int64())))
+    if isinstance(inferred, pa.ChunkedArray):
+        inferred = inferred.combine_chunks()
+    again = inferred.dictionary.to_pylist()
+    codes = inferred.indices.to_numpy(zero_copy_only=False)
+    first = {}
+    for row, code in zip(group[rows].tolist(), codes.tolist(), strict=True):
+        first.setdefault(row, again[code])
+    return [(db, first.get(g, pattern)) if unmatched[g] else (db, pattern)
+            for g, (db, pattern) in enumerate(mapped)]
+
+
+#: Sampled keys a learned pattern needs: one key's pattern is its literal text, which says nothing of
+#: the keys like it (they are inferred together in the further round instead).
+MIN_SAMPLED_KEYS = 2
+
+
 def _learned_patterns(sample):
     """A :class:`PatternMatcher` of the patterns inferred from the sampled keys."""
     if sample.num_rows == 0:
         return PatternMatcher(())
-    inferred = infer_patterns(sample["key"])
+    inferred = infer_patterns(sample[KEY])
     if isinstance(inferred, pa.ChunkedArray):
         inferred = inferred.combine_chunks()
-    return PatternMatcher(inferred.dictionary.to_pylist())
+    sampled = np.bincount(inferred.indices.to_numpy(zero_copy_only=False), minlength=len(inferred.dictionary))
+    names = inferred.dictionary.to_pylist()
+    return PatternMatcher([names[i] for i in np.flatnonzero(sampled >= MIN_SAMPLED_KEYS)])
 
 
 class KeptColumns(KeyColumns):

@@ -24,6 +24,8 @@ from ..patterns import infer_patterns
 ROW = "row"
 #: Column of the kept rows: their group in the partial.
 GROUP = "group"
+#: Column of the kept rows and of the sample: the key.
+KEY = "key"
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def chunk_partial(table, info, first_row, plan, salt=0):
         inferred = inferred.combine_chunks()
     codes, names = dictionary_codes(inferred)
     groups = PatternGroups.build(columns.db, codes, names)
-    stats = GroupStats.measure(groups.group, groups.n, columns, plan.n_examples, group_counts=groups.n_keys)
+    stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys)
     stats = replace(stats, memory=ValueCounts.of_sorted(stats.memory),
                     rdb_bytes=ValueCounts.of_sorted(stats.rdb_bytes),
                     ttl_s=None if stats.ttl_s is None else ValueCounts.of_sorted(stats.ttl_s),
@@ -142,15 +144,10 @@ def _largest_per_group(memory, groups, value_counts, k):
 
 
 def _sample(keys, first_row, size, salt):
-    """The keys of the ``size`` smallest ranks, a rank being a hash of the key's row: a uniform sample
-    that merges (the smallest ranks of a union are the smallest of the parts' smallest)."""
+    """The sampled keys of a chunk: a rank per key, a hash of its row, and the keys ranked below
+    the cutoff (see :func:`merge_samples`)."""
     rank = _mix(np.arange(first_row, first_row + len(keys), dtype=np.uint64) ^ np.uint64(salt << 40))
-    if len(keys) > size:
-        chosen = np.sort(np.argpartition(rank, size - 1)[:size])
-    else:
-        chosen = np.arange(len(keys))
-    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()),
-                     "key": keys.take(pa.array(chosen, pa.int64()))})
+    return _below_cutoff(pa.table({"rank": pa.array(rank, pa.uint64()), "key": keys}), size)
 
 
 def _mix(x):
@@ -162,12 +159,23 @@ def _mix(x):
 
 
 def merge_samples(samples, size):
-    """The ``size`` smallest ranks of several sample tables."""
-    joined = pa.concat_tables(samples)
-    if joined.num_rows <= size:
-        return joined
-    rank = joined["rank"].to_numpy()
-    return joined.take(pa.array(np.sort(np.argpartition(rank, size - 1)[:size]), pa.int64()))
+    """The union of sample tables, kept below the cutoff.
+
+    A key is in the sample when its rank is below the largest cutoff ``2**64 >> j`` that leaves
+    at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
+    the keys were cut into chunks, and that merges by halving the cutoff while it holds too many.
+    """
+    return _below_cutoff(pa.concat_tables(samples), size)
+
+
+def _below_cutoff(sample, size):
+    rank = sample["rank"].to_numpy()
+    kept, cutoff = len(rank), None
+    while kept > 2 * size:
+        cutoff = (1 << 63) if cutoff is None else cutoff >> 1
+        below = rank < np.uint64(cutoff)
+        kept = int(np.count_nonzero(below))
+    return sample if cutoff is None else sample.filter(pa.array(below))
 
 
 def merge(a, b, sample_keys):
