@@ -4,10 +4,11 @@ A chunk of a large dump sees fewer values of each segment than the whole, so
 its patterns can be more literal (``product:widget:price``) where the sample
 learned a variable (``product:{*}:price``). :class:`PatternMatcher` maps such a
 pattern to the most specific learned pattern that covers it; a pattern that no
-learned pattern covers stays as it is.
+learned pattern covers stays as it is. A learned pattern without literal text
+(``{*}``) covers only itself: flat keys are grouped by length and punctuation,
+which its text does not show.
 """
 
-import functools
 import re
 
 from .text import PLACEHOLDER, delimiter, segments
@@ -27,9 +28,10 @@ class PatternMatcher:
         self.learned = frozenset(learned)
         self._by_shape = {}
         for pattern in sorted(self.learned, key=_specificity):
+            if not PLACEHOLDER.sub("", pattern).strip():
+                continue  # all placeholders (``{*}``): too vague to say which other patterns it covers
             self._by_shape.setdefault(_shape(pattern), []).append((pattern, _regex(pattern)))
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - one matcher per analysis, few distinct patterns
     def map(self, pattern):
         """The learned pattern that covers ``pattern`` (itself when learned or when none does)."""
         if pattern in self.learned:

@@ -13,8 +13,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..keyspace.columns import KeyColumns, dictionary_codes
-from ..keyspace.groups import PatternGroups
 from ..keyspace.grouping import rows_above
+from ..keyspace.groups import PatternGroups
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
