@@ -25,23 +25,25 @@ __all__ = ["load", "analyze", "lint", "PIPELINE"]
 PIPELINE = (*PASSES, RulesPass)
 
 
-def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None) -> Result:
-    """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over a dump.
+def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None, **scan_options) -> Result:
+    """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
     Args:
-        keys: what :func:`load` returned, or what it reads (a dump's path, several dumps).
+        keys: what :func:`load` returned, or what it reads: a dump's path, or several
+            dumps (a list, a directory, a glob) read as one keyspace.
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
             default: all of them, and the lint rules (id ``"rules"``).
-        memory_budget: for a dump given by path, the memory the analysis may use (bytes or
-            text such as ``"2GB"``); default: half the available memory. A dump whose
-            table would not fit is analysed in bounded memory, chunk by chunk (see
+        memory_budget: for dumps given by path, the memory the analysis may use (bytes or
+            text such as ``"2GB"``); default: half the available memory. Dumps whose
+            table would not fit are analysed in bounded memory, chunk by chunk (see
             :mod:`rdbscope.scale`): the result's ``bounded`` is then True, its ``keys``
-            hold only the keys the analysis names, and the passes that need every key
-            in memory (``expiry``, the lint rules) are listed in ``skipped``.
+            hold only the keys the tables and findings name, and the passes that need
+            every key in memory (``expiry``, the lint rules) are listed in ``skipped``.
         chunk_keys: keys per chunk of a bounded run (default: from the budget); giving it
-            makes the run bounded whatever the dump's size.
+            makes the run bounded whatever the dumps' size.
+        scan_options: for dumps given by path, the options of :func:`rdbscope.scan`.
 
     Raises:
         ConfigError: the config file or an option in it is invalid.
@@ -50,12 +52,15 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     config = _as_config(config)
     if isinstance(keys, KeyTable):
         return _run(keys, config, passes)
+    if not isinstance(keys, (str, os.PathLike, list, tuple)):
+        raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
+                        f"got {type(keys).__name__}")
     from .scale import budget
     limit = budget.default_budget() if memory_budget is None else budget.parse_size(memory_budget)
     if chunk_keys is None and budget.in_memory_peak(keys) <= limit:
-        return _run(load(keys), config, passes)
+        return _run(load(keys, **scan_options), config, passes)
     return _run_bounded(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit),
-                        budget.sample_keys_for(limit))
+                        budget.sample_keys_for(limit), scan_options)
 
 
 def lint(keys: KeyTable, config=None) -> Result:
@@ -76,17 +81,15 @@ def lint(keys: KeyTable, config=None) -> Result:
     return _run(keys, config, wanted)
 
 
-def _run_bounded(source, config, wanted, chunk_keys, sample_keys):
-    from .scale.bounded import BOUNDED_PASSES, finish, partial_of_source, plan_for
-    plan = plan_for(config, sample_keys)
-    partial, info = partial_of_source(source, plan, chunk_keys=chunk_keys)
-    keys, columns, given = finish(partial, info, plan)
+def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None):
+    from .scale.bounded import BOUNDED_PASSES, bounded_keys, plan_for
+    keys, columns, given = bounded_keys(source, plan_for(config, sample_keys), chunk_keys, scan_options or {})
     ids = {p.id for p in BOUNDED_PASSES}
     wanted_all = [p.id for p in dependency_order(PIPELINE, wanted)]
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
                   given=given)
-    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=partial.n_keys)
+    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=columns.n_keys)
 
 
 def _run(keys, config, wanted, columns=None, given=None):

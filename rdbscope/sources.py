@@ -6,6 +6,7 @@ on its own, as a :class:`SourceSummary`, small enough for a worker to return
 in place of its keys.
 """
 
+import dataclasses
 import glob
 import os
 from dataclasses import dataclass
@@ -84,6 +85,14 @@ def summarize_source(path, keys):
         est_total_memory_bytes=estimate.total_bytes if estimate.model else None,
         used_mem_bytes=estimate.used_mem_bytes,
     )
+
+
+def add_summaries(a, b):
+    """The summary of two parts of one dump (its chunks): counts and sums added."""
+    return dataclasses.replace(
+        a, n_keys=a.n_keys + b.n_keys, n_with_ttl=a.n_with_ttl + b.n_with_ttl, rdb_bytes=a.rdb_bytes + b.rdb_bytes,
+        est_memory_bytes=a.est_memory_bytes + b.est_memory_bytes, dbs=tuple(sorted(set(a.dbs) | set(b.dbs))),
+        slot_keys=a.slot_keys + b.slot_keys, slot_memory=a.slot_memory + b.slot_memory)
 
 
 def source_column(lengths, paths):

@@ -5,6 +5,7 @@ import os
 import typer
 from typer._click.exceptions import UsageError  # typer's own click
 
+from ..scale.budget import format_budget
 from ._console import exits_on_bad_input, message, scan_progress, stage
 from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
@@ -14,7 +15,7 @@ def analysis_command(*, top=20):
     --top (``top`` by default), --csv-safe, --fail-on and --config; bad input exits 2 on one line."""
     def decorate(command):
         with_options = takes_output_options(Format.table, Format.json, Format.csv, top=top)(command)
-        return exits_on_bad_input(takes_load_options()(with_options))
+        return exits_on_bad_input(takes_load_options(budget=True)(with_options))
 
     return decorate
 
@@ -100,14 +101,66 @@ def nothing_kept(info, load):
     return UsageError(said)
 
 
-def analyze_input(path, config, *, passes=None, load=None):
+def analyze_input(path, config, *, passes=None, load=None, needs=()):
     """Load ``path`` (see :func:`load_keys`) and run the passes (all, or ``passes`` and what they need)
-    with ``config`` (see :func:`settings`)."""
-    keys = load_keys(path, load)
+    with ``config`` (see :func:`settings`).
+
+    Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory;
+    a command whose output ``needs`` a pass that such a run cannot make exits 2 saying so.
+    """
+    load = load or LoadOptions()
+    bounded = bounded_run(path, load)
     from ..api import analyze
 
-    with stage(load is not None and load.quiet, "analysing"):
-        return analyze(keys, config=config, passes=passes)
+    if bounded is None:
+        keys = load_keys(path, load)
+        with stage(load.quiet, "analysing"):
+            return analyze(keys, config=config, passes=passes)
+    limit, peak = bounded
+    missing = [p for p in needs if p not in BOUNDED_PASS_IDS]
+    if missing:
+        raise UsageError(f"the {' and '.join(missing)} analysis needs every key in memory: about "
+                         f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
+    with scan_progress(load.quiet, f"reading {_input_label(path)} in bounded memory ({format_budget(limit)})"):
+        res = analyze(_dump_paths(path), config=config, passes=passes, memory_budget=limit, chunk_keys=None,
+                      scan_options=load.scan_options())
+    if load.filtered and res.n_keys == 0:
+        raise nothing_kept(res.info, load)
+    if res.skipped and not load.quiet:
+        message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
+                f"(they need every key in memory, about {format_budget(peak)})")
+    return res
+
+
+#: What a bounded run makes (the passes of rdbscope.scale.bounded.BOUNDED_PASSES).
+BOUNDED_PASS_IDS = ("pattern_groups", "patterns", "bigkeys", "ttl")
+
+
+def bounded_run(path, load):
+    """``(budget, estimated peak)`` when ``path`` (dumps, not a keys Parquet file) would not fit
+    the memory budget, else None."""
+    from ..keys import is_parquet
+    from ..scale.budget import default_budget, in_memory_peak, parse_size
+    from ..sources import input_paths
+
+    paths = input_paths(list(path) if isinstance(path, (list, tuple)) else [path])
+    if any(is_parquet(p) for p in paths):
+        return None
+    limit = parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
+    peak = in_memory_peak(paths)
+    return (limit, peak) if peak > limit else None
+
+
+def _dump_paths(path):
+    from ..sources import input_paths
+
+    paths = input_paths(list(path) if isinstance(path, (list, tuple)) else [path])
+    return paths[0] if len(paths) == 1 else paths
+
+
+def _input_label(path):
+    paths = _dump_paths(path)
+    return os.path.basename(paths) if isinstance(paths, str) else f"{len(paths)} dumps"
 
 
 def exit_for_findings(findings, fail_on, families=None):

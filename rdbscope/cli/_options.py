@@ -103,6 +103,7 @@ class LoadOptions:
     allocator: str = "jemalloc"
     list_compress_depth: int = 0
     quiet: bool = False
+    memory_budget: str | None = None
 
     @property
     def filtered(self):
@@ -165,6 +166,16 @@ READ_PARAMETERS = (
      False),
 )
 
+#: (parameter, annotation, default) of the option that bounds an analysis's memory.
+BUDGET_PARAMETERS = (
+    ("memory_budget", Annotated[str | None, typer.Option(
+        "--memory-budget", metavar="SIZE",
+        help="Memory the analysis may use, e.g. 2GB or 512MB. A dump whose keys table would not fit is "
+             "analysed chunk by chunk in bounded memory (without the expiry analysis and the naming "
+             "rules, which need every key). Default: half the available memory.",
+        show_default=False)], None),
+)
+
 
 def adds_options(name, parameters, build):
     """A decorator giving a command the options ``parameters`` ((name, annotation, default) triples);
@@ -194,18 +205,28 @@ def adds_options(name, parameters, build):
 
 
 def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
-                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False):
+                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False, memory_budget=None):
     types = _split_types(type_)
     if types:
         _check_types(types)
+    if memory_budget is not None:
+        from ..errors import InputError
+        from ..scale.budget import parse_size
+
+        try:
+            parse_size(memory_budget)
+        except InputError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--memory-budget") from None
     return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
-                       allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet)
+                       allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet,
+                       memory_budget=memory_budget)
 
 
-def takes_load_options(*, filters=True, reading=True):
-    """Give a command the options that choose keys (``filters``) and say how to read a dump
-    (``reading``); it receives them as ``load``, a :class:`LoadOptions`."""
-    parameters = (FILTER_PARAMETERS if filters else ()) + (READ_PARAMETERS if reading else ())
+def takes_load_options(*, filters=True, reading=True, budget=False):
+    """Give a command the options that choose keys (``filters``), say how to read a dump
+    (``reading``) and bound its memory (``budget``); it receives them as ``load``, a :class:`LoadOptions`."""
+    parameters = ((FILTER_PARAMETERS if filters else ()) + (READ_PARAMETERS if reading else ())
+                  + (BUDGET_PARAMETERS if budget else ()))
     return adds_options("load", parameters, _load_options)
 
 

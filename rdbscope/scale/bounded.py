@@ -9,6 +9,7 @@ the merged measures.
 """
 
 import functools
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -22,7 +23,19 @@ from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
-from .partial import GROUP, KEY, ROW, Plan, chunk_partial, first_per_group, merge, merge_stats, renumber_rows
+from ..sources import SOURCE_FIELD, add_summaries, summarize_source
+from .partial import (
+    GROUP,
+    KEY,
+    ROW,
+    Plan,
+    chunk_partial,
+    first_per_group,
+    merge,
+    merge_stats,
+    renumber_rows,
+    shift_rows,
+)
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
 BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass)
@@ -38,25 +51,73 @@ def plan_for(config, sample_keys=None):
     return plan if sample_keys is None else Plan(plan.n_examples, plan.big, sample_keys=sample_keys)
 
 
-def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, **scan_options):
-    """Scan one dump chunk by chunk into one merged :class:`Partial`; returns ``(partial, info)``."""
+def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measured_as=None, **scan_options):
+    """Scan one dump chunk by chunk into one merged :class:`Partial`.
+
+    ``measured_as``: the DumpInfo whose ctime the remaining TTLs are measured at (default: the
+    dump's own; several dumps are all measured at the first one's, as a table of several is).
+
+    Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and its
+    :class:`~rdbscope.sources.SourceSummary` (summed over the chunks).
+    """
     result = scan(source, batch_rows=chunk_keys, **scan_options)
-    total, first_row = None, 0
+    total = summary = None
+    first_row = 0
     for batch in result:
         table = pa.Table.from_batches([batch], schema=KEYS_SCHEMA)
-        part = chunk_partial(table, result.info, first_row, plan, salt)
+        part = chunk_partial(table, measured_as or result.info, first_row, plan, salt)
+        chunk_summary = summarize_source(result.info.path, KeyTable(table, result.info))
         first_row += table.num_rows
         total = part if total is None else merge(total, part, plan.sample_keys)
+        summary = chunk_summary if summary is None else add_summaries(summary, chunk_summary)
     if total is None:
-        total = chunk_partial(KEYS_SCHEMA.empty_table(), result.info, 0, plan, salt)
-    return total, result.info
+        empty = KEYS_SCHEMA.empty_table()
+        total = chunk_partial(empty, result.info, 0, plan, salt)
+        summary = summarize_source(result.info.path, KeyTable(empty, result.info))
+    return total, result.info, replace(summary, info=result.info, used_mem_bytes=_used_mem(result.info),
+                                       est_total_memory_bytes=None)
 
 
-def finish(partial, info, plan):
+def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, **scan_options):
+    """:func:`partial_of_source` of several dumps, merged in order; their rows are numbered on
+    from one dump to the next. Returns ``(partial, infos, summaries)``."""
+    total, infos, summaries = None, [], []
+    for salt, path in enumerate(paths):
+        part, info, summary = partial_of_source(path, plan, chunk_keys, salt=salt,
+                                                measured_as=infos[0] if infos else None, **scan_options)
+        if total is not None:
+            part = shift_rows(part, total.n_keys)
+        total = part if total is None else merge(total, part, plan.sample_keys)
+        infos.append(info)
+        summaries.append(replace(summary, path=str(path)))
+    return total, infos, summaries
+
+
+def bounded_keys(source, plan, chunk_keys, scan_options):
+    """What a bounded run of ``source`` (a dump, or several) hands the pipeline (see :func:`finish`)."""
+    from ..sources import input_paths
+
+    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
+        paths = [source]
+    else:
+        paths = input_paths(source)
+    partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, **scan_options)
+    return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None)
+
+
+def _used_mem(info):
+    try:
+        return int(info.aux["used-mem"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def finish(partial, info, plan, summaries=None):
     """The pass outputs a bounded run gives to the pipeline: ``(keys, columns, given)``.
 
     ``keys`` holds the kept keys (with ``pattern``), ``columns`` reads them with the totals
-    of all keys, ``given`` is the pattern groups with their merged measures.
+    of all keys, ``given`` is the pattern groups with their merged measures. With the
+    ``summaries`` of several dumps, ``keys`` has their ``source`` column and summaries.
     """
     mapped = _global_patterns(partial)
     final = sorted(set(mapped))
@@ -79,7 +140,13 @@ def finish(partial, info, plan):
                                                     pa.array(patterns, pa.string()))
     columns = KeptColumns(table, info, partial)
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
-    return KeyTable(table, info), columns, given
+    if summaries is None:
+        return KeyTable(table, info), columns, given
+    starts = np.cumsum([s.n_keys for s in summaries])
+    source = np.searchsorted(starts, rows[ROW].to_numpy(), side="right").astype(np.int16)
+    dictionary = pa.array([s.path for s in summaries], pa.string())
+    column = pa.DictionaryArray.from_arrays(pa.array(source, pa.int16()), dictionary)
+    return KeyTable(table.append_column(SOURCE_FIELD, column), info, summaries), columns, given
 
 
 def _with_examples(stats, offsets, rows):

@@ -1,10 +1,12 @@
-"""Memory budgets: parsing ``2GB``, the default share of the RAM, and whether a dump fits in memory."""
+"""Memory budgets: parsing ``2GB``, the default share of the RAM, and whether a dump fits in memory.
+
+Imported to build ``--help``: it imports nothing heavy.
+"""
 
 import os
 import re
 
 from ..errors import InputError
-from ..sources import input_paths
 
 #: Share of the available memory a run may use when no budget is given.
 DEFAULT_SHARE = 0.5
@@ -54,6 +56,11 @@ def available_memory():
         return None
 
 
+def format_budget(size):
+    """``size`` bytes as the budget is written: ``11.6GB``."""
+    return f"{size / 1000**3:.1f}GB"
+
+
 def default_budget():
     """The budget when none is given: half the available memory (2 GB where that is unknown)."""
     available = available_memory()
@@ -62,6 +69,8 @@ def default_budget():
 
 def in_memory_peak(source):
     """Estimated peak bytes of analysing ``source`` (paths, a directory or a glob) in memory."""
+    from ..sources import input_paths
+
     total = 0
     for path in input_paths(source):
         size = os.path.getsize(path)

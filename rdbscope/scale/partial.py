@@ -199,6 +199,13 @@ def merge(a, b, sample_keys):
     )
 
 
+def shift_rows(partial, offset):
+    """``partial`` with its kept rows numbered from ``offset`` on (the dump after others)."""
+    row = partial.rows[ROW].to_numpy() + np.uint64(offset)
+    rows = partial.rows.set_column(partial.rows.column_names.index(ROW), ROW, pa.array(row, pa.uint64()))
+    return replace(partial, rows=rows)
+
+
 def renumber_rows(rows, new_group):
     """``rows`` with their ``group`` column renamed through ``new_group``."""
     group = new_group[rows[GROUP].to_numpy()] if rows.num_rows else np.zeros(0, np.int64)
