@@ -128,7 +128,8 @@ class SummaryCounter:
             by_db=by_db,
             by_type=sorted(by(lambda k: k[1]), key=lambda g: (-g.n_keys, g.name)),
             by_encoding=sorted(by(lambda k: f"{k[1]}/{k[2]}"), key=lambda g: (-g.n_keys, g.name)),
-            memory=_memory(info, [(int(g.name), g.n_keys, g.n_with_ttl, g.est_memory_bytes) for g in by_db]),
+            memory=estimate_from_counts(info, [(int(g.name), g.n_keys, g.n_with_ttl, g.est_memory_bytes)
+                                               for g in by_db]),
         )
 
 
@@ -152,10 +153,10 @@ def estimate_memory(keys):
             [("key", "count"), ("has_ttl", "sum"), ("est_memory_bytes", "sum")])
         per_db = [(r["db"], r["key_count"], r["has_ttl_sum"], r["est_memory_bytes_sum"] or 0)
                   for r in grouped.to_pylist()]
-    return _memory(keys.info, per_db)
+    return estimate_from_counts(keys.info, per_db)
 
 
-def _memory(info, per_db):
+def estimate_from_counts(info, per_db):
     """The :class:`MemoryEstimate` of ``[(db, keys, keys with a TTL, estimated memory of the keys)]``."""
     model = info.memory_model
     by_db = [DbMemory(db, n, ttl, memory, db_overhead_bytes(model.layout, n, ttl) if model else 0)

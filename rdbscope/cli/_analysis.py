@@ -119,17 +119,29 @@ def analyze_input(path, config, *, passes=None, load=None, needs=()):
     limit, peak = bounded
     missing = [p for p in needs if p not in BOUNDED_PASS_IDS]
     if missing:
-        raise UsageError(f"the {' and '.join(missing)} analysis needs every key in memory: about "
-                         f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
-    with scan_progress(load.quiet, f"reading {_input_label(path)} in bounded memory ({format_budget(limit)})"):
-        res = analyze(_dump_paths(path), config=config, passes=passes, memory_budget=limit, chunk_keys=None,
-                      scan_options=load.scan_options())
+        raise _needs_memory(f"the {' and '.join(missing)} analysis", limit, peak)
+    with scan_progress(load.quiet, f"reading {_input_label(path)} in bounded memory ({format_budget(limit)})") \
+            as on_progress:
+        res = analyze(_dump_paths(path), config=config, passes=passes, memory_budget=limit,
+                      on_progress=on_progress, **load.scan_options())
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
     if res.skipped and not load.quiet:
         message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
                 f"(they need every key in memory, about {format_budget(peak)})")
     return res
+
+
+def refuse_bounded(path, load, what):
+    """Exit 2 when ``path`` would need a bounded run: ``what`` needs every key in memory."""
+    bounded = bounded_run(path, load)
+    if bounded is not None:
+        raise _needs_memory(f"the {what}", *bounded)
+
+
+def _needs_memory(what, limit, peak):
+    return UsageError(f"{what} need{'s' if not what.endswith('rules') else ''} every key in memory: about "
+                      f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
 
 
 #: What a bounded run makes (the passes of rdbscope.scale.bounded.BOUNDED_PASSES).

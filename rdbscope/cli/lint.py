@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ._analysis import load_keys, settings
+from ._analysis import load_keys, refuse_bounded, settings
 from ._console import err, exits_on_bad_input, out, stage
 from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
@@ -39,7 +39,7 @@ def _current_presets(names):
 
 
 @exits_on_bad_input
-@takes_load_options()
+@takes_load_options(budget=True)
 @takes_output_options(Format.table, Format.json, Format.sarif, fail_on=FailOn.warning)
 def lint_command(
     source: Source,
@@ -69,6 +69,7 @@ def lint_command(
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name])
     config = with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
+    refuse_bounded(source, load, "naming rules")
     keys = load_keys(source, load)
     with stage(load.quiet, "linting"):
         result = lint(keys, config)

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..findings import Finding, Severity
-from ..summary import estimate_memory
+from ..summary import estimate_from_counts, estimate_memory
 
 __all__ = [
     "Overview", "overview", "pattern_rows", "big_key_rows", "ttl_overview_rows", "ttl_pattern_rows",
@@ -76,6 +76,8 @@ class Overview:
 
 def overview(res, source=None) -> Overview:
     """The :class:`Overview` of a result."""
+    if res.bounded:
+        return _bounded_overview(res, source)
     table = res.keys.to_arrow()
     info = res.info
     ttl = _whole_dump_ttl(res)
@@ -101,6 +103,32 @@ def overview(res, source=None) -> Overview:
         memory_basis=res.memory_basis,
         est_total_memory_bytes=est_total,
         used_mem_bytes=used_mem,
+        n_findings={str(s): sum(1 for f in res.finding_list if f.severity == s) for s in reversed(Severity)},
+        n_sources=res.keys.n_sources,
+    )
+
+
+def _bounded_overview(res, source):
+    """The overview of a bounded run, from its per-db TTL overview (its keys are only those it named)."""
+    info = res.info
+    rows = res.tables["ttl_overview"].to_pylist()
+    per_db = [r for r in rows if r["db"] is not None]
+    whole = next(r for r in rows if r["db"] is None)
+    estimated = res.memory_basis == "est_memory_bytes"
+    memory = estimate_from_counts(info, [(r["db"], r["n_keys"], r["n_with_ttl"], r["memory_bytes"] if estimated else 0)
+                                         for r in per_db])
+    est_total, used_mem = memory.total_bytes if memory.model and estimated else None, memory.used_mem_bytes
+    if res.keys.n_sources > 1:
+        est_total = None
+        used_mem = _sum_or_none(s.used_mem_bytes for s in res.keys.sources)
+    return Overview(
+        source=source if source is not None else (_file_name(info.path) if info.path else None),
+        magic=info.magic, rdb_version=info.rdb_version, writer=info.writer, ctime=dump_ctime(info),
+        n_keys=res.n_keys, n_with_ttl=whole["n_with_ttl"], n_expired=whole["n_expired"], n_dbs=len(per_db),
+        n_patterns=res.tables["patterns"].num_rows,
+        rdb_bytes=int(pc.sum(res.tables["patterns"]["rdb_bytes_sum"]).as_py() or 0),
+        memory_bytes=whole["memory_bytes"], memory_basis=res.memory_basis,
+        est_total_memory_bytes=est_total, used_mem_bytes=used_mem,
         n_findings={str(s): sum(1 for f in res.finding_list if f.severity == s) for s in reversed(Severity)},
         n_sources=res.keys.n_sources,
     )
@@ -233,12 +261,16 @@ def ttl_pattern_rows(res, top=None) -> pd.DataFrame:
 
 
 def expiry_burst_rows(res, top=None) -> pd.DataFrame:
-    """Expiry cliffs: windows where far more keys expire than the spread predicts, most keys first."""
+    """Expiry cliffs: windows where far more keys expire than the spread predicts, most keys first
+    (none when the expiry pass did not run)."""
+    columns = ["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys", "ratio",
+               "share_of_ttl_keys"]
+    if "expiry_bursts" not in res.tables:
+        return _empty(columns)
     frame = res.tables["expiry_bursts"].to_pandas()
     frame["db"] = frame["db"].astype("Int64")
     frame = frame.sort_values(["n_keys", "window_s", "start"], ascending=[False, True, True], kind="stable")
-    return _top(frame[["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys", "ratio",
-                       "share_of_ttl_keys"]], top)
+    return _top(frame[columns], top)
 
 
 def expiry_timeline_rows(res) -> pd.DataFrame:

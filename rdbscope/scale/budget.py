@@ -57,8 +57,11 @@ def available_memory():
 
 
 def format_budget(size):
-    """``size`` bytes as the budget is written: ``11.6GB``."""
-    return f"{size / 1000**3:.1f}GB"
+    """``size`` bytes as a budget is written: ``11.6GB``, ``250MB``, ``100KB``."""
+    for unit, scale in (("GB", 1000**3), ("MB", 1000**2), ("KB", 1000)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + unit
+    return f"{size}B"
 
 
 def default_budget():
