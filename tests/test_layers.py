@@ -1,5 +1,5 @@
 """Imports point one way (DESIGN.md):
-cli -> report -> api/result/codes/config -> passes/rules
+cli -> report -> api/result/codes/config -> scale -> passes/rules
     -> keys/sources/findings/options/patterns/summary/keyspace -> rdb -> errors.
 """
 
@@ -13,6 +13,7 @@ LAYERS = [
     {"cli"},
     {"report"},
     {"api", "result", "codes", "config"},
+    {"scale"},
     {"passes", "rules"},
     {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
     {"rdb"},

@@ -1,0 +1,1 @@
+"""Analysis past one process: dumps of any size, and many dumps at once."""
