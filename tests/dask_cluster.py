@@ -1,7 +1,8 @@
 """A real Dask cluster on 127.0.0.1 for the tests that need one: a ``dask scheduler`` and
 ``dask worker`` processes (one thread each), started as a person would start them.
 
-The workers import rdbscope from this checkout (PYTHONPATH), as the tests do.
+The scheduler and workers import rdbscope and the test modules from this checkout
+(PYTHONPATH), as the tests do: a test's module-level function runs on them as it is.
 Without dask the tests that need it skip, saying what to install; under
 RDBSCOPE_REQUIRE_SERVERS=1 they fail instead.
 """
@@ -39,12 +40,16 @@ def require_dask():
 
 
 @contextlib.contextmanager
-def running_dask_cluster(directory, workers=2):
+def running_dask_cluster(directory, workers=2, test_dirs=()):
     """Yield the address (``tcp://127.0.0.1:PORT``) of a scheduler with ``workers`` worker
-    processes attached, each logging to ``directory``; stop them all after."""
+    processes attached, each logging to ``directory``; stop them all after.
+
+    The processes import from the checkout, tests/ and ``test_dirs`` (where the
+    modules of the functions the tests send them are)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    path = [str(ROOT), str(ROOT / "tests"), *map(str, test_dirs), os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, path))}
     commands = [["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]]
     commands += [["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
                   "--no-dashboard", "--name", f"worker-{n}", "--local-directory", str(directory / f"worker-{n}")]

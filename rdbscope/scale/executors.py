@@ -75,8 +75,8 @@ def _result(future, item):
     try:
         return future.result()
     except concurrent.futures.process.BrokenProcessPool:
-        raise RdbscopeError(f"{item_name(item)}: the worker process reading it stopped "
-                            "(killed, or out of memory)") from None
+        raise RdbscopeError(f"{item_name(item)}: a worker process stopped (killed, or out of memory) "
+                            "before it was read") from None
 
 
 def _on_dask(call, items, client):
@@ -160,26 +160,26 @@ def import_extra(module, needed_by):
         raise InputError(f"{needed_by} needs the dask extra: {DASK_INSTALL}") from None
 
 
-def connect(address):
+def connect(address, timeout=CONNECT_TIMEOUT_S):
     """A ``dask.distributed.Client`` of the scheduler at ``address`` (``tcp://HOST:PORT``), once
     the scheduler has a worker. Close it when done.
 
     Raises:
         InputError: dask is not installed; ``address`` is not an address; no
-            scheduler answered there, or it had no worker, within
-            :data:`CONNECT_TIMEOUT_S` seconds.
+            scheduler answered there, or it had no worker, within ``timeout``
+            seconds.
     """
     distributed = import_extra("distributed", "--dask")
     try:
-        client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        client = distributed.Client(address, timeout=timeout, set_as_default=False)
     except ValueError as exc:
-        raise InputError(f"--dask {address}: not a scheduler address (tcp://HOST:PORT): {exc}") from None
+        raise InputError(f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}") from None
     except (OSError, TimeoutError):
-        raise InputError(f"--dask {address}: no Dask scheduler answered within {CONNECT_TIMEOUT_S} s") from None
+        raise InputError(f"no Dask scheduler answered at {address} within {timeout:g} s") from None
     try:
-        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+        client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
         client.close()
-        raise InputError(f"--dask {address}: the scheduler has no worker "
-                         f"(waited {CONNECT_TIMEOUT_S} s; start one with `dask worker {address}`)") from None
+        raise InputError(f"the Dask scheduler at {address} has no worker "
+                         f"(waited {timeout:g} s; start one with `dask worker {address}`)") from None
     return client
