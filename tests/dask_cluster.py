@@ -95,7 +95,8 @@ def _wait_for_workers(address, workers, processes, directory):
                 return
         except (OSError, TimeoutError):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the Dask cluster did not start in {START_TIMEOUT_S} s; logs: {_logs(directory)}")
+                raise RuntimeError(f"the Dask cluster did not start in {START_TIMEOUT_S} s; "
+                                   f"logs: {_logs(directory)}") from None
             time.sleep(0.2)
 
 

@@ -14,8 +14,16 @@ from oracle import read_oracle
 
 import rdbscope
 from rdbscope.errors import ConfigError, InputError, RdbError, RdbFormatError, RdbTruncatedError
-from rdbscope.scale.executors import (CONNECT_TIMEOUT_S, connect, core_count, import_extra, is_url, map_sources,
-                                      open_dump)
+from rdbscope.scale.executors import (
+    CONNECT_TIMEOUT_S,
+    connect,
+    core_count,
+    import_extra,
+    is_url,
+    map_sources,
+    open_dump,
+)
+
 
 def count_keys(item):
     """``(item, keys in the dump)``: a real function of one dump, as the engine's per-dump function is."""
