@@ -1,5 +1,7 @@
 """Read a command's input and analyse it, showing each stage on stderr."""
 
+import contextlib
+import functools
 import os
 
 import typer
@@ -52,9 +54,29 @@ def check_writable(path, option, *, directory=False):
         raise typer.BadParameter(f"cannot write in {existing}", param_hint=option)
 
 
-def load_keys(paths, load=None):
+@contextlib.contextmanager
+def where_to_run(parallel):
+    """The ``jobs``/``client`` pair the analysis takes for ``parallel`` (a ParallelOptions): with
+    --dask, a client of that cluster (one clear line and exit 2 when it cannot be had), closed after."""
+    if parallel.dask is None:
+        yield {"jobs": parallel.jobs, "client": None}
+        return
+    from ..scale.executors import connect
+
+    client = connect(parallel.dask)
+    try:
+        yield {"jobs": parallel.jobs, "client": client}
+    finally:
+        client.close()
+
+
+def load_keys(paths, load=None, *, jobs=1, client=None):
     """The KeyTable of a dump or keys Parquet file, or of several dumps as one keyspace (a list of
-    paths, directories and globs), filtered as the options say.
+    paths, directories and globs), filtered as the options say; with a Dask ``client``, each dump
+    is read by a worker of its cluster.
+
+    ``jobs`` is not used yet: reading dumps on local processes pays off once they return partial
+    aggregates, not whole keys tables (shipping a table back costs more than reading it).
 
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
@@ -63,14 +85,28 @@ def load_keys(paths, load=None):
     from ..sources import input_paths
 
     names = input_paths(list(paths) if isinstance(paths, (list, tuple)) else [paths])
-    tables = []
-    for path in names:
-        with scan_progress(load.quiet, f"reading {os.path.basename(path)}") as on_progress:
-            tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
+    if client is not None:
+        tables = _load_on_dask(client, names, load)
+    else:
+        tables = []
+        for path in names:
+            with scan_progress(load.quiet, f"reading {os.path.basename(path)}") as on_progress:
+                tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
     keys = tables[0] if len(tables) == 1 else combine(tables, names)
     if load.filtered and keys.num_rows == 0:
         raise nothing_kept(keys.info, load)
     return keys
+
+
+def _load_on_dask(client, names, load):
+    """Each dump's KeyTable, read by the Dask workers (at the absolute path the client sees)."""
+    from ..findings import count
+    from ..keys import load_one
+    from ..scale.executors import map_sources
+
+    read = functools.partial(load_one, **load.scan_options())
+    with stage(load.quiet, f"reading {count(len(names), 'dump')} on the Dask cluster"):
+        return map_sources(read, [os.path.abspath(name) for name in names], client=client)
 
 
 def input_name(keys):
@@ -100,10 +136,10 @@ def nothing_kept(info, load):
     return UsageError(said)
 
 
-def analyze_input(path, config, *, passes=None, load=None):
-    """Load ``path`` (see :func:`load_keys`) and run the passes (all, or ``passes`` and what they need)
-    with ``config`` (see :func:`settings`)."""
-    keys = load_keys(path, load)
+def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
+    """Load ``path`` (see :func:`load_keys`, which takes ``jobs`` and ``client``) and run the passes
+    (all, or ``passes`` and what they need) with ``config`` (see :func:`settings`)."""
+    keys = load_keys(path, load, jobs=jobs, client=client)
     from ..api import analyze
 
     with stage(load is not None and load.quiet, "analysing"):

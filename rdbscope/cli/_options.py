@@ -7,6 +7,7 @@ or pandas (nor anything of rdbscope that does).
 import dataclasses
 import functools
 import inspect
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -230,3 +231,38 @@ def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
     parameters += [("fail_on", FailOnOption, fail_on)]
     parameters += [("config", ConfigOption, None)] if config else []
     return adds_options("output", parameters, OutputOptions)
+
+
+def core_count():
+    """The cores this process may run on: the default of --jobs."""
+    return getattr(os, "process_cpu_count", os.cpu_count)() or 1
+
+
+@dataclasses.dataclass(frozen=True)
+class ParallelOptions:
+    """Where the work over the dumps runs: ``jobs`` local processes, or the Dask cluster whose
+    scheduler is at ``dask`` (an address, ``tcp://HOST:PORT``)."""
+
+    jobs: int = 1
+    dask: str | None = None
+
+
+#: (parameter, annotation, default) of the options that say where the work over several dumps runs.
+PARALLEL_PARAMETERS = (
+    ("jobs", Annotated[int, typer.Option(
+        "--jobs", min=1, metavar="N",
+        help="Read this many dumps at once, each in a process of its own, when several are given.",
+        show_default=f"one per core, {core_count()} here")],
+     core_count()),
+    ("dask", Annotated[str | None, typer.Option(
+        "--dask", metavar="ADDRESS",
+        help="Run the work on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT), one task "
+             "per dump, instead of --jobs: its workers must be able to read the dumps (the same paths, or "
+             "URLs such as s3://bucket/node-a.rdb). Needs pip install \"rdbscope[dask]\".",
+        show_default=False)], None),
+)
+
+
+def takes_parallel_options():
+    """Give a command --jobs and --dask; it receives them as ``parallel``, a :class:`ParallelOptions`."""
+    return adds_options("parallel", PARALLEL_PARAMETERS, ParallelOptions)

@@ -170,12 +170,15 @@ def connect(address, timeout=CONNECT_TIMEOUT_S):
             seconds.
     """
     distributed = import_extra("distributed", "--dask")
+    failure = None
     try:
         client = distributed.Client(address, timeout=timeout, set_as_default=False)
     except ValueError as exc:
-        raise InputError(f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}") from None
+        failure = f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}"
     except (OSError, TimeoutError):
-        raise InputError(f"no Dask scheduler answered at {address} within {timeout:g} s") from None
+        failure = f"no Dask scheduler answered at {address} within {timeout:g} s"
+    if failure:  # raised out here: as the context of an error, the half-made client would outlive the run
+        raise InputError(failure)
     try:
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
