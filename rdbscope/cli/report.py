@@ -8,8 +8,15 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ._analysis import (analysis_command, analyze_input, check_writable, exit_for_findings, input_name, settings,
-                        where_to_run)
+from ._analysis import (
+    analysis_command,
+    analyze_input,
+    check_writable,
+    exit_for_findings,
+    input_name,
+    settings,
+    where_to_run,
+)
 from ._console import message, stage
 from ._formats import emit, print_renderable, records, write_json
 from ._options import Format, Inputs, takes_parallel_options

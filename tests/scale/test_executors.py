@@ -2,6 +2,7 @@
 real Dask cluster (a scheduler and two worker processes on 127.0.0.1), with the same ordered results and
 the same errors naming the dump."""
 
+import json
 import os
 import pathlib
 import pickle
@@ -9,7 +10,7 @@ import pickle
 import cloudpickle
 import pytest
 from conftest import SAMPLE_DUMPS, sample_dumps
-from dask_cluster import free_port, require_dask, running_dask_cluster
+from dask_cluster import MISSING, free_port, require_dask, running_dask_cluster
 from oracle import read_oracle
 
 import rdbscope
@@ -174,3 +175,57 @@ def test_connect_gives_a_client_of_the_cluster_with_its_workers(dask_client, das
     workers = dask_client.scheduler_info()["workers"].values()
     assert sorted(w["name"] for w in workers) == ["worker-0", "worker-1"]
     assert {w["nthreads"] for w in workers} == {1}
+
+
+# --- The command line: report and lint take --jobs and --dask -------------------------------------------
+
+def invoke(*args):
+    from typer.testing import CliRunner
+
+    from rdbscope.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def one_line_error(result):
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    (line,) = result.stderr.splitlines()
+    return line
+
+
+@pytest.mark.parametrize("command", ["report", "lint"])
+def test_the_help_shows_both_options_and_the_core_count(command):
+    from typer.testing import CliRunner
+
+    from rdbscope.cli import app
+
+    text = " ".join(CliRunner().invoke(app, [command, "--help"], terminal_width=200).stdout.split())
+    assert "--jobs N Read this many dumps at once" in text and f"[default: (one per core, {core_count()} here)" in text
+    assert '--dask ADDRESS Run the work on the Dask cluster' in text and 'pip install "rdbscope[dask]"' in text
+
+
+@pytest.mark.parametrize("command", ["report", "lint"])
+def test_bad_parallel_options_are_one_line(command):
+    line = one_line_error(invoke(command, DUMPS[0], "--jobs", "0"))
+    assert line.startswith("error: invalid value for '--jobs'")
+    if MISSING is None:
+        line = one_line_error(invoke(command, DUMPS[0], "--dask", "scheduler"))
+        assert line.startswith("error: 'scheduler' is not a Dask scheduler address (tcp://HOST:PORT)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["report", "lint"])
+def test_a_run_on_dask_prints_what_a_local_run_prints(command, dask_address):
+    dumps = [DUMPS[0], DUMPS[-1], SAMPLE_DUMPS / "redis-8.2-default.rdb"]
+    here = invoke(command, *dumps, "--format", "json", "--jobs", "1")
+    there = invoke(command, *dumps, "--format", "json", "--dask", dask_address)
+    assert here.exit_code == there.exit_code == (0 if command == "report" else 1)
+    assert there.stdout == here.stdout and json.loads(there.stdout)
+
+
+@pytest.mark.slow
+def test_a_damaged_dump_among_several_on_dask_is_the_same_one_line(dask_address, tmp_path):
+    dumps = [DUMPS[0], damaged(tmp_path, "node-b.rdb", 5000), DUMPS[1]]
+    there = one_line_error(invoke("report", *dumps, "--dask", dask_address))
+    assert there == one_line_error(invoke("report", *dumps))
+    assert there.startswith(f"error: {dumps[1]}: offset ")
