@@ -42,6 +42,10 @@ def map_sources(function, items, *, jobs=None, client=None):
             item on its cluster, whose workers must be able to read the items.
             ``jobs`` does not apply then.
 
+    Local processes are started with "spawn" (a forked child could inherit locks
+    held by the threads of the scanner or of Arrow): each imports the main module
+    again, so a script that calls this needs the ``if __name__ == "__main__":`` guard.
+
     Raises:
         RdbscopeError: the first item (in the order given) whose call failed:
             its own rdbscope error, or an :class:`InputError` for a file that
@@ -75,8 +79,8 @@ def _result(future, item):
     try:
         return future.result()
     except concurrent.futures.process.BrokenProcessPool:
-        raise RdbscopeError(f"{item_name(item)}: a worker process stopped (killed, or out of memory) "
-                            "before it was read") from None
+        raise RdbscopeError(f"{item_name(item)}: a worker process stopped before it was read (killed, out of "
+                            "memory, or it could not start: see map_sources)") from None
 
 
 def _on_dask(call, items, client):

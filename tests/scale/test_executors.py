@@ -14,7 +14,7 @@ from dask_cluster import MISSING, free_port, require_dask, running_dask_cluster
 from oracle import read_oracle
 
 import rdbscope
-from rdbscope.errors import ConfigError, InputError, RdbError, RdbFormatError, RdbTruncatedError
+from rdbscope.errors import ConfigError, InputError, RdbError, RdbFormatError, RdbscopeError, RdbTruncatedError
 from rdbscope.scale.executors import (
     CONNECT_TIMEOUT_S,
     connect,
@@ -34,6 +34,11 @@ def count_keys(item):
     finally:
         if source is not item:
             source.close()
+
+
+def stop_the_process(item):
+    """A worker that dies (as one killed for its memory does) without raising anything."""
+    os._exit(3)
 
 
 def oracle_keys(path):
@@ -112,6 +117,13 @@ def test_a_url_whose_scheme_fsspec_does_not_know_is_named(where):
     url = "nosuchscheme://bucket/node-a.rdb"
     with pytest.raises(InputError, match=r"^nosuchscheme://bucket/node-a.rdb: .*nosuchscheme"):
         map_sources(count_keys, [DUMPS[0], url], **where)
+
+
+@pytest.mark.slow
+def test_a_worker_process_that_dies_fails_the_run_naming_the_first_dump_not_read():
+    with pytest.raises(RdbscopeError) as caught:
+        map_sources(stop_the_process, ["node-a.rdb", "node-b.rdb"], jobs=2)
+    assert str(caught.value).startswith("node-a.rdb: a worker process stopped before it was read (killed, ")
 
 
 def test_one_item_or_one_job_runs_in_this_process():
