@@ -84,12 +84,22 @@ def _result(future, item):
 
 
 def _on_dask(call, items, client):
+    from distributed import KilledWorker
+
     futures = client.map(call, items, pure=False)
     try:
-        return [future.result() for future in futures]
+        return [_dask_result(future, item, KilledWorker) for future, item in zip(futures, items, strict=True)]
     except BaseException:
         client.cancel(futures)
         raise
+
+
+def _dask_result(future, item, killed_worker):
+    try:
+        return future.result()
+    except killed_worker:  # the scheduler gave the task to several workers in turn, and each died
+        raise RdbscopeError(f"{item_name(item)}: every Dask worker that tried to read it died (killed, or out "
+                            "of memory)") from None
 
 
 class NamingErrors:
@@ -102,6 +112,9 @@ class NamingErrors:
 
     def __init__(self, function):
         self.function = function
+        # what Dask names the tasks after (a partial by the function it wraps)
+        self.__name__ = getattr(function, "__name__", None) or getattr(getattr(function, "func", None), "__name__",
+                                                                        "call")
 
     def __call__(self, item):
         try:

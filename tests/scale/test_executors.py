@@ -127,6 +127,15 @@ def test_a_worker_process_that_dies_fails_the_run_naming_the_first_dump_not_read
     assert str(caught.value).startswith("node-a.rdb: a worker process stopped before it was read (killed, ")
 
 
+@pytest.mark.slow
+def test_a_dump_every_dask_worker_dies_on_is_named(dask_client):
+    with pytest.raises(RdbscopeError) as caught:
+        map_sources(stop_the_process, ["node-a.rdb"], client=dask_client)
+    assert str(caught.value) == "node-a.rdb: every Dask worker that tried to read it died (killed, or out of memory)"
+    dask_client.wait_for_workers(2, timeout=60)  # their nannies restart them: the cluster serves the next tests
+    assert map_sources(count_keys, DUMPS[:2], client=dask_client) == [count_keys(p) for p in DUMPS[:2]]
+
+
 def test_one_item_or_one_job_runs_in_this_process():
     seen = []
     assert map_sources(seen.append, ["a.rdb", "b.rdb"], jobs=1) == [None, None]
