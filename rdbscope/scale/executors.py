@@ -7,6 +7,7 @@ that names it.
 """
 
 import concurrent.futures
+import glob
 import importlib
 import multiprocessing
 import os
@@ -162,6 +163,28 @@ def open_dump(item):
         return fsspec.open(item, "rb").open()
     except (OSError, ImportError, ValueError) as exc:
         raise input_error(item, exc) from None
+
+
+def expand_url(url):
+    """The dumps a URL names: the URL itself, or for a glob (``s3://bucket/nightly/*.rdb``) the
+    URLs of the files it matches, in name order.
+
+    Raises:
+        InputError: fsspec, or the package of the URL's scheme, is not installed; a glob that
+            matches nothing; no such file.
+    """
+    fsspec = import_extra("fsspec", f"reading {url}")
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if glob.has_magic(path):
+            found = sorted(fs.unstrip_protocol(p) for p in fs.glob(path) if fs.isfile(p))
+        else:
+            found = [url] if fs.isfile(path) else []
+    except (OSError, ImportError, ValueError) as exc:
+        raise input_error(url, exc) from None
+    if not found:
+        raise InputError(f"{url}: {'no file matches' if glob.has_magic(path) else 'no such file'}")
+    return found
 
 
 def import_extra(module, needed_by):

@@ -18,6 +18,7 @@ from rdbscope.scale.executors import (
     CONNECT_TIMEOUT_S,
     connect,
     core_count,
+    expand_url,
     import_extra,
     is_url,
     map_sources,
@@ -74,6 +75,11 @@ def where(request):
     return {"jobs": int(request.param.removeprefix("jobs="))}
 
 
+def require_fsspec():
+    if importlib.util.find_spec("fsspec") is None:
+        skip_or_fail('fsspec is not installed; pip install -e ".[test]" (or "rdbscope[dask]") brings it')
+
+
 def damaged(tmp_path, name, cut):
     """A sample dump cut short at ``cut`` bytes."""
     path = tmp_path / name
@@ -89,8 +95,7 @@ def test_the_results_are_the_dumps_key_counts_in_the_order_given(where):
 
 
 def test_fsspec_urls_are_read_where_the_map_runs(where):
-    if importlib.util.find_spec("fsspec") is None:
-        skip_or_fail('fsspec is not installed; pip install -e ".[test]" (or "rdbscope[dask]") brings it')
+    require_fsspec()
     urls = [f"file://{p}" for p in DUMPS[:3]]
     assert [n for _, n in map_sources(count_keys, urls, **where)] == [n for _, n in map(count_keys, DUMPS[:3])]
 
@@ -114,7 +119,22 @@ def test_the_first_damaged_dump_in_order_fails_the_run_with_its_offset(where, tm
     assert str(error) == str(here.value) and str(error).startswith(f"{first}: offset ")
 
 
+def test_a_url_glob_names_the_files_it_matches_in_order(tmp_path):
+    require_fsspec()
+    url = f"file://{SAMPLE_DUMPS}/redis-7.0-*.rdb"
+    assert expand_url(url) == [f"file://{p}" for p in sorted(SAMPLE_DUMPS.glob("redis-7.0-*.rdb"))]
+    assert expand_url(f"file://{DUMPS[0]}") == [f"file://{DUMPS[0]}"]
+    for missing, said in ((f"file://{tmp_path}/node-*.rdb", "no file matches"),
+                          (f"file://{tmp_path}/node-b.rdb", "no such file")):
+        with pytest.raises(InputError) as caught:
+            expand_url(missing)
+        assert str(caught.value) == f"{missing}: {said}"
+    with pytest.raises(InputError, match="^nosuchscheme://bucket/node-a.rdb: Protocol not known: nosuchscheme$"):
+        expand_url("nosuchscheme://bucket/node-a.rdb")
+
+
 def test_a_url_whose_scheme_fsspec_does_not_know_is_named(where):
+    require_fsspec()
     url = "nosuchscheme://bucket/node-a.rdb"
     with pytest.raises(InputError, match=r"^nosuchscheme://bucket/node-a.rdb: .*nosuchscheme"):
         map_sources(count_keys, [DUMPS[0], url], **where)
