@@ -234,8 +234,13 @@ def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
 
 
 def core_count():
-    """The cores this process may run on: the default of --jobs."""
-    return getattr(os, "process_cpu_count", os.cpu_count)() or 1
+    """The cores this process may run on: the default of --jobs (as rdbscope.scale.executors.core_count,
+    which --help must not import; a test ties them)."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 @dataclasses.dataclass(frozen=True)

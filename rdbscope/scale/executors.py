@@ -26,7 +26,11 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 
 def core_count():
     """The cores this process may run on."""
-    return getattr(os, "process_cpu_count", os.cpu_count)() or 1
+    if hasattr(os, "process_cpu_count"):  # Python 3.13
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def map_sources(function, items, *, jobs=None, client=None):

@@ -170,7 +170,8 @@ def test_jobs_below_one_is_a_config_error():
 
 
 def test_the_default_is_one_process_per_core():
-    assert core_count() == len(os.sched_getaffinity(0))
+    options = importlib.import_module("rdbscope.cli._options")  # what --jobs defaults to
+    assert core_count() == options.core_count() == len(os.sched_getaffinity(0))
 
 
 @pytest.mark.parametrize("error", [
