@@ -262,8 +262,8 @@ PARALLEL_PARAMETERS = (
     ("dask", Annotated[str | None, typer.Option(
         "--dask", metavar="ADDRESS",
         help="Run the work on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT), one task "
-             "per dump, instead of --jobs: its workers must be able to read the dumps (the same paths, or "
-             "URLs such as s3://bucket/node-a.rdb). Needs pip install \"rdbscope[dask]\".",
+             "per dump, instead of --jobs: its workers must be able to read the dumps at the paths the client "
+             "sees (a shared mount). Needs pip install \"rdbscope[dask]\".",
         show_default=False)], None),
 )
 
