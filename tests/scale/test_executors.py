@@ -25,6 +25,10 @@ from rdbscope.scale.executors import (
     open_dump,
 )
 
+HERE = pathlib.Path(__file__).resolve().parent
+#: Every sample dump, not in name order: results must come back in the order given.
+DUMPS = [str(p) for p in sorted(sample_dumps(), key=lambda p: (p.stat().st_size, p.name), reverse=True)]
+
 
 def count_keys(item):
     """``(item, keys in the dump)``: a real function of one dump, as the engine's per-dump function is."""
@@ -44,11 +48,6 @@ def stop_the_process(item):
 def oracle_keys(path):
     """Keys in the dump by the INFO keyspace of the server that wrote it."""
     return sum(db["keys"] for db in read_oracle(str(path.with_suffix(".json")))["keyspace"].values())
-
-
-HERE = pathlib.Path(__file__).resolve().parent
-#: Every sample dump, not in name order: results must come back in the order given.
-DUMPS = [str(p) for p in sorted(sample_dumps(), key=lambda p: (p.stat().st_size, p.name), reverse=True)]
 
 
 @pytest.fixture(scope="module")
