@@ -25,7 +25,8 @@ __all__ = ["load", "analyze", "lint", "PIPELINE"]
 PIPELINE = (*PASSES, RulesPass)
 
 
-def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None, **scan_options) -> Result:
+def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None, jobs=1, client=None,
+            **scan_options) -> Result:
     """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
     Args:
@@ -43,6 +44,9 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             every key in memory (``expiry``, the lint rules) are listed in ``skipped``.
         chunk_keys: keys per chunk of a bounded run (default: from the budget); giving it
             makes the run bounded whatever the dumps' size.
+        jobs, client: for several dumps in a bounded run, read them on ``jobs`` local
+            processes, or on the workers of a ``dask.distributed.Client``; each returns
+            its dump's partial aggregate.
         scan_options: for dumps given by path, the options of :func:`rdbscope.scan`.
 
     Raises:
@@ -60,7 +64,7 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     if chunk_keys is None and budget.in_memory_peak(keys) <= limit:
         return _run(load(keys, **scan_options), config, passes)
     return _run_bounded(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit),
-                        budget.sample_keys_for(limit), scan_options)
+                        budget.sample_keys_for(limit), scan_options, jobs=jobs, client=client)
 
 
 def lint(keys: KeyTable, config=None) -> Result:
@@ -81,9 +85,10 @@ def lint(keys: KeyTable, config=None) -> Result:
     return _run(keys, config, wanted)
 
 
-def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None):
+def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None):
     from .scale.bounded import BOUNDED_PASSES, bounded_keys, plan_for
-    keys, columns, given = bounded_keys(source, plan_for(config, sample_keys), chunk_keys, scan_options or {})
+    keys, columns, given = bounded_keys(source, plan_for(config, sample_keys), chunk_keys, scan_options or {},
+                                        jobs=jobs, client=client)
     ids = {p.id for p in BOUNDED_PASSES}
     wanted_all = [p.id for p in dependency_order(PIPELINE, wanted)]
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)

@@ -1,5 +1,6 @@
 """README keeps up with the code: the schema table, the commands, the CI test command, every block run."""
 
+import os
 import re
 import shlex
 
@@ -200,6 +201,27 @@ def check_the_config(text, root):
     assert config.is_enabled("NAM013", opt_in=True) and not config.is_enabled("NAM005")
 
 
+def check_the_dask_how_to(text, root):
+    """Every option the lines give is one their command takes (the run itself: tests/scale/test_executors.py)."""
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    for line in text.strip().splitlines():
+        words = shlex.split(re.sub(r"\s+#\s.*$", "", line))
+        if words[:2] == ["pip", "install"]:
+            continue
+        assert words[0] in ("dask", "rdbscope"), line
+        if words[0] == "dask":
+            help_text = subprocess.run([sys.executable, "-m", "dask", words[1], "--help"], capture_output=True,
+                                       text=True, check=True, env={**os.environ, "COLUMNS": "200"}).stdout
+        else:
+            help_text = CliRunner().invoke(app, [words[1], "--help"], terminal_width=200).stdout
+        for option in (w for w in words if w.startswith("--")):
+            assert re.search(rf"\s{re.escape(option)}[\s,=]", help_text), (line, option)
+
+
 def checked_elsewhere(test):
     def check(text, root):
         assert (ROOT / "tests" / test).exists()
@@ -235,6 +257,8 @@ README_CHECKS = {
         checked_elsewhere("report/test_cluster_report.py"),  # run over a real cluster's dumps
     ("python", 'keys = rdbscope.load(["node-a.rdb", "node-b.rdb", "node-c.rdb"])'):
         checked_elsewhere("report/test_cluster_report.py"),
+    ("sh", 'pip install "rdbscope[dask]"                                  # the client and every worker'):
+        check_the_dask_how_to,
 }
 
 

@@ -1,5 +1,7 @@
 """Read a command's input and analyse it, showing each stage on stderr."""
 
+import contextlib
+import functools
 import os
 
 import typer
@@ -53,9 +55,29 @@ def check_writable(path, option, *, directory=False):
         raise typer.BadParameter(f"cannot write in {existing}", param_hint=option)
 
 
-def load_keys(paths, load=None):
+@contextlib.contextmanager
+def where_to_run(parallel):
+    """The ``jobs``/``client`` pair the analysis takes for ``parallel`` (a ParallelOptions): with
+    --dask, a client of that cluster (one clear line and exit 2 when it cannot be had), closed after."""
+    if parallel.dask is None:
+        yield {"jobs": parallel.jobs, "client": None}
+        return
+    from ..scale.executors import connect
+
+    client = connect(parallel.dask)
+    try:
+        yield {"jobs": parallel.jobs, "client": client}
+    finally:
+        client.close()
+
+
+def load_keys(paths, load=None, *, jobs=1, client=None):
     """The KeyTable of a dump or keys Parquet file, or of several dumps as one keyspace (a list of
-    paths, directories and globs), filtered as the options say.
+    paths, directories and globs), filtered as the options say; with a Dask ``client``, each dump
+    is read by a worker of its cluster.
+
+    ``jobs`` is not used here: a table that fits in memory is read faster in this process than
+    shipped back from others; bounded runs (:func:`analyze_input`) read dumps on ``jobs`` processes.
 
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
@@ -64,14 +86,28 @@ def load_keys(paths, load=None):
     from ..sources import input_paths
 
     names = input_paths(list(paths) if isinstance(paths, (list, tuple)) else [paths])
-    tables = []
-    for path in names:
-        with scan_progress(load.quiet, f"reading {os.path.basename(path)}") as on_progress:
-            tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
+    if client is not None:
+        tables = _load_on_dask(client, names, load)
+    else:
+        tables = []
+        for path in names:
+            with scan_progress(load.quiet, f"reading {os.path.basename(path)}") as on_progress:
+                tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
     keys = tables[0] if len(tables) == 1 else combine(tables, names)
     if load.filtered and keys.num_rows == 0:
         raise nothing_kept(keys.info, load)
     return keys
+
+
+def _load_on_dask(client, names, load):
+    """Each dump's KeyTable, read by the Dask workers (at the absolute path the client sees)."""
+    from ..findings import count
+    from ..keys import load_one
+    from ..scale.executors import map_sources
+
+    read = functools.partial(load_one, **load.scan_options())
+    with stage(load.quiet, f"reading {count(len(names), 'dump')} on the Dask cluster"):
+        return map_sources(read, [os.path.abspath(name) for name in names], client=client)
 
 
 def input_name(keys):
@@ -101,11 +137,12 @@ def nothing_kept(info, load):
     return UsageError(said)
 
 
-def analyze_input(path, config, *, passes=None, load=None, needs=()):
-    """Load ``path`` (see :func:`load_keys`) and run the passes (all, or ``passes`` and what they need)
-    with ``config`` (see :func:`settings`).
+def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, client=None):
+    """Load ``path`` (see :func:`load_keys`, which takes ``jobs`` and ``client``) and run the passes
+    (all, or ``passes`` and what they need) with ``config`` (see :func:`settings`).
 
-    Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory;
+    Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
+    dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate);
     a command whose output ``needs`` a pass that such a run cannot make exits 2 saying so.
     """
     load = load or LoadOptions()
@@ -113,7 +150,7 @@ def analyze_input(path, config, *, passes=None, load=None, needs=()):
     from ..api import analyze
 
     if bounded is None:
-        keys = load_keys(path, load)
+        keys = load_keys(path, load, jobs=jobs, client=client)
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
@@ -122,8 +159,8 @@ def analyze_input(path, config, *, passes=None, load=None, needs=()):
         raise _needs_memory(f"the {' and '.join(missing)} analysis", limit, peak)
     with scan_progress(load.quiet, f"reading {_input_label(path)} in bounded memory ({format_budget(limit)})") \
             as on_progress:
-        res = analyze(_dump_paths(path), config=config, passes=passes, memory_budget=limit,
-                      on_progress=on_progress, **load.scan_options())
+        res = analyze(_dump_paths(path), config=config, passes=passes, memory_budget=limit, jobs=jobs,
+                      client=client, on_progress=on_progress, **load.scan_options())
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
     if res.skipped and not load.quiet:

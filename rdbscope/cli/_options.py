@@ -7,6 +7,7 @@ or pandas (nor anything of rdbscope that does).
 import dataclasses
 import functools
 import inspect
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -251,3 +252,46 @@ def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
     parameters += [("fail_on", FailOnOption, fail_on)]
     parameters += [("config", ConfigOption, None)] if config else []
     return adds_options("output", parameters, OutputOptions)
+
+
+def core_count():
+    """The cores this process may run on: the default of --jobs (as rdbscope.scale.executors.core_count,
+    which --help must not import; a test ties them)."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+@dataclasses.dataclass(frozen=True)
+class ParallelOptions:
+    """Where the work over the dumps runs: ``jobs`` local processes, or the Dask cluster whose
+    scheduler is at ``dask`` (an address, ``tcp://HOST:PORT``)."""
+
+    jobs: int = 1
+    dask: str | None = None
+
+
+#: (parameter, annotation, default) of the options that say where the work over several dumps runs.
+PARALLEL_PARAMETERS = (
+    ("jobs", Annotated[int, typer.Option(
+        "--jobs", min=1, metavar="N",
+        help="When several dumps are analysed in bounded memory (see --memory-budget), read this many at "
+             "once, each in a process of its own that returns its dump's partial aggregate.",
+        show_default=f"one per core, {core_count()} here")],
+     core_count()),
+    ("dask", Annotated[str | None, typer.Option(
+        "--dask", metavar="ADDRESS",
+        help="Read the dumps on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT), one task "
+             "per dump, instead of --jobs: its workers must be able to read the dumps at the paths the client "
+             "sees (a shared mount). Dumps that fit in memory come back whole (the report is the local one); "
+             "in a bounded run each task returns its dump's partial aggregate. Needs pip install "
+             "\"rdbscope[dask]\".",
+        show_default=False)], None),
+)
+
+
+def takes_parallel_options():
+    """Give a command --jobs and --dask; it receives them as ``parallel``, a :class:`ParallelOptions`."""
+    return adds_options("parallel", PARALLEL_PARAMETERS, ParallelOptions)

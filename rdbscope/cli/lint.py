@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ._analysis import load_keys, refuse_bounded, settings
+from ._analysis import load_keys, refuse_bounded, settings, where_to_run
 from ._console import err, exits_on_bad_input, out, stage
-from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options
+from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 #: The names of rules.PRESETS and rules.DEPRECATED_PRESETS, spelled here so that --help does not import
@@ -41,6 +41,7 @@ def _current_presets(names):
 @exits_on_bad_input
 @takes_load_options(budget=True)
 @takes_output_options(Format.table, Format.json, Format.sarif, fail_on=FailOn.warning)
+@takes_parallel_options()
 def lint_command(
     source: Source,
     select: Select = None,
@@ -55,6 +56,7 @@ def lint_command(
     as_json: JsonAlias = False,
     output=None,
     load=None,
+    parallel=None,
 ):
     """Lint SOURCE's key design: naming, cluster slots and hash tags, encodings; findings grouped by rule.
 
@@ -70,7 +72,8 @@ def lint_command(
     config = with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
     refuse_bounded(source, load, "naming rules")
-    keys = load_keys(source, load)
+    with where_to_run(parallel) as where:
+        keys = load_keys(source, load, **where)
     with stage(load.quiet, "linting"):
         result = lint(keys, config)
     seconds = time.perf_counter() - started

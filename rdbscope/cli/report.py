@@ -8,10 +8,18 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ._analysis import analysis_command, analyze_input, check_writable, exit_for_findings, input_name, settings
+from ._analysis import (
+    analysis_command,
+    analyze_input,
+    check_writable,
+    exit_for_findings,
+    input_name,
+    settings,
+    where_to_run,
+)
 from ._console import message, stage
 from ._formats import emit, print_renderable, records, write_json
-from ._options import Format, Inputs
+from ._options import Format, Inputs, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
@@ -24,6 +32,7 @@ FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "mess
 
 
 @analysis_command(top=10)
+@takes_parallel_options()
 def report_command(
     dump: Inputs,
     html: Annotated[Path | None, typer.Option(
@@ -45,6 +54,7 @@ def report_command(
     masters: Masters = None,
     output=None,
     load=None,
+    parallel=None,
 ):
     """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
 
@@ -59,7 +69,9 @@ def report_command(
 
     check_writable(html, "'--html'")
     check_writable(out_dir, "'--out'", directory=True)
-    res = analyze_input(dump, with_masters(settings(output.config, select, extend_select, ignore), masters), load=load)
+    config = with_masters(settings(output.config, select, extend_select, ignore), masters)
+    with where_to_run(parallel) as where:
+        res = analyze_input(dump, config, load=load, **where)
     source = input_name(res.keys)
     if out_dir is not None:
         from ..report.dataset import write_report

@@ -78,13 +78,26 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
                                        est_total_memory_bytes=None)
 
 
-def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, **scan_options):
+def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, client=None, **scan_options):
     """:func:`partial_of_source` of several dumps, merged in order; their rows are numbered on
-    from one dump to the next. Returns ``(partial, infos, summaries)``."""
+    from one dump to the next. Returns ``(partial, infos, summaries)``.
+
+    With ``jobs`` > 1 or a Dask ``client``, each dump is read by a worker (see
+    :func:`~.executors.map_sources`), which returns its partial aggregate, never its keys.
+    """
+    first = header_info(paths[0]) if len(paths) > 1 else None
+    task = functools.partial(_source_task, plan=plan, chunk_keys=chunk_keys, measured_as=first,
+                             scan_options=scan_options)
+    items = list(enumerate(paths))
+    if len(paths) > 1 and (client is not None or (jobs or 1) > 1):
+        from .executors import map_sources
+
+        task = functools.partial(task, scan_options={k: v for k, v in scan_options.items() if k != "on_progress"})
+        done = map_sources(task, items, jobs=jobs, client=client)
+    else:
+        done = [task(item) for item in items]
     total, infos, summaries = None, [], []
-    for salt, path in enumerate(paths):
-        part, info, summary = partial_of_source(path, plan, chunk_keys, salt=salt,
-                                                measured_as=infos[0] if infos else None, **scan_options)
+    for (_salt, path), (part, info, summary) in zip(items, done, strict=True):
         if total is not None:
             part = shift_rows(part, total.n_keys)
         total = part if total is None else merge(total, part, plan.sample_keys)
@@ -93,7 +106,21 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, **scan_option
     return total, infos, summaries
 
 
-def bounded_keys(source, plan, chunk_keys, scan_options):
+def _source_task(item, plan, chunk_keys, measured_as, scan_options):
+    salt, path = item
+    return partial_of_source(path, plan, chunk_keys, salt=salt, measured_as=measured_as, **scan_options)
+
+
+def header_info(path):
+    """The :class:`~rdbscope.DumpInfo` of a dump's header (AUX fields such as ctime), read alone."""
+    result = scan(path, batch_rows=1)
+    batches = iter(result)
+    next(batches, None)
+    batches.close()
+    return result.info
+
+
+def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
     """What a bounded run of ``source`` (a dump, or several) hands the pipeline (see :func:`finish`)."""
     from ..sources import input_paths
 
@@ -101,7 +128,8 @@ def bounded_keys(source, plan, chunk_keys, scan_options):
         paths = [source]
     else:
         paths = input_paths(source)
-    partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, **scan_options)
+    partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, jobs=jobs, client=client,
+                                                   **scan_options)
     return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None)
 
 

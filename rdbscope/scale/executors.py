@@ -1,0 +1,232 @@
+"""Run one function over many dumps: in this process, on a pool of local processes, or on a Dask cluster.
+
+Each call reads one dump and returns something small (a partial aggregate);
+the caller merges what comes back, in the order of the dumps. Whatever runs
+the calls, a dump that cannot be read stops the run with an rdbscope error
+that names it.
+"""
+
+import concurrent.futures
+import glob
+import importlib
+import multiprocessing
+import os
+import re
+
+from ..errors import ConfigError, InputError, RdbError, RdbscopeError
+
+#: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
+CONNECT_TIMEOUT_S = 10
+
+#: How to install what --dask and URLs need.
+DASK_INSTALL = 'pip install "rdbscope[dask]"'
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def core_count():
+    """The cores this process may run on."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def map_sources(function, items, *, jobs=None, client=None):
+    """``[function(item) for item in items]``, in order, run where the caller says.
+
+    Args:
+        function: called once per item; for ``jobs`` > 1 or a ``client`` it must
+            pickle (a module-level function, or a :func:`functools.partial` of one),
+            and so must what it returns.
+        items: the dumps: paths, or fsspec URLs (see :func:`open_dump`).
+        jobs: local processes; None means one per core. One process (or one
+            item) runs in this process.
+        client: a ``dask.distributed.Client`` (see :func:`connect`): one task per
+            item on its cluster, whose workers must be able to read the items.
+            ``jobs`` does not apply then.
+
+    Local processes are started with "spawn" (a forked child could inherit locks
+    held by the threads of the scanner or of Arrow): each imports the main module
+    again, so a script that calls this needs the ``if __name__ == "__main__":`` guard.
+
+    Raises:
+        RdbscopeError: the first item (in the order given) whose call failed:
+            its own rdbscope error, or an :class:`InputError` for a file that
+            could not be read, either way naming the item.
+        ConfigError: ``jobs`` below 1.
+    """
+    items = list(items)
+    call = NamingErrors(function)
+    if client is not None:
+        return _on_dask(call, items, client)
+    jobs = core_count() if jobs is None else jobs
+    if jobs < 1:
+        raise ConfigError(f"jobs must be 1 or more, not {jobs}")
+    if jobs == 1 or len(items) <= 1:
+        return [call(item) for item in items]
+    return _on_pool(call, items, min(jobs, len(items)))
+
+
+def _on_pool(call, items, workers):
+    # spawn: a forked child would inherit the locks of the threads the scanner and Arrow run
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(call, item) for item in items]
+        try:
+            return [_result(future, item) for future, item in zip(futures, items, strict=True)]
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+
+def _result(future, item):
+    try:
+        return future.result()
+    except concurrent.futures.process.BrokenProcessPool:
+        raise RdbscopeError(f"{item_name(item)}: a worker process stopped before it was read (killed, out of "
+                            "memory, or it could not start: see map_sources)") from None
+
+
+def _on_dask(call, items, client):
+    from distributed import KilledWorker
+
+    futures = client.map(call, items, pure=False)
+    try:
+        return [_dask_result(future, item, KilledWorker) for future, item in zip(futures, items, strict=True)]
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def _dask_result(future, item, killed_worker):
+    try:
+        return future.result()
+    except killed_worker:  # the scheduler gave the task to several workers in turn, and each died
+        raise RdbscopeError(f"{item_name(item)}: every Dask worker that tried to read it died (killed, or out "
+                            "of memory)") from None
+
+
+class NamingErrors:
+    """``function``, whose failures name the item they happened on, as rdbscope errors.
+
+    It wraps the function where it runs (a worker process, a Dask worker), so what
+    travels back is an error that pickles with its attributes (RdbError's offset),
+    whatever the library that failed raised.
+    """
+
+    def __init__(self, function):
+        self.function = function
+        # what Dask names the tasks after (a partial by the function it wraps)
+        self.__name__ = getattr(function, "__name__", None) or getattr(getattr(function, "func", None), "__name__",
+                                                                        "call")
+
+    def __call__(self, item):
+        try:
+            return self.function(item)
+        except RdbError as exc:
+            raise exc.with_path(item_name(item)) from None
+        except RdbscopeError as exc:
+            name = item_name(item)
+            if name not in str(exc):
+                exc.args = (f"{name}: {exc}",)
+            raise
+        except OSError as exc:
+            raise input_error(item, exc) from None
+
+
+def item_name(item):
+    """How an error names an item: a path or URL as given."""
+    return os.fspath(item) if isinstance(item, (str, os.PathLike)) else str(item)
+
+
+def input_error(item, exc):
+    """The :class:`InputError` of an item that could not be opened or read (``exc``, an OSError or
+    ImportError), in one line: ``node-b.rdb: No such file or directory``."""
+    said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(f"{item_name(item)}: {said}")
+
+
+def is_url(item):
+    """True for a URL with a scheme (``s3://bucket/dump.rdb``, ``file:///srv/dump.rdb``), which fsspec opens."""
+    return isinstance(item, str) and _URL.match(item) is not None
+
+
+def open_dump(item):
+    """What :func:`rdbscope.scan` reads for ``item``: the path itself, or for a URL a binary file
+    object opened with fsspec (the caller closes it).
+
+    Raises:
+        InputError: fsspec is not installed, or does not know the URL's scheme
+            (its message says which package would), or the file cannot be opened.
+    """
+    if not is_url(item):
+        return item
+    fsspec = import_extra("fsspec", f"reading {item}")
+    try:
+        return fsspec.open(item, "rb").open()
+    except (OSError, ImportError, ValueError) as exc:
+        raise input_error(item, exc) from None
+
+
+def expand_url(url):
+    """The dumps a URL names: the URL itself, or for a glob (``s3://bucket/nightly/*.rdb``) the
+    URLs of the files it matches, in name order.
+
+    Raises:
+        InputError: fsspec, or the package of the URL's scheme, is not installed; a glob that
+            matches nothing; no such file.
+    """
+    fsspec = import_extra("fsspec", f"reading {url}")
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if glob.has_magic(path):
+            found = sorted(fs.unstrip_protocol(p) for p in fs.glob(path) if fs.isfile(p))
+        else:
+            found = [url] if fs.isfile(path) else []
+    except (OSError, ImportError, ValueError) as exc:
+        raise input_error(url, exc) from None
+    if not found:
+        raise InputError(f"{url}: {'no file matches' if glob.has_magic(path) else 'no such file'}")
+    return found
+
+
+def import_extra(module, needed_by):
+    """Import ``module``, part of the dask extra, or say how to install it.
+
+    Raises:
+        InputError: ``--dask needs the dask extra: pip install "rdbscope[dask]"``
+            (``needed_by`` is what needs it).
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"{needed_by} needs the dask extra: {DASK_INSTALL}") from None
+
+
+def connect(address, timeout=CONNECT_TIMEOUT_S):
+    """A ``dask.distributed.Client`` of the scheduler at ``address`` (``tcp://HOST:PORT``), once
+    the scheduler has a worker. Close it when done.
+
+    Raises:
+        InputError: dask is not installed; ``address`` is not an address; no
+            scheduler answered there, or it had no worker, within ``timeout``
+            seconds.
+    """
+    distributed = import_extra("distributed", "--dask")
+    failure = None
+    try:
+        client = distributed.Client(address, timeout=timeout, set_as_default=False)
+    except ValueError as exc:
+        failure = f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}"
+    except (OSError, TimeoutError):
+        failure = f"no Dask scheduler answered at {address} within {timeout:g} s"
+    if failure:  # raised out here: as the context of an error, the half-made client would outlive the run
+        raise InputError(failure)
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        client.close()
+        raise InputError(f"the Dask scheduler at {address} has no worker "
+                         f"(waited {timeout:g} s; start one with `dask worker {address}`)") from None
+    return client
