@@ -1,6 +1,8 @@
 """A bounded-memory run gives the in-memory run's tables and findings: on every sample dump, on the
 public corpus, and on a 10M-key dump written by a real server."""
 
+import time
+
 import pytest
 from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
 from servers import make_sample_dumps, server
@@ -129,7 +131,9 @@ def test_ten_million_keys_bounded_equal_in_memory(tmp_path):
         for n in range(0, 1_000_000, 97):
             pipe.pexpire(f"cache:page:{n}", 3_600_000 + n)
         pipe.execute()
-        client.execute_command("SAVE")
+        client.execute_command("BGSAVE")  # SAVE of 10M keys outlasts the client's read timeout
+        while b"rdb_bgsave_in_progress:1" in client.execute_command("INFO", "persistence"):
+            time.sleep(0.5)
         dump = tmp_path / "ten-million.rdb"
         dump.write_bytes(running.dump_path.read_bytes())
     in_memory = rdbscope.analyze(rdbscope.load(dump), passes=PASSES)
@@ -137,3 +141,51 @@ def test_ten_million_keys_bounded_equal_in_memory(tmp_path):
     assert bounded.n_keys == 10_000_000
     # Examples: the first keys of a group in bounded runs; first and spread over the dump in memory.
     assert_same(in_memory, bounded, examples=False)
+
+
+CLUSTER_DUMPS = [SAMPLE_DUMPS / "redis-7.0-default.rdb", SAMPLE_DUMPS / "redis-8.2-lfu.rdb",
+                 SAMPLE_DUMPS / "valkey-8.1-default.rdb"]
+
+
+def assert_same_bounded(here, there):
+    assert there.n_keys == here.n_keys and there.bounded and here.bounded
+    for name in TABLES:
+        assert there.tables[name].to_pylist() == here.tables[name].to_pylist(), name
+    assert finding_rows(there) == finding_rows(here)
+    assert [s.path for s in there.keys.sources] == [s.path for s in here.keys.sources]
+    assert [s.n_keys for s in there.keys.sources] == [s.n_keys for s in here.keys.sources]
+    assert there.keys.to_arrow().equals(here.keys.to_arrow())
+
+
+def test_several_dumps_in_bounded_memory_keep_each_dump_summary():
+    result = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500)
+    loaded = rdbscope.load(CLUSTER_DUMPS)
+    assert result.n_keys == loaded.num_rows
+    assert [s.n_keys for s in result.keys.sources] == [s.n_keys for s in loaded.sources]
+    assert [s.est_memory_bytes for s in result.keys.sources] == [s.est_memory_bytes for s in loaded.sources]
+    assert all((a.slot_keys == b.slot_keys).all() for a, b in zip(result.keys.sources, loaded.sources, strict=True))
+    assert set(result.keys.to_arrow()["source"].to_pylist()) <= {str(p) for p in CLUSTER_DUMPS}
+
+
+@pytest.mark.slow
+def test_several_dumps_on_local_processes_give_the_one_process_result():
+    here = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500, jobs=1)
+    there = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500, jobs=2)
+    assert_same_bounded(here, there)
+
+
+@pytest.mark.slow
+def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(tmp_path):
+    from dask_cluster import require_dask, running_dask_cluster
+
+    from rdbscope.scale.executors import connect
+
+    require_dask()
+    here = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500)
+    with running_dask_cluster(tmp_path) as address:
+        client = connect(address)
+        try:
+            there = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500, client=client)
+        finally:
+            client.close()
+    assert_same_bounded(here, there)

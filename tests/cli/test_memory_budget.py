@@ -1,0 +1,66 @@
+"""--memory-budget: a dump over the budget is analysed in bounded memory, and says what it left out."""
+
+import json
+
+import pytest
+from conftest import SAMPLE_DUMPS
+from typer.testing import CliRunner
+
+import rdbscope
+from rdbscope.cli import app
+
+DUMP = SAMPLE_DUMPS / "redis-7.0-default.rdb"
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args], terminal_width=200)
+
+
+def one_line_error(result):
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    (line,) = result.stderr.splitlines()
+    return line
+
+
+@pytest.mark.parametrize("command", ["report", "patterns", "bigkeys", "ttl", "expiry", "lint"])
+def test_the_help_offers_a_budget(command):
+    text = " ".join(invoke(command, "--help").stdout.split())
+    assert "--memory-budget SIZE Memory the analysis may use" in text and "half the available memory" in text
+
+
+def test_a_report_over_the_budget_is_the_bounded_run_and_says_so():
+    result = invoke("report", DUMP, "--format", "json", "--memory-budget", "100KB")
+    assert result.exit_code == 0, result.output
+    assert "note: analysed in bounded memory (100KB); not run: expiry, rules" in result.stderr
+    document = json.loads(result.stdout)
+    bounded = rdbscope.analyze(DUMP, memory_budget="100KB")
+    in_memory = rdbscope.analyze(rdbscope.load(DUMP))
+    overview = document["overview"]
+    assert overview["n_keys"] == in_memory.n_keys == 2073
+    assert overview["n_patterns"] == in_memory.tables["patterns"].num_rows
+    assert overview["n_with_ttl"] == 639 and overview["n_dbs"] == 3
+    top = [row["pattern"] for row in document["patterns"]]
+    assert top == bounded.tables["patterns"]["pattern"].to_pylist()[:10]
+    assert top == in_memory.tables["patterns"]["pattern"].to_pylist()[:10]
+    assert document["expiry"]["bursts"] == []
+    assert {f["code"][:3] for f in document["findings"]} <= {"BIG", "TTL"}
+
+
+def test_a_report_within_the_budget_runs_in_memory():
+    result = invoke("report", DUMP, "--format", "json", "--memory-budget", "1GB")
+    assert result.exit_code == 0 and "bounded" not in result.stderr
+    assert any(f["code"].startswith("NAM") for f in json.loads(result.stdout)["findings"])
+
+
+@pytest.mark.parametrize(("command", "what"), [("expiry", "the expiry analysis needs"),
+                                               ("lint", "the naming rules need")])
+def test_commands_that_need_every_key_say_so(command, what):
+    line = one_line_error(invoke(command, DUMP, "--memory-budget", "100KB"))
+    assert line.startswith(f"error: {what} every key in memory: about 3.5MB for this input, over the "
+                           "--memory-budget of 100KB")
+
+
+@pytest.mark.parametrize("bad", ["lots", "-2GB", "0"])
+def test_a_budget_that_is_not_a_size_is_one_line(bad):
+    line = one_line_error(invoke("patterns", DUMP, "--memory-budget", bad))
+    assert "--memory-budget" in line and "memory" in line
