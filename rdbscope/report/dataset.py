@@ -168,6 +168,9 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
     Raises:
         InputError: a bad instance name, or no date to be had.
     """
+    if keys and res.bounded:
+        raise InputError("keys.parquet holds every key: a run in bounded memory keeps only the keys it names "
+                         "(raise --memory-budget, or write the keys with 'rdbscope scan -o')")
     day = report_date(res.info, date)
     final = partition_path(directory, instance, day)
     scratch_root = pathlib.Path(directory) / SCRATCH

@@ -142,6 +142,9 @@ def render_html(res, source=None, top=25, title=None) -> str:
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body><main>"),
              f"<h1>{_e(title)}</h1>", f"<p class=\"sub\">{_e(_subtitle(o))}</p>", f"<nav>{nav}</nav>"]
+    if res.bounded:
+        parts.append(f"<p class=\"sub\">Analysed in bounded memory, chunk by chunk: {_e(', '.join(res.skipped))} "
+                     f"did not run (they need every key in memory).</p>")
     sections: dict[str, list[str]] = {
         "overview": [_cards(o)],
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
@@ -189,9 +192,16 @@ def figure_data_uri(fig) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+#: Figures drawn from every key; a bounded run keeps only the keys it names, so it draws none of them.
+_PER_KEY_FIGURES = ("key_sizes", "types", "ttl", "expiry")
+
+
 def _figure(plots, name):
-    fig = getattr(plots, name)()
     caption = _FIGURE_CAPTIONS[name]
+    if plots.bounded and name in _PER_KEY_FIGURES:
+        return (f"<p class=\"sub\">{_e(caption)}: not drawn, since the dump was analysed in bounded memory "
+                f"and this figure needs every key (raise --memory-budget to draw it).</p>")
+    fig = getattr(plots, name)()
     return (f"<figure><img alt=\"{_e(caption)}\" src=\"{figure_data_uri(fig)}\">"
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 

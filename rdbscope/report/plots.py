@@ -324,6 +324,11 @@ class PlotAccessor:
     def __init__(self, result):
         self._result = result
 
+    @property
+    def bounded(self):
+        """True for a bounded run, whose keys are only those it names: figures of every key are not drawn."""
+        return self._result.bounded
+
     def memory_by_pattern(self, top=15, ax=None) -> Figure:
         """Bars of memory by pattern; see :func:`plot_memory_by_pattern`."""
         return plot_memory_by_pattern(self._result, top=top, ax=ax)
