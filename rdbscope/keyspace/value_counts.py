@@ -63,6 +63,15 @@ class ValueCounts:
             sums[:len(p.sums)] += p.sums
         if len(group) == 0:
             return cls.empty(n_groups)
+        shift = 64 - max(1, int(n_groups - 1).bit_length())
+        if int(value.max()) < 1 << shift:  # one 64-bit key per entry: one sort instead of a lexsort of two
+            key = (group.astype(np.uint64) << np.uint64(shift)) | value
+            order = np.argsort(key)
+            key = key[order]
+            starts = np.concatenate(([0], np.flatnonzero(key[1:] != key[:-1]) + 1))
+            first = key[starts]
+            return cls((first >> np.uint64(shift)).astype(np.int64), first & np.uint64((1 << shift) - 1),
+                       np.add.reduceat(count[order], starts), counts, sums)
         order = np.lexsort((value, group))
         group, value, count = group[order], value[order], count[order]
         starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))

@@ -17,4 +17,4 @@ cpdef u64 crc64_chunk(u64 crc, object data, Py_ssize_t start, Py_ssize_t stop)
 
 @cython.locals(view="const unsigned char[::1]", out="unsigned long long[::1]", flag="unsigned char[::1]",
                done="long long[::1]", n=Py_ssize_t, crc=u64, at=Py_ssize_t, k=Py_ssize_t)
-cpdef object crc_marks(object data, object marks, object stop, object progress)
+cpdef object crc_marks(object data, object marks, object stop, object progress, Py_ssize_t until)

@@ -76,20 +76,22 @@ def crc64_chunk(crc, data, start, stop):
     return crc
 
 
-def crc_marks(data, marks, stop, progress):
-    """Fill ``marks`` with the CRC at every MARK_EVERY boundary of ``data``, without the GIL.
+def crc_marks(data, marks, stop, progress, until):
+    """Fill ``marks`` with the CRC at every MARK_EVERY boundary of ``data`` up to ``until``, without the GIL.
 
-    ``progress[0]`` follows the bytes done; returns early once ``stop[0]`` is set.
+    Goes on from ``progress[0]`` (a boundary whose mark is filled), which follows the bytes
+    done; returns early once ``stop[0]`` is set.
     """
     view = data
     out = marks
     flag = stop
     done = progress
-    n = len(data)
+    n = min(len(data), until)
     with cython.nogil:
-        crc = 0
-        at = 0
-        k = 1
+        at = done[0]
+        k = at // MARK_EVERY
+        crc = out[k]
+        k += 1
         while at + MARK_EVERY <= n and flag[0] == 0:
             crc = crc64_update(crc, view, at, at + MARK_EVERY)
             at += MARK_EVERY
@@ -122,6 +124,9 @@ class CrcWorker:
         self.chunks = [f for f in self.chunks if not f.done() or f.result()[0] + len(f.result()[2]) > keep_from]
         self.chunks.append(self.pool.submit(self._run, start, data))
 
+    def follow(self, offset):
+        """The scan reached ``offset`` (this worker is fed what the scan reads; nothing to do)."""
+
     def crc_until(self, offset):
         """The CRC of the dump's first ``offset`` bytes."""
         for future in self.chunks:
@@ -139,7 +144,9 @@ class WholeCrc:
 
     It records the CRC at every MARK_EVERY boundary, so the CRC up to the trailer
     is finished from the stretch that holds it, and publishes how far it got, so
-    the scanner drops from the mapping only pages both have read.
+    the scanner drops from the mapping only pages both have read. It stays within
+    AHEAD bytes of the scan: pages it read far ahead would stay resident until the
+    scan reached them, the whole dump for a fast checksum of a large file.
     """
 
     def __init__(self, data):
@@ -149,27 +156,47 @@ class WholeCrc:
         self.marks = np.zeros(len(data) // MARK_EVERY + 1, np.uint64)  # marks[k]: CRC of the first k * MARK_EVERY bytes
         self.stop = np.zeros(1, np.uint8)  # set to ask the thread to stop early
         self.progress = np.zeros(1, np.int64)  # bytes checksummed so far
+        self.allowed = AHEAD
+        self.moved = threading.Condition()
         self.finished = threading.Event()
         self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
         self.thread.start()
 
     def _run(self):
         try:
-            crc_marks(self.data, self.marks, self.stop, self.progress)
+            while self.stop[0] == 0 and self.progress[0] + MARK_EVERY <= len(self.data):
+                with self.moved:
+                    self.moved.wait_for(lambda: self.stop[0] or self.allowed >= self.progress[0] + MARK_EVERY)
+                    until = self.allowed
+                crc_marks(self.data, self.marks, self.stop, self.progress, until)
             self.progress[0] = len(self.data)
         finally:
             self.finished.set()
 
+    def follow(self, offset):
+        """The scan reached ``offset``: the checksum may read up to AHEAD bytes past it."""
+        if offset + AHEAD > self.allowed + MARK_EVERY:
+            with self.moved:
+                self.allowed = offset + AHEAD
+                self.moved.notify()
+
     def crc_until(self, offset):
         """The CRC of the dump's first ``offset`` bytes."""
+        self.follow(len(self.data))
         self.finished.wait()
         k = offset // MARK_EVERY
         return crc64_chunk(self.marks[k], self.data, k * MARK_EVERY, offset)
 
     def close(self):
         """Stop the thread; it must let go of the mapping before the mapping closes."""
-        self.stop[0] = 1
+        with self.moved:
+            self.stop[0] = 1
+            self.moved.notify()
         self.finished.wait()
+
+
+#: How far the checksum of a mapped dump may run ahead of the scan.
+AHEAD = 128 << 20
 
 
 # ---------------------------------------------------------------- the Python build's long runs

@@ -394,6 +394,7 @@ class Scanner(Columns):
         read (they stay in the page cache), so a big dump does not count in resident memory."""
         behind = self.pos
         if self.crc_worker is not None:
+            self.crc_worker.follow(self.base + self.pos)
             behind = min(behind, self.crc_worker.progress[0])
         while behind - self.released > RELEASE_EVERY + CHUNK:
             release_pages(self.buf, self.released, RELEASE_EVERY)

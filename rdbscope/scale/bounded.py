@@ -51,31 +51,48 @@ def plan_for(config, sample_keys=None):
     return plan if sample_keys is None else Plan(plan.n_examples, plan.big, sample_keys=sample_keys)
 
 
-def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measured_as=None, **scan_options):
+#: Chunk partials merged at once into the running total: merging each into a large total would
+#: cost the total's size every chunk.
+MERGE_EVERY = 8
+
+
+def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measured_as=None, summarize=False,
+                      **scan_options):
     """Scan one dump chunk by chunk into one merged :class:`Partial`.
 
     ``measured_as``: the DumpInfo whose ctime the remaining TTLs are measured at (default: the
     dump's own; several dumps are all measured at the first one's, as a table of several is).
 
-    Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and its
-    :class:`~rdbscope.sources.SourceSummary` (summed over the chunks).
+    Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and, when
+    ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over the chunks; else None).
     """
     result = scan(source, batch_rows=chunk_keys, **scan_options)
-    total = summary = None
+    total, pending, summary = None, [], None
     first_row = 0
     for batch in result:
         table = pa.Table.from_batches([batch], schema=KEYS_SCHEMA)
-        part = chunk_partial(table, measured_as or result.info, first_row, plan, salt)
-        chunk_summary = summarize_source(result.info.path, KeyTable(table, result.info))
+        cutoff = min([p.sample_cutoff for p in (total, *pending) if p is not None], default=1 << 64)
+        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff))
+        if summarize:
+            part = summarize_source(result.info.path, KeyTable(table, result.info))
+            summary = part if summary is None else add_summaries(summary, part)
         first_row += table.num_rows
-        total = part if total is None else merge(total, part, plan.sample_keys)
-        summary = chunk_summary if summary is None else add_summaries(summary, chunk_summary)
+        del table, batch
+        if len(pending) == MERGE_EVERY:
+            total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)],
+                          plan.sample_keys)
+            pending = []
+    if pending:
+        total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)], plan.sample_keys)
     if total is None:
         empty = KEYS_SCHEMA.empty_table()
         total = chunk_partial(empty, result.info, 0, plan, salt)
-        summary = summarize_source(result.info.path, KeyTable(empty, result.info))
-    return total, result.info, replace(summary, info=result.info, used_mem_bytes=_used_mem(result.info),
-                                       est_total_memory_bytes=None)
+        if summarize:
+            summary = summarize_source(result.info.path, KeyTable(empty, result.info))
+    if summary is not None:
+        summary = replace(summary, info=result.info, used_mem_bytes=_used_mem(result.info),
+                          est_total_memory_bytes=None)
+    return total, result.info, summary
 
 
 def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, client=None, **scan_options):
@@ -87,7 +104,7 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
     """
     first = header_info(paths[0]) if len(paths) > 1 else None
     task = functools.partial(_source_task, plan=plan, chunk_keys=chunk_keys, measured_as=first,
-                             scan_options=scan_options)
+                             summarize=len(paths) > 1, scan_options=scan_options)
     items = list(enumerate(paths))
     if len(paths) > 1 and (client is not None or (jobs or 1) > 1):
         from .executors import map_sources
@@ -100,15 +117,16 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
     for (_salt, path), (part, info, summary) in zip(items, done, strict=True):
         if total is not None:
             part = shift_rows(part, total.n_keys)
-        total = part if total is None else merge(total, part, plan.sample_keys)
+        total = part if total is None else merge([total, part], plan.sample_keys)
         infos.append(info)
-        summaries.append(replace(summary, path=str(path)))
+        summaries.append(replace(summary, path=str(path)) if summary is not None else None)
     return total, infos, summaries
 
 
-def _source_task(item, plan, chunk_keys, measured_as, scan_options):
+def _source_task(item, plan, chunk_keys, measured_as, summarize, scan_options):
     salt, path = item
-    return partial_of_source(path, plan, chunk_keys, salt=salt, measured_as=measured_as, **scan_options)
+    return partial_of_source(path, plan, chunk_keys, salt=salt, measured_as=measured_as, summarize=summarize,
+                             **scan_options)
 
 
 def header_info(path):

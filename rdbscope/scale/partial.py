@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..keyspace.columns import KeyColumns, dictionary_codes
 from ..keyspace.grouping import rows_above
@@ -54,7 +55,8 @@ class Partial:
         stats: the groups' :class:`GroupStats`, values as ValueCounts (examples unused).
         pairs: the (type, encoding) pairs of the columns of ``stats.kinds``.
         rows: the kept keys (:data:`~rdbscope.rdb.KEYS_SCHEMA` plus ``row`` and ``group``), by ``row``.
-        sample: ``(rank, key)`` table of the sampled keys, the ``sample_keys`` smallest ranks.
+        sample: ``(rank, key)`` table of the sampled keys: those ranked below ``sample_cutoff``.
+        sample_cutoff: the rank every sampled key is below (see :func:`merge_samples`).
         n_keys: keys of the chunk.
         memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
         has_estimates: whether any key has a memory estimate.
@@ -68,10 +70,12 @@ class Partial:
     n_keys: int
     memory_total: int
     has_estimates: bool
+    sample_cutoff: int = 1 << 64
 
 
-def chunk_partial(table, info, first_row, plan, salt=0):
-    """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``."""
+def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64):
+    """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
+    ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled)."""
     columns = KeyColumns(table, info)
     inferred = infer_patterns(columns.keys)
     if isinstance(inferred, pa.ChunkedArray):
@@ -84,6 +88,7 @@ def chunk_partial(table, info, first_row, plan, salt=0):
                     ttl_s=None if stats.ttl_s is None else ValueCounts.of_sorted(stats.ttl_s),
                     example_offsets=None, example_rows=None)
     kept = _kept_rows(columns, groups, stats, plan)
+    sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
     rows = table.take(pa.array(kept, pa.int64()))
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
@@ -92,7 +97,8 @@ def chunk_partial(table, info, first_row, plan, salt=0):
         stats=stats,
         pairs=columns.type_encodings[1],
         rows=rows,
-        sample=_sample(columns.keys, first_row, plan.sample_keys, salt),
+        sample=sample,
+        sample_cutoff=cutoff,
         n_keys=columns.n,
         memory_total=columns.memory_total,
         has_estimates=columns.memory_basis == "est_memory_bytes",
@@ -127,6 +133,8 @@ def first_per_group(groups, n_groups, k):
     """Positions of the first ``k`` rows of each group (ascending)."""
     if len(groups) == 0:
         return np.zeros(0, np.int64)
+    if n_groups <= 1 << 16:  # numpy sorts 16-bit integers by radix: linear
+        groups = groups.astype(np.uint16)
     order = np.argsort(groups, kind="stable")
     sizes = np.bincount(groups, minlength=n_groups)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -143,11 +151,13 @@ def _largest_per_group(memory, groups, value_counts, k):
     return np.concatenate((above, tied[first_per_group(groups.group[tied], groups.n, k)]))
 
 
-def _sample(keys, first_row, size, salt):
-    """The sampled keys of a chunk: a rank per key, a hash of its row, and the keys ranked below
-    the cutoff (see :func:`merge_samples`)."""
+def _sample(keys, first_row, size, salt, cutoff):
+    """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
+    cutoff, see :func:`merge_samples`) and the cutoff."""
     rank = _mix(np.arange(first_row, first_row + len(keys), dtype=np.uint64) ^ np.uint64(salt << 40))
-    return _below_cutoff(pa.table({"rank": pa.array(rank, pa.uint64()), "key": keys}), size)
+    chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
+    sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
+    return _below_cutoff(sample, size, cutoff)
 
 
 def _mix(x):
@@ -158,44 +168,50 @@ def _mix(x):
         return x ^ (x >> np.uint64(31))
 
 
-def merge_samples(samples, size):
-    """The union of sample tables, kept below the cutoff.
+def merge_samples(samples, cutoffs, size):
+    """The union of sample tables, kept below the cutoff; returns ``(sample, cutoff)``.
 
     A key is in the sample when its rank is below the largest cutoff ``2**64 >> j`` that leaves
     at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
     the keys were cut into chunks, and that merges by halving the cutoff while it holds too many.
     """
-    return _below_cutoff(pa.concat_tables(samples), size)
+    cutoff = min(cutoffs)
+    kept = [sample if c == cutoff else sample.filter(pc.less(sample["rank"], pa.scalar(cutoff, pa.uint64())))
+            for sample, c in zip(samples, cutoffs, strict=True)]
+    return _below_cutoff(pa.concat_tables(kept), size, cutoff)
 
 
-def _below_cutoff(sample, size):
+def _below_cutoff(sample, size, cutoff):
     rank = sample["rank"].to_numpy()
-    kept, cutoff = len(rank), None
+    kept, below = len(rank), None
     while kept > 2 * size:
-        cutoff = (1 << 63) if cutoff is None else cutoff >> 1
+        cutoff >>= 1
         below = rank < np.uint64(cutoff)
         kept = int(np.count_nonzero(below))
-    return sample if cutoff is None else sample.filter(pa.array(below))
+    return (sample if below is None else sample.filter(pa.array(below))), cutoff
 
 
-def merge(a, b, sample_keys):
-    """One :class:`Partial` of two (their groups joined by (db, pattern) text)."""
-    groups = {g: i for i, g in enumerate(a.groups)}
-    for g in b.groups:
-        groups.setdefault(g, len(groups))
-    pairs = {p: i for i, p in enumerate(a.pairs)}
-    for p in b.pairs:
-        pairs.setdefault(p, len(pairs))
-    ids_a = np.arange(len(a.groups), dtype=np.int64)
-    ids_b = np.array([groups[g] for g in b.groups], np.int64)
-    stats = merge_stats([(a.stats, ids_a, [pairs[p] for p in a.pairs]),
-                         (b.stats, ids_b, [pairs[p] for p in b.pairs])], len(groups), len(pairs))
-    rows = pa.concat_tables([a.rows, renumber_rows(b.rows, ids_b)])
+def merge(parts, sample_keys):
+    """One :class:`Partial` of several (their groups joined by (db, pattern) text)."""
+    if len(parts) == 1:
+        return parts[0]
+    groups, pairs = {}, {}
+    for part in parts:
+        for g in part.groups:
+            groups.setdefault(g, len(groups))
+        for p in part.pairs:
+            pairs.setdefault(p, len(pairs))
+    ids = [np.array([groups[g] for g in part.groups], np.int64) for part in parts]
+    stats = merge_stats([(part.stats, part_ids, [pairs[p] for p in part.pairs])
+                         for part, part_ids in zip(parts, ids, strict=True)], len(groups), len(pairs))
+    rows = pa.concat_tables([renumber_rows(part.rows, part_ids) for part, part_ids in zip(parts, ids, strict=True)])
+    sample, cutoff = merge_samples([part.sample for part in parts], [part.sample_cutoff for part in parts],
+                                   sample_keys)
     return Partial(
         groups=tuple(groups), stats=stats, pairs=tuple(pairs), rows=rows,
-        sample=merge_samples([a.sample, b.sample], sample_keys),
-        n_keys=a.n_keys + b.n_keys, memory_total=a.memory_total + b.memory_total,
-        has_estimates=a.has_estimates or b.has_estimates,
+        sample=sample, sample_cutoff=cutoff,
+        n_keys=sum(part.n_keys for part in parts), memory_total=sum(part.memory_total for part in parts),
+        has_estimates=any(part.has_estimates for part in parts),
     )
 
 
