@@ -44,9 +44,10 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             every key in memory (``expiry``, the lint rules) are listed in ``skipped``.
         chunk_keys: keys per chunk of a bounded run (default: from the budget); giving it
             makes the run bounded whatever the dumps' size.
-        jobs, client: for several dumps in a bounded run, read them on ``jobs`` local
-            processes, or on the workers of a ``dask.distributed.Client``; each returns
-            its dump's partial aggregate.
+        jobs, client: in a bounded run, read several dumps on ``jobs`` local processes, or
+            on the workers of a ``dask.distributed.Client``, each returning its dump's partial
+            aggregate; one large dump is measured on ``jobs`` processes, each taking every
+            ``jobs``-th chunk. The budget is shared among the processes.
         scan_options: for dumps given by path, the options of :func:`rdbscope.scan`.
 
     Raises:
@@ -63,8 +64,10 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     limit = budget.default_budget() if memory_budget is None else budget.parse_size(memory_budget)
     if chunk_keys is None and budget.in_memory_peak(keys) <= limit:
         return _run(load(keys, **scan_options), config, passes)
-    return _run_bounded(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit),
-                        budget.sample_keys_for(limit), scan_options, jobs=jobs, client=client)
+    # Each of the ``jobs`` processes of a bounded run holds a chunk of its own.
+    chunk_keys = chunk_keys or budget.chunk_keys_for(limit // max(1, jobs or 1))
+    return _run_bounded(keys, config, passes, chunk_keys, budget.sample_keys_for(limit), scan_options, jobs=jobs,
+                        client=client)
 
 
 def lint(keys: KeyTable, config=None) -> Result:

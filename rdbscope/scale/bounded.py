@@ -40,6 +40,10 @@ from .partial import (
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
 BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass)
 
+#: A single dump larger than this is measured on several processes when jobs allow (smaller ones
+#: finish before the processes would have started).
+LARGE_DUMP_BYTES = 256 << 20
+
 #: Keys per chunk by default: about 300 MB of working memory each.
 DEFAULT_CHUNK_KEYS = 1_000_000
 
@@ -57,19 +61,27 @@ MERGE_EVERY = 8
 
 
 def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measured_as=None, summarize=False,
-                      **scan_options):
+                      share=(0, 1), **scan_options):
     """Scan one dump chunk by chunk into one merged :class:`Partial`.
 
     ``measured_as``: the DumpInfo whose ctime the remaining TTLs are measured at (default: the
     dump's own; several dumps are all measured at the first one's, as a table of several is).
 
+    ``share``: ``(j, n)`` measures only the chunks ``j``, ``j + n``, … (all are read: where a
+    chunk starts is known only once the chunks before it are read); the partials of the ``n``
+    shares merge into the partial of the whole.
+
     Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and, when
-    ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over the chunks; else None).
+    ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over its chunks; else None).
     """
+    mine, shares = share
     result = scan(source, batch_rows=chunk_keys, **scan_options)
     total, pending, summary = None, [], None
     first_row = 0
-    for batch in result:
+    for index, batch in enumerate(result):
+        if index % shares != mine:
+            first_row += batch.num_rows
+            continue
         table = pa.Table.from_batches([batch], schema=KEYS_SCHEMA)
         cutoff = min([p.sample_cutoff for p in (total, *pending) if p is not None], default=1 << 64)
         pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff))
@@ -84,7 +96,7 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
             pending = []
     if pending:
         total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)], plan.sample_keys)
-    if total is None:
+    if total is None:  # no keys (or none in this share)
         empty = KEYS_SCHEMA.empty_table()
         total = chunk_partial(empty, result.info, 0, plan, salt)
         if summarize:
@@ -93,6 +105,23 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
         summary = replace(summary, info=result.info, used_mem_bytes=_used_mem(result.info),
                           est_total_memory_bytes=None)
     return total, result.info, summary
+
+
+def _share_task(share, source, plan, chunk_keys, scan_options):
+    return partial_of_source(source, plan, chunk_keys, share=share, **scan_options)
+
+
+def partial_of_dump_on_processes(source, plan, chunk_keys, jobs, **scan_options):
+    """:func:`partial_of_source` of one dump on ``jobs`` processes, each measuring every ``jobs``-th
+    chunk (and reading them all), their partials merged: the same partial, sooner."""
+    from .executors import map_sources
+
+    options = {k: v for k, v in scan_options.items() if k != "on_progress"}
+    task = functools.partial(_share_task, source=os.path.abspath(source), plan=plan, chunk_keys=chunk_keys,
+                             scan_options=options)
+    done = map_sources(task, [(j, jobs) for j in range(jobs)], jobs=jobs)
+    partial = merge([part for part, _info, _summary in done], plan.sample_keys)
+    return partial, done[0][1], None
 
 
 def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, client=None, **scan_options):
@@ -146,6 +175,9 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
         paths = [source]
     else:
         paths = input_paths(source)
+    if len(paths) == 1 and (jobs or 1) > 1 and client is None and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES:
+        partial, info, _summary = partial_of_dump_on_processes(paths[0], plan, chunk_keys, jobs, **scan_options)
+        return finish(partial, info, plan)
     partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, jobs=jobs, client=client,
                                                    **scan_options)
     return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None)

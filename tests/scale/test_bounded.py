@@ -189,3 +189,17 @@ def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(tmp_pa
         finally:
             client.close()
     assert_same_bounded(here, there)
+
+
+@pytest.mark.slow
+def test_one_dump_measured_on_two_processes_gives_the_one_process_result(monkeypatch):
+    from rdbscope.scale import bounded
+
+    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)  # the sample dumps are small: split them anyway
+    path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+    here = rdbscope.analyze(path, passes=PASSES, chunk_keys=97)
+    there = rdbscope.analyze(path, passes=PASSES, chunk_keys=97, jobs=2)
+    for name in TABLES:
+        assert there.tables[name].to_pylist() == here.tables[name].to_pylist(), name
+    assert finding_rows(there) == finding_rows(here)
+    assert there.keys.to_arrow().equals(here.keys.to_arrow())
