@@ -64,8 +64,12 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     limit = budget.default_budget() if memory_budget is None else budget.parse_size(memory_budget)
     if chunk_keys is None and budget.in_memory_peak(keys) <= limit:
         return _run(load(keys, **scan_options), config, passes)
-    # Each of the ``jobs`` processes of a bounded run holds a chunk of its own.
-    chunk_keys = chunk_keys or budget.chunk_keys_for(limit // max(1, jobs or 1))
+    # Each of the ``jobs`` processes of a bounded run holds a chunk of its own; a budget too small
+    # for several is better spent on one.
+    jobs = max(1, jobs or 1)
+    if jobs > 1 and client is None and budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS:
+        jobs = 1
+    chunk_keys = chunk_keys or budget.chunk_keys_for(limit, jobs)
     return _run_bounded(keys, config, passes, chunk_keys, budget.sample_keys_for(limit), scan_options, jobs=jobs,
                         client=client)
 

@@ -51,16 +51,22 @@ class ValueCounts:
                    np.zeros(n_groups, np.uint64))
 
     @classmethod
-    def merge(cls, parts, n_groups):
-        """The counts of several parts whose groups are already numbered alike (``0..n_groups-1``)."""
-        group = np.concatenate([p.group for p in parts])
+    def merge(cls, parts, n_groups, new_groups=None):
+        """The counts of several parts, in groups ``0..n_groups-1``.
+
+        ``new_groups``: per part, the new number of each of its groups (groups may merge);
+        default: the parts' groups are numbered alike already.
+        """
+        if new_groups is None:
+            new_groups = [np.arange(len(p.counts), dtype=np.int64) for p in parts]
+        group = np.concatenate([np.asarray(ids, np.int64)[p.group] for p, ids in zip(parts, new_groups, strict=True)])
         value = np.concatenate([p.value for p in parts])
         count = np.concatenate([p.count for p in parts])
         counts = np.zeros(n_groups, np.int64)
         sums = np.zeros(n_groups, np.uint64)
-        for p in parts:
-            counts[:len(p.counts)] += p.counts
-            sums[:len(p.sums)] += p.sums
+        for p, ids in zip(parts, new_groups, strict=True):
+            np.add.at(counts, ids, p.counts)
+            np.add.at(sums, ids, p.sums)
         if len(group) == 0:
             return cls.empty(n_groups)
         shift = 64 - max(1, int(n_groups - 1).bit_length())
@@ -76,18 +82,6 @@ class ValueCounts:
         group, value, count = group[order], value[order], count[order]
         starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
         return cls(group[starts], value[starts], np.add.reduceat(count, starts), counts, sums)
-
-    def renumbered(self, new_group, n_groups):
-        """The same counts with group ``g`` renamed ``new_group[g]`` (groups may merge)."""
-        new_group = np.asarray(new_group, np.int64)
-        moved = ValueCounts(new_group[self.group], self.value, self.count, np.zeros(0, np.int64),
-                            np.zeros(0, np.uint64))
-        counts = np.bincount(new_group, weights=self.counts, minlength=n_groups).astype(np.int64) \
-            if len(new_group) else np.zeros(n_groups, np.int64)
-        sums = np.zeros(n_groups, np.uint64)
-        np.add.at(sums, new_group, self.sums)
-        merged = ValueCounts.merge([moved], n_groups)
-        return ValueCounts(merged.group, merged.value, merged.count, counts, sums)
 
     @property
     def _bounds(self):

@@ -15,8 +15,13 @@ DEFAULT_SHARE = 0.5
 MEMORY_PER_DUMP_BYTE = 7
 #: What a compressed backup is assumed to expand to.
 COMPRESSION_RATIO = 4
-#: Working memory per key of a chunk being measured.
-BYTES_PER_CHUNK_KEY = 300
+#: Working memory per key of a chunk being measured (its table, the pattern inference's
+#: temporaries, the sorts), and what a process holds besides (Python, pyarrow, the merged partial);
+#: measured on DEBUG POPULATE-shaped dumps of 50M keys: a process peaks near BASE + PER_KEY * chunk.
+BYTES_PER_CHUNK_KEY = 1000
+PROCESS_BASE_BYTES = 350 * 1000**2
+#: Keys per chunk below which one process is better than several sharing the budget.
+MIN_SHARED_CHUNK_KEYS = 200_000
 
 _UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,
           "t": 1000**4, "tb": 1000**4, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
@@ -83,9 +88,11 @@ def in_memory_peak(source):
     return total
 
 
-def chunk_keys_for(budget):
-    """Keys per chunk that keep a chunk's working memory within a quarter of ``budget``."""
-    return int(min(2_000_000, max(50_000, budget // 4 // BYTES_PER_CHUNK_KEY)))
+def chunk_keys_for(budget, processes=1):
+    """Keys per chunk that keep ``processes`` processes measuring chunks, and the one that started
+    them, within ``budget``."""
+    per_process = (budget - PROCESS_BASE_BYTES * (1 if processes > 1 else 0)) // processes
+    return int(min(2_000_000, max(50_000, (per_process - PROCESS_BASE_BYTES) // BYTES_PER_CHUNK_KEY)))
 
 
 def sample_keys_for(budget):

@@ -240,9 +240,10 @@ def merge_stats(parts, n_groups, n_pairs):
         return out
 
     def value_counts(name):
-        moved = [getattr(stats, name).renumbered(ids, n_groups) for stats, ids, _p in parts
-                 if getattr(stats, name) is not None]
-        return ValueCounts.merge(moved, n_groups) if moved else None
+        present = [(getattr(stats, name), ids) for stats, ids, _p in parts if getattr(stats, name) is not None]
+        if not present:
+            return None
+        return ValueCounts.merge([vc for vc, _ids in present], n_groups, [ids for _vc, ids in present])
 
     kinds = np.zeros((n_groups, n_pairs), np.int64)
     for stats, ids, pair_ids in parts:
