@@ -1,5 +1,6 @@
 """README keeps up with the code: the schema table, the commands, the CI test command, every block run."""
 
+import json
 import os
 import re
 import shlex
@@ -76,7 +77,7 @@ def readme_files(tmp_path_factory):
     root = tmp_path_factory.mktemp("readme")
     dump = (SAMPLE_DUMPS / "redis-8.2-default.rdb").read_bytes()
     (root / "backups" / "cache-1").mkdir(parents=True)
-    for name in ("dump.rdb", "today.rdb"):
+    for name in ("dump.rdb", "today.rdb", "big.rdb"):
         (root / name).write_bytes(dump)
     (root / "yesterday.rdb").write_bytes((SAMPLE_DUMPS / "redis-7.0-default.rdb").read_bytes())
     for name in ("dump.rdb.gz", "big.rdb.gz", "backups/cache-1/dump.rdb.gz"):
@@ -163,6 +164,22 @@ def check_the_python_api(text, root):
 def check_the_notebook_tour(text, root):
     namespace = run_python(text, root)
     assert len(namespace["res"].patterns) == 88
+
+
+def check_the_budget_commands(text, root):
+    """As written (the sample dump fits 1GB), then with a budget it does not fit: the same patterns."""
+    run_shell(text, root)
+    in_memory = json.loads((root / "big.json").read_text())
+    run_shell(text.replace("1GB", "100KB"), root)
+    bounded = json.loads((root / "big.json").read_text())
+    assert bounded["overview"]["n_keys"] == in_memory["overview"]["n_keys"] == 2092
+    assert bounded["patterns"] == in_memory["patterns"]
+
+
+def check_the_budget_api(text, root):
+    namespace = run_python("import rdbscope\n" + text.replace('"1GB"', '"100KB"'), root)
+    assert namespace["res"].bounded and namespace["res"].skipped == ("expiry", "rules")
+    assert namespace["res"].n_keys == 2092
 
 
 def check_the_cron_line(text, root):
@@ -259,6 +276,9 @@ README_CHECKS = {
         checked_elsewhere("report/test_cluster_report.py"),
     ("sh", 'pip install "rdbscope[dask]"                                  # the client and every worker'):
         check_the_dask_how_to,
+    ("sh", "rdbscope report big.rdb --memory-budget 1GB --format json > big.json"): check_the_budget_commands,
+    ("python", 'res = rdbscope.analyze("big.rdb", memory_budget="1GB")   # a path: load() happens inside'):
+        check_the_budget_api,
 }
 
 
