@@ -76,6 +76,11 @@ BATCHES_PER_SHAPE = 4
 
 BLOCK_KEYS = 1 << 18
 
+#: Row i: the ASCII digits of i, zero-padded to CHUNK_DIGITS.
+CHUNK_DIGITS = 5
+DIGIT_CHUNKS = (np.arange(10 ** CHUNK_DIGITS)[:, None] // 10 ** np.arange(CHUNK_DIGITS - 1, -1, -1) % 10
+                + ord("0")).astype(np.uint8)
+
 
 class UsageError(Exception):
     """A bad option or an unusable output path: one line on stderr, exit 2."""
@@ -192,8 +197,12 @@ def decimal_digits(n):
 
 def put_digits(matrix, column, numbers, ndigits):
     """Write ``numbers`` (all of ``ndigits`` digits) as ASCII at ``column`` of every row."""
-    for j in range(ndigits):
-        matrix[:, column + j] = (numbers // 10 ** (ndigits - 1 - j)) % 10 + 48
+    end = column + ndigits
+    while end > column:  # five digits at a time from the right: a third of the divisions of one at a time
+        numbers, low = np.divmod(numbers, 10 ** CHUNK_DIGITS)
+        width = min(CHUNK_DIGITS, end - column)
+        matrix[:, end - width:end] = DIGIT_CHUNKS[low, CHUNK_DIGITS - width:]
+        end -= width
 
 
 def build_block(spec, start, stop, batch_instants):
@@ -412,7 +421,8 @@ def main(argv=None):
         return 2
     took = time.perf_counter() - began
     print(f"{spec.out}: {spec.keys:,} keys ({expires:,} with an expiry) in {len(spec.db_ranges())} db(s), "
-          f"{size:,} bytes in {took:.1f} s ({spec.keys / took:,.0f} keys/s, {size / took / 1e6:,.0f} MB/s)", file=sys.stderr)
+          f"{size:,} bytes in {took:.1f} s ({spec.keys / took:,.0f} keys/s, {size / took / 1e6:,.0f} MB/s)",
+          file=sys.stderr)
     return 0
 
 
