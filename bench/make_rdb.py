@@ -75,6 +75,7 @@ MAX_TTL_MS = {False: 7 * 86400 * 1000, True: 86400 * 1000}  # by is_cache
 BATCHES_PER_SHAPE = 4
 
 BLOCK_KEYS = 1 << 18
+MAX_DBS = 1 << 16
 
 #: Row i: the ASCII digits of i, zero-padded to CHUNK_DIGITS.
 CHUNK_DIGITS = 5
@@ -232,13 +233,13 @@ def build_block(spec, start, stop, batch_instants):
     kinds, first = np.unique(layout[order], return_index=True)
     kinds = [Layout.of(spec, kind) for kind in kinds.tolist()]
     padded = np.empty((n, max(kind.length for kind in kinds)), dtype=np.uint8)
-    lengths = np.empty(n, dtype=np.uint8)
+    lengths = np.empty(n, dtype=np.min_scalar_type(padded.shape[1]))
     for kind, a, b in zip(kinds, first.tolist(), [*first[1:].tolist(), n], strict=True):
         rows = order[a:b]
         padded[rows, :kind.length] = kind.records(rows, numbers, expire_ms, values, cache_values[cache_row[rows]]
                                                   if kind.cache else None)
         lengths[rows] = kind.length
-    return padded[np.arange(padded.shape[1], dtype=np.uint8) < lengths[:, None]]
+    return padded[np.arange(padded.shape[1], dtype=lengths.dtype) < lengths[:, None]]
 
 
 @dataclass(frozen=True)
@@ -393,13 +394,18 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.keys < 0:
         raise UsageError(f"--keys must be 0 or more, not {args.keys}")
-    if args.dbs < 1:
-        raise UsageError(f"--dbs must be 1 or more, not {args.dbs}")
+    if not 1 <= args.dbs <= MAX_DBS:
+        raise UsageError(f"--dbs must be 1 to {MAX_DBS}, not {args.dbs}")
     if args.seed < 0:
         raise UsageError(f"--seed must be 0 or more, not {args.seed}")
     prefix = args.prefix.encode()
+    if not prefix.strip(b"-0123456789"):
+        # Keys that read as integers would be integer-encoded by Redis: not what this writes.
+        raise UsageError(f"--prefix {args.prefix!r} must hold a character other than digits and '-'")
     if args.cache_share > 0 and (prefix.startswith(CACHE_PREFIX) or CACHE_PREFIX.startswith(prefix)):
         raise UsageError(f"--prefix {args.prefix!r} overlaps the cache:page: keys (or pass --cache-share 0)")
+    if args.out.is_dir():
+        raise UsageError(f"{args.out}: is a directory")
     if not args.out.parent.is_dir():
         raise UsageError(f"{args.out}: its directory does not exist")
     return Spec(keys=args.keys, out=args.out, prefix=prefix, ttl_share=args.ttl_share,

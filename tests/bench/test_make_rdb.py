@@ -61,7 +61,7 @@ def all_keys(client):
             return keys
 
 
-def check_against_server(dump, label, n_keys, dbs, sample, same_writer=True):
+def check_against_server(dump, label, n_keys, dbs, sample, same_writer=True, prefix="user:session:"):
     """Everything the live server says about ``dump`` against rdbscope.load() of it.
 
     rdbscope's encoding is what the server that wrote the dump would say
@@ -117,7 +117,7 @@ def check_against_server(dump, label, n_keys, dbs, sample, same_writer=True):
             assert HEX.fullmatch(value) and (encoding == b"embstr" or not same_writer)
             assert pd.notna(row.expire_at)  # every cache page expires
         else:
-            assert row.key.startswith("user:session:") and encoding == b"int"
+            assert row.key.startswith(prefix) and encoding == b"int"
             number = int(value)
             int_sizes[(number > 127) + (number > 32767)] += 1
         if pd.isna(row.expire_at):
@@ -156,6 +156,13 @@ def test_a_hundred_thousand_keys_over_four_dbs_load_in_redis_7_0(tmp_path):
 
 
 @pytest.mark.server
+def test_keys_over_63_bytes_take_two_length_bytes_and_load(tmp_path):
+    prefix = "tenant:" + "x" * 100 + ":session:"
+    dump = generate(tmp_path / "gen-long.rdb", "--keys", 500, "--prefix", prefix)
+    check_against_server(dump, "redis-7.0", 500, dbs=1, sample=500, prefix=prefix)
+
+
+@pytest.mark.server
 @pytest.mark.parametrize("label", ["redis-8.2", "valkey-8.1"])
 def test_version_11_dumps_load_in_newer_servers(label, tmp_path):
     dump = generate(tmp_path / "gen-v11.rdb", "--keys", 2000, "--dbs", 2, "--rdb-version", 11)
@@ -182,7 +189,8 @@ def test_an_empty_keyspace_is_a_valid_dump(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (("--keys", 10, "--ttl-share", 1.5), "--ttl-share: must be a share between 0 and 1, not '1.5'"),
     (("--keys", -1), "--keys must be 0 or more"),
-    (("--keys", 10, "--dbs", 0), "--dbs must be 1 or more"),
+    (("--keys", 10, "--dbs", 0), "--dbs must be 1 to 65536"),
+    (("--keys", 10, "--prefix", ""), "--prefix '' must hold a character other than digits"),
     (("--keys", 10, "--prefix", "cache:"), "--prefix 'cache:' overlaps the cache:page: keys"),
     (("--keys", 10, "--rdb-version", 9), "--rdb-version: invalid choice: 9"),
 ])
