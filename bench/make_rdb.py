@@ -394,20 +394,22 @@ def share(text):
 
 def parse_args(argv):
     parser = Parser(prog="make_rdb.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--keys", type=int, required=True, help="number of keys")
-    parser.add_argument("--out", type=Path, required=True, help="the dump to write")
-    parser.add_argument("--prefix", default="user:session:", help="prefix of the session keys")
-    parser.add_argument("--ttl-share", type=share, default=0.3, help="share of session keys with an expiry")
-    parser.add_argument("--cache-share", type=share, default=0.1,
+    parser.add_argument("--keys", type=int, required=True, metavar="N", help="number of keys")
+    parser.add_argument("--out", type=Path, required=True, metavar="PATH", help="the dump to write")
+    parser.add_argument("--prefix", default="user:session:", metavar="P", help="prefix of the session keys")
+    parser.add_argument("--ttl-share", type=share, default=0.3, metavar="F",
+                        help="share of session keys with an expiry")
+    parser.add_argument("--cache-share", type=share, default=0.1, metavar="F",
                         help="share of all keys that are cache:page:<n> (each with an expiry)")
-    parser.add_argument("--batch-share", type=share, default=0.05,
+    parser.add_argument("--batch-share", type=share, default=0.05, metavar="F",
                         help="share of expiring keys in exact-millisecond batches")
-    parser.add_argument("--dbs", type=int, default=1, help="spread the keys over this many dbs (0..K-1)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed: the same arguments give the same bytes")
-    parser.add_argument("--ctime", type=int, default=None,
+    parser.add_argument("--dbs", type=int, default=1, metavar="K", help="spread the keys over this many dbs (0..K-1)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S",
+                        help="random seed: the same arguments (and --ctime) give the same bytes")
+    parser.add_argument("--ctime", type=int, default=None, metavar="T",
                         help="the dump's creation time, Unix seconds (default: now); expiries follow it")
-    parser.add_argument("--rdb-version", type=int, choices=sorted(REDIS_VERSIONS), default=10,
-                        help="10: as Redis 7.0 writes (default); 11: as Redis 7.2 writes")
+    parser.add_argument("--rdb-version", type=int, choices=sorted(REDIS_VERSIONS), default=10, metavar="V",
+                        help="10 as Redis 7.0 writes (default), 11 as Redis 7.2 writes")
     args = parser.parse_args(argv)
     if args.keys < 0:
         raise UsageError(f"--keys must be 0 or more, not {args.keys}")
