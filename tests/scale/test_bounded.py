@@ -203,3 +203,18 @@ def test_one_dump_measured_on_two_processes_gives_the_one_process_result(monkeyp
         assert there.tables[name].to_pylist() == here.tables[name].to_pylist(), name
     assert finding_rows(there) == finding_rows(here)
     assert there.keys.to_arrow().equals(here.keys.to_arrow())
+
+
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_a_damaged_dump_among_several_in_bounded_memory_is_named(tmp_path, jobs):
+    data = (SAMPLE_DUMPS / "redis-8.2-lfu.rdb").read_bytes()
+    damaged = tmp_path / "node-b.rdb"
+    damaged.write_bytes(data[:len(data) // 2])
+    with pytest.raises(rdbscope.RdbTruncatedError) as caught:
+        rdbscope.analyze([CLUSTER_DUMPS[0], damaged, CLUSTER_DUMPS[2]], passes=PASSES, chunk_keys=100, jobs=jobs)
+    assert "node-b.rdb" in str(caught.value) and caught.value.offset > 0
+
+
+def test_a_missing_dump_among_several_in_bounded_memory_is_named(tmp_path):
+    with pytest.raises(InputError, match="no-such.rdb"):
+        rdbscope.analyze([CLUSTER_DUMPS[0], tmp_path / "no-such.rdb"], passes=PASSES, chunk_keys=100)
