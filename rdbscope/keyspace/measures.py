@@ -79,9 +79,9 @@ class GroupStats:
     ttl_s: SortedGroups
     example_offsets: np.ndarray
     example_rows: np.ndarray
-    memory_expired: np.ndarray = None
-    n_with_field_ttl: np.ndarray = None
-    oldest_expire_ms: int = None
+    memory_expired: np.ndarray | None = None
+    n_with_field_ttl: np.ndarray | None = None
+    oldest_expire_ms: int | None = None
 
     @property
     def n_groups(self):
