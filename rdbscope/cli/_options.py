@@ -167,14 +167,20 @@ READ_PARAMETERS = (
      False),
 )
 
+def _default_budget():
+    from ..scale.budget import default_budget, format_budget
+
+    return format_budget(default_budget())
+
+
 #: (parameter, annotation, default) of the option that bounds an analysis's memory.
 BUDGET_PARAMETERS = (
     ("memory_budget", Annotated[str | None, typer.Option(
         "--memory-budget", metavar="SIZE",
         help="Memory the analysis may use, e.g. 2GB or 512MB. A dump whose keys table would not fit is "
              "analysed chunk by chunk in bounded memory (without the expiry analysis and the naming "
-             "rules, which need every key). Default: half the available memory.",
-        show_default=False)], None),
+             "rules, which need every key).",
+        show_default=f"half the available memory, {_default_budget()} here now")], None),
 )
 
 
