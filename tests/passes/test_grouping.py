@@ -44,6 +44,25 @@ def test_sorted_groups_match_plain_python(seed):
         assert top[g] == sum(mine[-3:])
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_sorted_groups_by_counting_match_the_sort(seed, monkeypatch):
+    # Few distinct values per group, as key sizes are: counted, not sorted.
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 20))
+    groups = rng.integers(0, n_groups, 20_000)
+    values = rng.integers(40, 140, 20_000).astype(np.uint64)
+    counted = SortedGroups.build(groups, values, n_groups)
+    for g in range(n_groups):
+        mine = sorted(int(v) for v, h in zip(values, groups, strict=True) if h == g)
+        run = counted.combined[counted.starts[g]:counted.starts[g] + counted.counts[g]]
+        assert [int(v) for v in run & counted.mask] == mine
+        assert counted.sums[g] == sum(mine)
+    monkeypatch.setattr("rdbscope.keyspace.grouping.COUNTING_MAX_PAIRS", 0)
+    sorted_ = SortedGroups.build(groups, values, n_groups)
+    assert counted.combined.dtype == sorted_.combined.dtype
+    assert np.array_equal(counted.combined, sorted_.combined)
+
+
 @pytest.mark.parametrize("top", [2 ** 20, 2 ** 40, 2 ** 62])
 def test_sorted_groups_with_small_and_large_values(top):
     values = np.array([top, 5, 7, top - 1], dtype=np.uint64)
