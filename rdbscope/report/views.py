@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..findings import Finding, Severity
+from ..passes.bigkeys import _top_per_code
 from ..summary import estimate_memory
 
 __all__ = [
@@ -186,8 +187,11 @@ def big_key_rows(res, top=10, by="memory") -> pd.DataFrame:
     if table.num_rows == 0:
         return _empty(["db", "key", "pattern", "type", "encoding", "memory_bytes", "rdb_bytes",
                        "n_elements", "expire_at", "codes"])
-    measure = memory if by == "memory" else pc.fill_null(table["n_elements"], 0)
-    order = np.lexsort((np.arange(table.num_rows), -np.asarray(measure.to_numpy(), dtype=np.float64)))
+    measure = (memory if by == "memory" else pc.fill_null(table["n_elements"], 0)).to_numpy()
+    if top and top < table.num_rows:  # the order a sort gives, without sorting every key
+        order = _top_per_code(measure, np.zeros(len(measure), np.int8), 1, top)[0]
+    else:
+        order = np.lexsort((np.arange(table.num_rows), -np.asarray(measure, dtype=np.float64)))
     chosen = pa.array(order[:top] if top else order)
     taken = table.take(chosen)
     frame = pd.DataFrame({
