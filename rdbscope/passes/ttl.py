@@ -191,7 +191,11 @@ def _pattern_findings(coverage, columns, groups, options):
         if len(columns.ttl_rows):
             keep &= ~columns.has_ttl
         candidates = np.flatnonzero(keep)
-    candidate_groups = chosen[groups.group] if candidates is None else chosen[groups.group[candidates]]
+    if candidates is None:
+        identity = np.array_equal(fired, np.arange(groups.n))
+        candidate_groups = groups.group if identity else chosen[groups.group]
+    else:
+        candidate_groups = chosen[groups.group[candidates]]
     offsets, rows = example_positions(candidate_groups, len(fired), 3, positions=candidates)
     words = set(w.lower() for w in options.volatile_words)
     for i, g in enumerate(fired):
