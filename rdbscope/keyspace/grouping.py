@@ -220,6 +220,30 @@ def rows_above(values, codes, thresholds, chunk=1 << 20):
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
+def largest_rows(values, n, chunk=1 << 20):
+    """Rows of the ``n`` largest ``values``, largest first; ties: earlier row first.
+
+    The first ``n`` of ``np.lexsort((rows, -values))`` in linear time: a selection
+    finds the n-th largest value, and only the rows at or above it are ordered.
+    """
+    m = len(values)
+    if n <= 0 or m == 0:
+        return np.zeros(0, np.int64)
+    if n >= m:
+        return np.lexsort((np.arange(m), -np.asarray(values, dtype=np.float64)))
+    threshold = np.partition(values, m - n)[m - n]
+    parts = [np.flatnonzero(values > threshold)]
+    need = n - len(parts[0])
+    for start in range(0, m, chunk):  # the earliest rows equal to the threshold
+        if need == 0:
+            break
+        tied = start + np.flatnonzero(values[start:start + chunk] == threshold)[:need]
+        parts.append(tied)
+        need -= len(tied)
+    rows = np.sort(np.concatenate(parts))
+    return rows[np.lexsort((rows, -values[rows].astype(np.float64)))]
+
+
 def counts(groups, n_groups, weights=None):
     """Keys per group (int64), or the sum of integer ``weights`` per group (uint64)."""
     if weights is None:

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..findings import Finding, Severity
-from ..passes.bigkeys import _top_per_code
+from ..keyspace.grouping import largest_rows
 from ..summary import estimate_memory
 
 __all__ = [
@@ -188,8 +188,8 @@ def big_key_rows(res, top=10, by="memory") -> pd.DataFrame:
         return _empty(["db", "key", "pattern", "type", "encoding", "memory_bytes", "rdb_bytes",
                        "n_elements", "expire_at", "codes"])
     measure = (memory if by == "memory" else pc.fill_null(table["n_elements"], 0)).to_numpy()
-    if top and top < table.num_rows:  # the order a sort gives, without sorting every key
-        order = _top_per_code(measure, np.zeros(len(measure), np.int8), 1, top)[0]
+    if top and top < table.num_rows:
+        order = largest_rows(measure, top)
     else:
         order = np.lexsort((np.arange(table.num_rows), -np.asarray(measure, dtype=np.float64)))
     chosen = pa.array(order[:top] if top else order)

@@ -12,6 +12,7 @@ from rdbscope.keyspace.grouping import (
     dense_ids,
     example_positions,
     first_rows,
+    largest_rows,
     name_matrix,
     present_names,
 )
@@ -61,6 +62,16 @@ def test_sorted_groups_by_counting_match_the_sort(seed, monkeypatch):
     sorted_ = SortedGroups.build(groups, values, n_groups)
     assert counted.combined.dtype == sorted_.combined.dtype
     assert np.array_equal(counted.combined, sorted_.combined)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_largest_rows_are_the_first_rows_of_a_full_sort(seed):
+    rng = np.random.default_rng(seed)
+    for distinct in (1, 3, 1000):
+        values = rng.integers(0, distinct, 5000).astype(np.uint64)
+        full = np.lexsort((np.arange(len(values)), -values.astype(np.float64)))
+        for n in (0, 1, 7, 100, 4999, 5000, 6000):
+            assert np.array_equal(largest_rows(values, n, chunk=997), full[:n]), (distinct, n)
 
 
 @pytest.mark.parametrize("top", [2 ** 20, 2 ** 40, 2 ** 62])
