@@ -210,7 +210,9 @@ def rows_above(values, codes, thresholds, chunk=1 << 20):
     """Rows where ``values > thresholds[codes]``, read in chunks to keep temporaries small."""
     if len(thresholds) == 1 or (len(codes) and codes.min() == codes.max()):
         threshold = thresholds[codes[0]] if len(codes) else thresholds[0]
-        return np.flatnonzero(values > threshold)
+        parts = [start + np.flatnonzero(values[start:start + chunk] > threshold)
+                 for start in range(0, len(values), chunk)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
     parts = []
     limit = np.empty(min(chunk, len(values)), dtype=thresholds.dtype)
     for start in range(0, len(values), chunk):
