@@ -146,7 +146,7 @@ def run(mode: Mode, dump: Path, timeout: float, profile_dir: Path | None) -> Run
         output = stdout.read()
         stderr.seek(0)
         err = stderr.read().decode(errors="replace").strip()
-    if proc.returncode not in (0, 1):  # report exits 1 when findings reach --fail-on
+    if proc.returncode not in ((0,) if mode.code else (0, 1)):  # report exits 1 on findings at --fail-on
         result.error = f"exit {proc.returncode}: " + (err.splitlines()[-1] if err else "no message")
         return result
     if mode.code:
@@ -177,8 +177,9 @@ def table(runs: list[Run], dumps: list[Path]) -> str:
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in runs:
         keys = keys_of.get(r.dump)
+        shown = fmt_count(keys) if keys else "?"
         if r.error:
-            lines.append(f"| {r.mode.name} | {r.dump.stem} | {fmt_count(keys or 0)} | error | | | | | | | {r.error} |")
+            lines.append(f"| {r.mode.name} | {r.dump.stem} | {shown} | error | | | | | | | {r.error} |")
             continue
         base_run = next((b for b in runs if b.mode == r.mode and b.dump == base and not b.error), None)
         keys_x = f"{keys / keys_of[base]:.2f}" if keys and keys_of.get(base) else ""
@@ -186,7 +187,7 @@ def table(runs: list[Run], dumps: list[Path]) -> str:
         cpu_x = f"{r.cpu / base_run.cpu:.2f}" if base_run else ""
         rate = fmt_count(keys / r.seconds) if keys else ""
         detail = ", ".join(f"{k} {v:.2f}" for k, v in (r.detail or {}).items())
-        lines.append(f"| {r.mode.name} | {r.dump.stem} | {fmt_count(keys or 0)} | {r.seconds:.2f} | {r.cpu:.2f} "
+        lines.append(f"| {r.mode.name} | {r.dump.stem} | {shown} | {r.seconds:.2f} | {r.cpu:.2f} "
                      f"| {rate} | {fmt_bytes(r.peak_rss)} | {keys_x} | {time_x} | {cpu_x} | {detail} |")
     return "\n".join(lines)
 
@@ -204,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also save the runs as JSON")
     args = ap.parse_args(argv)
 
+    missing = [str(p) for p in args.dumps if not p.is_file()]
+    if missing:
+        ap.error(f"no such dump: {', '.join(missing)}")
     dumps = sorted(args.dumps, key=lambda p: p.stat().st_size)
     modes = [m for m in MODES if not args.mode or m.name in args.mode]
     if args.profile:
