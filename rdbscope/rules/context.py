@@ -300,8 +300,8 @@ class RuleContext:
             chosen = [i for i, name in enumerate(all_names) if name in names]
             if not chosen:
                 mask = np.zeros(len(codes), bool)
-            elif len(chosen) == len(all_names):
-                mask = np.ones(len(codes), bool)
+            elif len(chosen) == len(all_names):  # every key: a read-only view of one True, no pages
+                mask = np.broadcast_to(np.True_, len(codes))
             else:  # a comparison per name beats np.isin on millions of small codes
                 mask = codes == chosen[0]
                 for code in chosen[1:]:
