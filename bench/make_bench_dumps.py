@@ -24,6 +24,11 @@ Dumps:
 ``populate-1m.rdb``
     ``DEBUG POPULATE 1000000``: the first million keys of the 10M dump, a
     sample on which slow contenders can still be timed.
+``populate-10m-session.rdb``, ``populate-50m.rdb``
+    ``DEBUG POPULATE 10000000 user:session`` and ``DEBUG POPULATE 50000000
+    user:session``: small strings ``user:session:N`` -> ``value:N``, the
+    same shape at two sizes, for ``bench_scale.py``.  The 50M dump is not
+    built unless named with ``--only``: the server needs about 6 GB for it.
 
 Usage::
 
@@ -485,8 +490,8 @@ def _flatten(mapping: dict) -> list:
 # --------------------------------------------------------------------------
 
 
-def build_populate(server: RedisServer, n: int) -> None:
-    server.client.execute_command("DEBUG", "POPULATE", n)
+def build_populate(server: RedisServer, n: int, prefix: str = "key") -> None:
+    server.client.execute_command("DEBUG", "POPULATE", n, prefix)
 
 
 def build_mixed(server: RedisServer) -> None:
@@ -503,7 +508,11 @@ DUMPS: dict[str, Callable[[RedisServer], None]] = {
     "populate-10m": lambda s: build_populate(s, 10_000_000),
     "mixed-1m": build_mixed,
     "populate-1m": lambda s: build_populate(s, 1_000_000),
+    "populate-10m-session": lambda s: build_populate(s, 10_000_000, "user:session"),
+    "populate-50m": lambda s: build_populate(s, 50_000_000, "user:session"),
 }
+# Built only when named with --only: the server needs about 6 GB for it.
+ON_REQUEST = {"populate-50m"}
 
 
 def keyspace_summary(client: redis.Redis) -> str:
@@ -526,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     todo = []
-    for name in args.only or list(DUMPS):
+    for name in args.only or [name for name in DUMPS if name not in ON_REQUEST]:
         target = out / f"{name}.rdb"
         if target.exists() and not args.force:
             print(f"{target}: exists, skipped (use --force to rebuild)")
@@ -541,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             print(f"building {name} ...", flush=True)
             server.client.flushall()
+            server.client.execute_command("MEMORY", "PURGE")
             DUMPS[name](server)
             summary = keyspace_summary(server.client)
             t1 = time.perf_counter()

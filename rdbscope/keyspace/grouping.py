@@ -58,13 +58,17 @@ class SortedGroups:
         # Values beyond the bits left (2**40 with 16M groups) sort as the largest;
         # sums below still come from the exact values.
         bounded = np.minimum(values, limit) if clipped else values
-        if n_groups == 1:  # group 0: the values alone
+        width = top + 1
+        if not clipped and n_groups * width <= _counting_limit(len(values)):
+            combined = _counting_sort(groups, bounded, n_groups, width, dtype, shift)
+        elif n_groups == 1:  # group 0: the values alone
             combined = bounded.astype(dtype)
+            combined.sort()
         else:
             combined = groups.astype(dtype)
             np.left_shift(combined, dtype(shift), out=combined)
             np.bitwise_or(combined, bounded, out=combined, casting="unsafe")
-        combined.sort()
+            combined.sort()
         if clipped:
             sums = _exact_sums(groups, values, n_groups)
         else:
@@ -173,6 +177,34 @@ def bincount(ids, n, weights=None):
     return out
 
 
+#: Distinct (group, value) pairs up to which :func:`_counting_sort` replaces the sort.
+COUNTING_MAX_PAIRS = 1 << 20
+
+
+def _counting_limit(n_values):
+    """Pairs up to which counting beats sorting ``n_values`` values: a sort costs O(n log n)."""
+    return min(COUNTING_MAX_PAIRS, max(n_values // 4, 1024))
+
+
+def _counting_sort(groups, values, n_groups, width, dtype, shift):
+    """``sort(group << shift | value)`` by counting each (group, value) pair: linear in the keys.
+
+    Keys hold few distinct sizes per pattern (a million keys of one pattern have a few
+    hundred sizes), so a count per pair and one ``repeat`` give the sorted runs in
+    a fraction of a sort's time.
+    """
+    n_pairs = n_groups * width
+    per_pair = np.zeros(n_pairs, np.int64)
+    for start in range(0, len(values), BINCOUNT_ROWS):
+        pair = values[start:start + BINCOUNT_ROWS].astype(np.intp)
+        if n_groups > 1:
+            pair += groups[start:start + BINCOUNT_ROWS] * width
+        per_pair += np.bincount(pair, minlength=n_pairs)
+    present = np.flatnonzero(per_pair)
+    keys = (present // width).astype(dtype) << dtype(shift) | (present % width).astype(dtype)
+    return np.repeat(keys, per_pair[present])
+
+
 def _exact_sums(groups, values, n_groups):
     total = np.zeros(n_groups, np.uint64)
     np.add.at(total, groups, values.astype(np.uint64))
@@ -183,7 +215,9 @@ def rows_above(values, codes, thresholds, chunk=1 << 20):
     """Rows where ``values > thresholds[codes]``, read in chunks to keep temporaries small."""
     if len(thresholds) == 1 or (len(codes) and codes.min() == codes.max()):
         threshold = thresholds[codes[0]] if len(codes) else thresholds[0]
-        return np.flatnonzero(values > threshold)
+        parts = [start + np.flatnonzero(values[start:start + chunk] > threshold)
+                 for start in range(0, len(values), chunk)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
     parts = []
     limit = np.empty(min(chunk, len(values)), dtype=thresholds.dtype)
     for start in range(0, len(values), chunk):
@@ -191,6 +225,30 @@ def rows_above(values, codes, thresholds, chunk=1 << 20):
         np.take(thresholds, codes[start:stop], out=limit[:stop - start])
         parts.append(start + np.flatnonzero(values[start:stop] > limit[:stop - start]))
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+def largest_rows(values, n, chunk=1 << 20):
+    """Rows of the ``n`` largest ``values``, largest first; ties: earlier row first.
+
+    The first ``n`` of ``np.lexsort((rows, -values))`` in linear time: a selection
+    finds the n-th largest value, and only the rows at or above it are ordered.
+    """
+    m = len(values)
+    if n <= 0 or m == 0:
+        return np.zeros(0, np.int64)
+    if n >= m:
+        return np.lexsort((np.arange(m), -np.asarray(values, dtype=np.float64)))
+    threshold = np.partition(values, m - n)[m - n]
+    parts = [np.flatnonzero(values > threshold)]
+    need = n - len(parts[0])
+    for start in range(0, m, chunk):  # the earliest rows equal to the threshold
+        if need == 0:
+            break
+        tied = start + np.flatnonzero(values[start:start + chunk] == threshold)[:need]
+        parts.append(tied)
+        need -= len(tied)
+    rows = np.sort(np.concatenate(parts))
+    return rows[np.lexsort((rows, -values[rows].astype(np.float64)))]
 
 
 def counts(groups, n_groups, weights=None):

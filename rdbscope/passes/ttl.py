@@ -179,10 +179,22 @@ def _pattern_findings(coverage, columns, groups, options):
     fired = np.concatenate((volatile_fired, mixed_fired))
     if len(fired) == 0:
         return findings
-    chosen = np.full(groups.n, -1, dtype=np.int64)
+    chosen = np.full(groups.n, -1, dtype=np.int32 if groups.n < 2 ** 31 else np.int64)
     chosen[fired] = np.arange(len(fired))
-    candidates = np.flatnonzero(~columns.has_ttl & (chosen[groups.group] >= 0))
-    offsets, rows = example_positions(chosen[groups.group[candidates]], len(fired), 3, positions=candidates)
+    # Every key is a candidate when no key has a TTL and every group fired (a common case at
+    # tens of millions of keys): then no row numbers are made, and no mask of int64s.
+    candidates = None
+    if len(columns.ttl_rows) or len(fired) < groups.n:
+        keep = (chosen >= 0)[groups.group]
+        if len(columns.ttl_rows):
+            keep &= ~columns.has_ttl
+        candidates = np.flatnonzero(keep)
+    if candidates is None:
+        identity = np.array_equal(fired, np.arange(groups.n))
+        candidate_groups = groups.group if identity else chosen[groups.group]
+    else:
+        candidate_groups = chosen[groups.group[candidates]]
+    offsets, rows = example_positions(candidate_groups, len(fired), 3, positions=candidates)
     words = set(w.lower() for w in options.volatile_words)
     for i, g in enumerate(fired):
         n, without, with_ttl = int(coverage.n_keys[g]), int(coverage.n_without[g]), int(coverage.n_with_ttl[g])

@@ -85,6 +85,11 @@ W_HASH = cython.declare(cython.int, 3)  # field, value
 W_HASH_TTL = cython.declare(cython.int, 4)  # field, value, ttl (listpackex)
 
 # Compact blob kinds (walk_blob).
+# Rows of one contiguous batch at most: a database announced by RESIZEDB comes as one
+# chunk up to here (or until its keys pass key_limit), so the passes read its columns
+# without joining chunks. The buffers are lazily mapped: only written rows cost memory.
+CONTIGUOUS_MAX_ROWS = cython.declare(cython.Py_ssize_t, 1 << 27)
+
 B_ZIPLIST = cython.declare(cython.int, 0)
 B_LISTPACK = cython.declare(cython.int, 1)
 B_INTSET = cython.declare(cython.int, 2)
@@ -366,12 +371,12 @@ class Scanner(Columns):
                 cap = announced - self.db_keys
         if cap == 0:
             cap = self.next_cap
-            self.next_cap = min(self.next_cap * 2, 1 << 25)
+            self.next_cap = min(self.next_cap * 2, CONTIGUOUS_MAX_ROWS)
         if self.whole:
             cap = min(cap, (self.end - self.pos) // 3 + 1)  # a key takes 3 bytes at least
         else:  # the rest of a stream is unknown: trust the count as far as the bytes read so far go
             cap = min(cap, max(1 << 20, (self.base + self.pos) // 3))
-        cap = min(max(cap, 1024), 1 << 25)
+        cap = min(max(cap, 1024), CONTIGUOUS_MAX_ROWS)
         return (cap + 7) // 8 * 8
 
     def _warm_ahead(self):

@@ -25,21 +25,35 @@ def _crc16_table():
     return table
 
 
+def _crc16_pair_table(table):
+    """The CRC of a byte followed by a zero byte: with it two bytes are folded in per step, as
+    two independent lookups (the CRC is linear over XOR), which halves the chain of lookups."""
+    pair = np.zeros(256, np.uint16)
+    for byte in range(256):
+        once = int(table[byte])
+        pair[byte] = ((once & 0xFF) << 8) ^ int(table[once >> 8])
+    return pair
+
+
 CRC16_TABLE = _crc16_table()
+CRC16_PAIR_TABLE = _crc16_pair_table(CRC16_TABLE)
 
 
-def crc16(data, start, stop, table):
+def crc16(data, start, stop, table, pair):
     crc = 0
     i = start
-    while i < stop:
+    while i + 1 < stop:
+        crc = pair[((crc >> 8) ^ data[i]) & 0xFF] ^ table[(crc & 0xFF) ^ data[i + 1]]
+        i += 2
+    if i < stop:
         crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ data[i]) & 0xFF]
-        i += 1
     return crc
 
 
 def fill_slots(offsets, data, out):
     """Slot of each key of an Arrow binary array given as its offsets and data buffers."""
     table = CRC16_TABLE
+    pair = CRC16_PAIR_TABLE
     n = out.shape[0]
     with cython.nogil:  # other threads (the patterns pass) run meanwhile
         r = 0
@@ -56,5 +70,5 @@ def fill_slots(offsets, data, out):
                 if j < hi and j > i + 1:  # a non-empty tag: hash only the tag
                     lo = i + 1
                     hi = j
-            out[r] = crc16(data, lo, hi, table) & 16383
+            out[r] = crc16(data, lo, hi, table, pair) & 16383
             r += 1

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..findings import Finding, Severity
+from ..keyspace.grouping import largest_rows
 from ..summary import estimate_from_counts, estimate_memory
 
 __all__ = [
@@ -214,8 +215,11 @@ def big_key_rows(res, top=10, by="memory") -> pd.DataFrame:
     if table.num_rows == 0:
         return _empty(["db", "key", "pattern", "type", "encoding", "memory_bytes", "rdb_bytes",
                        "n_elements", "expire_at", "codes"])
-    measure = memory if by == "memory" else pc.fill_null(table["n_elements"], 0)
-    order = np.lexsort((np.arange(table.num_rows), -np.asarray(measure.to_numpy(), dtype=np.float64)))
+    measure = (memory if by == "memory" else pc.fill_null(table["n_elements"], 0)).to_numpy()
+    if top and top < table.num_rows:
+        order = largest_rows(measure, top)
+    else:
+        order = np.lexsort((np.arange(table.num_rows), -np.asarray(measure, dtype=np.float64)))
     chosen = pa.array(order[:top] if top else order)
     taken = table.take(chosen)
     frame = pd.DataFrame({

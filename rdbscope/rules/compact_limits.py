@@ -118,7 +118,7 @@ class JustOverCompactLimit(Rule):
         if not ctx.has_memory_estimates:
             return None
         has_ttl = ctx.columns.has_ttl[rows]
-        key_bytes = ctx.key_bytes[rows]
+        key_bytes = ctx.key_bytes_at(rows)
         value = serialized_value_bytes(ctx.columns.rdb_bytes[rows], key_bytes, has_ttl)
         per_element = 1 if type_name == "set" else 2  # hash: field and value; zset: member and score
         blob = listpack_bytes(value, ctx.n_elements[rows] * per_element)

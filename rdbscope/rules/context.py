@@ -148,6 +148,16 @@ class RuleContext:
         offsets, _data = self._buffers
         return np.diff(offsets).astype(np.int32, copy=False)
 
+    def rows_with_key_bytes_over(self, limit, chunk=1 << 20):
+        """Rows of the keys longer than ``limit`` bytes (ascending), measured a chunk at a time
+        unless every key's length is known: no column of lengths for every key."""
+        if "key_bytes" in self.__dict__:
+            return np.flatnonzero(self.key_bytes > limit)
+        offsets, _data = self._buffers
+        parts = [start + np.flatnonzero(np.diff(offsets[start:start + chunk + 1]) > limit)
+                 for start in range(0, len(offsets) - 1, chunk)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
     def key_bytes_at(self, rows):
         """Length in bytes (int32) of the keys at ``rows``, without measuring every key."""
         if "key_bytes" in self.__dict__:
@@ -290,8 +300,8 @@ class RuleContext:
             chosen = [i for i, name in enumerate(all_names) if name in names]
             if not chosen:
                 mask = np.zeros(len(codes), bool)
-            elif len(chosen) == len(all_names):
-                mask = np.ones(len(codes), bool)
+            elif len(chosen) == len(all_names):  # every key: a read-only view of one True, no pages
+                mask = np.broadcast_to(np.True_, len(codes))
             else:  # a comparison per name beats np.isin on millions of small codes
                 mask = codes == chosen[0]
                 for code in chosen[1:]:

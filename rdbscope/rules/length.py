@@ -2,16 +2,14 @@
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..findings import Severity, format_bytes
 from ..options import option
 from .base import Rule
 
 
 def _long_keys(ctx, limit):
-    rows = np.flatnonzero(ctx.key_bytes > limit)
-    lengths = ctx.key_bytes[rows]
+    rows = ctx.rows_with_key_bytes_over(limit)
+    lengths = ctx.key_bytes_at(rows)
     longest = ctx.per_pattern_max(rows, lengths)
     excess = ctx.per_pattern_sum(rows, lengths - limit)
     return rows, longest, excess

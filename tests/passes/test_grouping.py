@@ -12,6 +12,7 @@ from rdbscope.keyspace.grouping import (
     dense_ids,
     example_positions,
     first_rows,
+    largest_rows,
     name_matrix,
     present_names,
 )
@@ -42,6 +43,35 @@ def test_sorted_groups_match_plain_python(seed):
         mine = sorted(int(v) for v, h in zip(values, groups, strict=True) if h == g)
         assert sums[g] == sum(mine)
         assert top[g] == sum(mine[-3:])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sorted_groups_by_counting_match_the_sort(seed, monkeypatch):
+    # Few distinct values per group, as key sizes are: counted, not sorted.
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 20))
+    groups = rng.integers(0, n_groups, 20_000)
+    values = rng.integers(40, 140, 20_000).astype(np.uint64)
+    counted = SortedGroups.build(groups, values, n_groups)
+    for g in range(n_groups):
+        mine = sorted(int(v) for v, h in zip(values, groups, strict=True) if h == g)
+        run = counted.combined[counted.starts[g]:counted.starts[g] + counted.counts[g]]
+        assert [int(v) for v in run & counted.mask] == mine
+        assert counted.sums[g] == sum(mine)
+    monkeypatch.setattr("rdbscope.keyspace.grouping.COUNTING_MAX_PAIRS", 0)
+    sorted_ = SortedGroups.build(groups, values, n_groups)
+    assert counted.combined.dtype == sorted_.combined.dtype
+    assert np.array_equal(counted.combined, sorted_.combined)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_largest_rows_are_the_first_rows_of_a_full_sort(seed):
+    rng = np.random.default_rng(seed)
+    for distinct in (1, 3, 1000):
+        values = rng.integers(0, distinct, 5000).astype(np.uint64)
+        full = np.lexsort((np.arange(len(values)), -values.astype(np.float64)))
+        for n in (0, 1, 7, 100, 4999, 5000, 6000):
+            assert np.array_equal(largest_rows(values, n, chunk=997), full[:n]), (distinct, n)
 
 
 @pytest.mark.parametrize("top", [2 ** 20, 2 ** 40, 2 ** 62])

@@ -42,6 +42,21 @@ def test_volatile_name_without_ttl_is_an_error():
     assert "name says 'cache'" in found[0].message
 
 
+@pytest.mark.parametrize("with_ttl", [False, True])
+def test_examples_when_no_key_or_some_keys_have_a_ttl(with_ttl):
+    # Without TTLs every key is a candidate example (the path a big dump of plain keys takes).
+    rows = [key(f"session:{i}" if i % 2 else f"cache:page:{i}", db=i % 3 // 2) for i in range(30)]
+    if with_ttl:
+        rows += [key("session:100", ttl_s=60)]
+    _, found = ttl_findings(rows, "TTL002")
+    assert sorted((f.db, f.pattern, f.n_keys, f.examples) for f in found) == [
+        (0, "cache:page:{id}", 10, ("cache:page:0", "cache:page:4", "cache:page:6")),
+        (0, "session:{id}", 10, ("session:1", "session:3", "session:7")),
+        (1, "cache:page:{id}", 5, ("cache:page:2", "cache:page:8", "cache:page:14")),
+        (1, "session:{id}", 5, ("session:5", "session:11", "session:17")),
+    ]
+
+
 def test_volatile_words_are_whole_words_outside_placeholders():
     assert volatile_words("rateLimit:{ip}", WORDS) == ["rate"]
     assert volatile_words("api_tokens:{id}", WORDS) == ["tokens"]
