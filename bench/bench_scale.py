@@ -54,6 +54,7 @@ class Mode:
     what: str
     code: str = ""
     argv: tuple[str, ...] = ()
+    tree: bool = False  # several processes: peak RSS is the sum over the child and its descendants
 
 
 MODES = (
@@ -77,8 +78,40 @@ detail = {"load": load_seconds, **result.seconds}
 """),
     Mode("report", "`rdbscope report DUMP --format json > /dev/null` (whole process)",
          argv=(sys.executable, "-m", "rdbscope", "report", "{dump}", "--format", "json")),
-    # More modes go here, e.g. a memory budget:
-    # Mode("analyze-1GB", "...", code="... rdbscope.analyze(keys_table, memory_budget='1GB') ..."),
+    Mode("bounded-1GB", "`rdbscope.analyze(dump, memory_budget='1GB', jobs=1)`: scan and analysis, bounded", code="""
+import rdbscope
+mark = clock()
+result = rdbscope.analyze(DUMP, memory_budget="1GB", jobs=1)
+seconds, cpu = since(mark)
+keys = result.n_keys
+detail = {"bounded": float(result.bounded)}
+"""),
+    Mode("report-1GB", "`rdbscope report DUMP --memory-budget 1GB --jobs 1 --format json` (whole process)",
+         argv=(sys.executable, "-m", "rdbscope", "report", "{dump}", "--memory-budget", "1GB", "--jobs", "1",
+               "--format", "json")),
+    Mode("report-2GB-jobs1", "`rdbscope report DUMP --memory-budget 2GB --jobs 1 --format json` (whole process)",
+         argv=(sys.executable, "-m", "rdbscope", "report", "{dump}", "--memory-budget", "2GB", "--jobs", "1",
+               "--format", "json")),
+    Mode("report-2GB-jobs2", "`rdbscope report DUMP --memory-budget 2GB --jobs 2 --format json` (every process)",
+         argv=(sys.executable, "-m", "rdbscope", "report", "{dump}", "--memory-budget", "2GB", "--jobs", "2",
+               "--format", "json"), tree=True),
+    # A directory of dumps (a cluster's nodes) as DUMP:
+    Mode("dask-2", "`rdbscope.analyze(dumps, memory_budget='2GB', client=...)` on a Dask LocalCluster of 2 "
+         "worker processes (start-up in detail; every process)", tree=True, code="""
+import rdbscope
+from distributed import Client, LocalCluster
+mark = clock()
+cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+client = Client(cluster)
+start_seconds, _ = since(mark)
+mark = clock()
+result = rdbscope.analyze(DUMP, memory_budget="2GB", client=client)
+seconds, cpu = since(mark)
+keys = result.n_keys
+detail = {"cluster start": start_seconds, "bounded": float(result.bounded)}
+client.close()
+cluster.close()
+"""),
 )
 
 CHILD = """
@@ -136,12 +169,16 @@ def run(mode: Mode, dump: Path, timeout: float, profile_dir: Path | None) -> Run
                                 stdout=stdout if mode.code else subprocess.DEVNULL)
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
+        tree_peak = [0]
+        poller = threading.Thread(target=_poll_tree_rss, args=(proc.pid, tree_peak), daemon=True)
+        if mode.tree:
+            poller.start()
         # wait4, not Popen.wait: it gives this child's own peak RSS, not the largest child's so far
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t0
         killer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
-        result.peak_rss = usage.ru_maxrss * 1024
+        result.peak_rss = max(usage.ru_maxrss * 1024, tree_peak[0]) if mode.tree else usage.ru_maxrss * 1024
         stdout.seek(0)
         output = stdout.read()
         stderr.seek(0)
@@ -157,6 +194,25 @@ def run(mode: Mode, dump: Path, timeout: float, profile_dir: Path | None) -> Run
     else:
         result.seconds, result.cpu = elapsed, usage.ru_utime + usage.ru_stime
     return result
+
+
+def _poll_tree_rss(pid: int, peak: list) -> None:
+    """Keep ``peak[0]`` at the largest sum of RSS over process ``pid`` and its descendants."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        while root.is_running() and root.status() != psutil.STATUS_ZOMBIE:
+            total = 0
+            for process in (root, *root.children(recursive=True)):
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    pass
+            peak[0] = max(peak[0], total)
+            time.sleep(0.05)
+    except psutil.Error:
+        pass
 
 
 def fmt_count(n: float) -> str:
@@ -192,9 +248,15 @@ def table(runs: list[Run], dumps: list[Path]) -> str:
     return "\n".join(lines)
 
 
+def _size(path: Path) -> int:
+    """A dump's size, or a directory's dumps' (a cluster's nodes)."""
+    return sum(p.stat().st_size for p in path.iterdir()) if path.is_dir() else path.stat().st_size
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dumps", nargs="+", type=Path, help="dumps, any order (run smallest first)")
+    ap.add_argument("dumps", nargs="+", type=Path,
+                    help="dumps (or directories of a cluster's dumps), any order (run smallest first)")
     ap.add_argument("--mode", action="append", choices=[m.name for m in MODES],
                     help="run only this mode (repeatable; default: all)")
     ap.add_argument("--timeout", type=float, default=1800, help="kill a child after this many seconds")
@@ -205,10 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also save the runs as JSON")
     args = ap.parse_args(argv)
 
-    missing = [str(p) for p in args.dumps if not p.is_file()]
+    missing = [str(p) for p in args.dumps if not p.exists()]
     if missing:
         ap.error(f"no such dump: {', '.join(missing)}")
-    dumps = sorted(args.dumps, key=lambda p: p.stat().st_size)
+    dumps = sorted(args.dumps, key=_size)
     modes = [m for m in MODES if not args.mode or m.name in args.mode]
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
