@@ -154,7 +154,9 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
-    missing = [p for p in needs if p not in BOUNDED_PASS_IDS]
+    from ..scale.bounded import BOUNDED_PASSES
+
+    missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
     if missing:
         raise _needs_memory(f"the {' and '.join(missing)} analysis", limit, peak)
     with scan_progress(load.quiet, f"reading {_input_label(path)} in bounded memory ({format_budget(limit)})") \
@@ -179,10 +181,6 @@ def refuse_bounded(path, load, what):
 def _needs_memory(what, limit, peak):
     return UsageError(f"{what} need{'s' if not what.endswith('rules') else ''} every key in memory: about "
                       f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
-
-
-#: What a bounded run makes (the passes of rdbscope.scale.bounded.BOUNDED_PASSES).
-BOUNDED_PASS_IDS = ("pattern_groups", "patterns", "bigkeys", "ttl")
 
 
 def bounded_run(path, load):

@@ -1,11 +1,11 @@
 """Analysis in bounded memory: scan in chunks, merge partial aggregates, finish with the passes.
 
-``analyze_bounded`` never holds more than one chunk of keys: each chunk becomes a
-:class:`~.partial.Partial` that is merged into the running total at once. When
-the dump is read, the patterns of the whole are learned from the merged uniform
-sample, the chunks' patterns are mapped onto them, and the passes that can run
-on aggregates (``patterns``, ``bigkeys``, ``ttl``) run over the kept keys with
-the merged measures.
+A bounded run holds at most a few chunks of keys at a time: each chunk becomes a
+:class:`~.partial.Partial`, and the partials are merged as they come, a few at a
+time. When the dump is read, the patterns of the whole are learned from the
+merged uniform sample, the chunks' patterns are mapped onto them, and the passes
+that can run on aggregates (``patterns``, ``bigkeys``, ``ttl``) run over the
+kept keys with the merged measures.
 """
 
 import functools
@@ -44,7 +44,7 @@ BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass)
 #: finish before the processes would have started).
 LARGE_DUMP_BYTES = 256 << 20
 
-#: Keys per chunk by default: about 300 MB of working memory each.
+#: Keys per chunk when no budget says otherwise (about 1 GB of working memory).
 DEFAULT_CHUNK_KEYS = 1_000_000
 
 
