@@ -21,7 +21,7 @@ from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
 
-#: Column of the kept rows: their position among all keys of their dump.
+#: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
 #: Column of the kept rows: their group in the partial.
 GROUP = "group"
