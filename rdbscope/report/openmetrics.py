@@ -41,7 +41,7 @@ def render_openmetrics(res, source, top=10) -> str:
         Family("rdbscope_memory_bytes", "bytes", _memory_help("Memory of every key", o.memory_basis), ("dump",),
                [(dump, o.memory_bytes)]),
     ]
-    if o.ctime is not None:
+    if o.ctime is not None and o.n_sources == 1:  # of several dumps, the overview's ctime is the first one's
         families.append(Family("rdbscope_dump_timestamp_seconds", "seconds",
                                "When the dump was written (its ctime AUX field), as a Unix time.", ("dump",),
                                [(dump, o.ctime.timestamp())]))

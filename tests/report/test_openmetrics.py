@@ -24,7 +24,7 @@ REDIS_7 = [s for s in make_sample_dumps.discover_servers() if s.label == "redis-
 
 
 def exposition(path, *args):
-    result = CliRunner().invoke(app, ["report", str(path), "--format", "openmetrics", "--quiet", *args],
+    result = CliRunner().invoke(app, ["report", str(path), "--format", "openmetrics", "--quiet", *map(str, args)],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     return result.stdout
@@ -123,3 +123,12 @@ def test_label_values_with_quotes_backslashes_and_newlines_come_back_as_they_wer
     counts = dict(zip(res.tables["patterns"].column("pattern").to_pylist(),
                       res.tables["patterns"].column("n_keys").to_pylist(), strict=True))
     assert got == counts and sum(got.values()) == len(names)
+
+
+def test_a_cluster_of_dumps_is_one_keyspace_without_a_dump_time():
+    other = SAMPLE_DUMPS / "redis-7.0-lfu.rdb"
+    got = samples(exposition(DUMP, other))
+    res = rdbscope.analyze([DUMP, other])
+    assert got["rdbscope_keys"] == {frozenset({("dump", "2 dumps")}): res.n_keys}
+    assert res.n_keys == 2092 + rdbscope.load(other).num_rows
+    assert "rdbscope_dump_timestamp_seconds" not in got  # the dumps were written at different times
