@@ -56,7 +56,7 @@ STAND_INS = {
     "sample_dumps/": "the checkout's sample_dumps/",
 }
 #: Absolute paths in README, moved under the test's directory.
-ABSOLUTE = ("/srv/rdbscope", "/backups/")
+ABSOLUTE = ("/srv/rdbscope", "/backups/", "/var/lib/node_exporter")
 
 
 def readme_blocks():
@@ -188,6 +188,29 @@ def check_the_cron_line(text, root):
     assert {p.name for p in partition.iterdir()} == {"summary.parquet", "patterns.parquet", "findings.parquet"}
 
 
+def check_the_textfile_cron_line(text, root):
+    """The report into a .prom.tmp, renamed: the file node_exporter reads, which OpenMetrics' parser reads."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    (root / "var" / "lib" / "node_exporter").mkdir(parents=True, exist_ok=True)
+    report, move = text.strip().split(" && ")
+    run_shell_line(report, root)
+    mv, source, target = shlex.split(localized(move, root))
+    assert mv == "mv"
+    os.replace(source, target)
+    families = {f.name: f for f in text_string_to_metric_families((root / target).read_text())}
+    assert families["rdbscope_keys"].samples[0].labels == {"dump": "dump.rdb.gz"}
+    assert families["rdbscope_keys"].samples[0].value == 2092
+    assert len(families["rdbscope_pattern_keys"].samples) == 10 + 3  # the top 10 and "(other)" in each of 3 dbs
+
+
+def check_the_growth_gates(text, root):
+    results = run_shell(text, root)
+    assert [r.exit_code for r in results] == [0, 0, 0]
+    assert "memory: -22.2 KB (-1.8%)" in results[0].stderr
+    assert json.loads((root / "diff.json").read_text())["memory_change"]["memory_bytes_delta"] == -22733
+
+
 def check_the_dataset_layout(text, root):
     from rdbscope.report.dataset import TABLES
 
@@ -262,6 +285,11 @@ README_CHECKS = {
            "--format json > /dev/null"): check_the_cron_line,
     ("text", "/srv/rdbscope/instance=cache-1/date=2030-01-01/summary.parquet    one row: keys, memory, used-mem, "
              "finding counts, writer, ctime"): check_the_dataset_layout,
+    ("sh", "45 4 * * *  rdbscope report /backups/cache-1/dump.rdb.gz --format openmetrics --quiet > "
+           "/var/lib/node_exporter/rdbscope-cache-1.prom.tmp && mv /var/lib/node_exporter/rdbscope-cache-1.prom.tmp "
+           "/var/lib/node_exporter/rdbscope-cache-1.prom"): check_the_textfile_cron_line,
+    ("sh", "rdbscope diff yesterday.rdb today.rdb --fail-on-growth 20%    # its header shows the total memory "
+           "change"): check_the_growth_gates,
     ("sql", "SELECT date, pattern, sum(memory_bytes_sum) AS memory_bytes"): checked_elsewhere(
         "report/test_readme_queries.py"),
     ("python", "import glob"): checked_elsewhere("report/test_readme_queries.py"),

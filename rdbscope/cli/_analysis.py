@@ -12,11 +12,12 @@ from ._console import exits_on_bad_input, message, scan_progress, stage
 from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
 
-def analysis_command(*, top=20):
-    """What a command that analyses its input is given: the loading options, --format table/json/csv,
-    --top (``top`` by default), --csv-safe, --fail-on and --config; bad input exits 2 on one line."""
+def analysis_command(*, top=20, formats=(Format.table, Format.json, Format.csv)):
+    """What a command that analyses its input is given: the loading options, --format (``formats``,
+    table/json/csv by default), --top (``top`` by default), --csv-safe, --fail-on and --config; bad input
+    exits 2 on one line."""
     def decorate(command):
-        with_options = takes_output_options(Format.table, Format.json, Format.csv, top=top)(command)
+        with_options = takes_output_options(*formats, top=top)(command)
         return exits_on_bad_input(takes_load_options(budget=True)(with_options))
 
     return decorate

@@ -33,6 +33,7 @@ class Format(str, Enum):
     json = "json"
     csv = "csv"
     sarif = "sarif"
+    openmetrics = "openmetrics"
 
 
 #: Names accepted for a format without being offered (lint called the table "text").
@@ -40,7 +41,8 @@ FORMAT_ALIASES = {"text": "table"}
 
 
 FORMAT_HELP = {Format.table: "table for people", Format.json: "json", Format.csv: "csv",
-               Format.sarif: "sarif (for code-scanning tools)"}
+               Format.sarif: "sarif (for code-scanning tools)",
+               Format.openmetrics: "openmetrics (for Prometheus: node_exporter's textfile collector)"}
 
 
 def format_option(*formats):

@@ -10,6 +10,23 @@ from ._console import message
 from ._formats import emit, records, write_json
 from ._options import FailOn, Format
 
+
+def growth_limit(text):
+    """The --fail-on-growth/--fail-if-growth value: a GrowthLimit, or a usage error (exit 2)."""
+    from ..errors import InputError
+    from ..report.compare import parse_growth
+
+    try:
+        return parse_growth(text)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def growth_option(name, help):
+    """An option taking a size (50MB, 1.5GiB) or a percentage (20%) of memory growth."""
+    return typer.Option(name, parser=growth_limit, metavar="SIZE|PERCENT", help=help, show_default=False)
+
+
 Side = Annotated[Path, typer.Argument(
     help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD).",
     exists=True, readable=True, show_default=False)]
@@ -20,6 +37,10 @@ def diff_command(
     old: Side,
     new: Side,
     show_all: Annotated[bool, typer.Option("--all", help="Also list patterns that did not change.")] = False,
+    fail_on_growth: Annotated[object, growth_option(
+        "--fail-on-growth",
+        "Exit with code 1 when the total memory grew by more than this from OLD to NEW: a size (50MB, "
+        "1.5GiB) or a percentage of OLD's memory (20%).")] = None,
     output=None,
     load=None,
 ):
@@ -27,11 +48,12 @@ def diff_command(
 
     Patterns are listed by the size of their memory change; one that moved less
     than 1% is unchanged. --match filters keys of dumps and patterns of reports.
-    JSON gives {"old", "new", "patterns", "findings"}; CSV gives the pattern rows.
-    --fail-on looks at the new findings only: gate a deploy on what got worse.
+    The header gives the change of the total memory. JSON gives {"old", "new", "memory_change",
+    "patterns", "findings"}; CSV gives the pattern rows. --fail-on looks at the new findings only: gate a
+    deploy on what got worse; --fail-on-growth gates on the total memory.
     """
-    from ..findings import count
-    from ..report.compare import diff_findings, diff_patterns
+    from ..findings import count, format_bytes
+    from ..report.compare import diff_findings, diff_patterns, format_change, memory_change
 
     config = settings(output.config)
     before, after = _snapshot(old, config, load), _snapshot(new, config, load)
@@ -40,20 +62,25 @@ def diff_command(
     findings = diff_findings(before, after)
     totals = [{"source": s.label, "n_keys": s.n_keys, "memory_bytes": s.memory_bytes, "memory_basis": s.memory_basis}
               for s in sides]
+    change = memory_change(before.memory_bytes, after.memory_bytes)
     top = output.top
     if output.fmt == Format.json:
-        write_json({"old": totals[0], "new": totals[1], "patterns": records(patterns.head(top)),
-                    "findings": records(findings)})
+        write_json({"old": totals[0], "new": totals[1], "memory_change": change.as_dict(),
+                    "patterns": records(patterns.head(top)), "findings": records(findings)})
     elif output.fmt == Format.csv:
         emit(patterns.head(top), output)
     else:
-        for name, side in zip(("old", "new"), totals, strict=True) if not load.quiet else ():
-            message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}")
+        if not load.quiet:
+            for name, side in zip(("old", "new"), totals, strict=True):
+                message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}, "
+                        f"{format_bytes(side['memory_bytes'])}")
+            message(f"memory: {format_change(change)}")
         shown = min(top, len(patterns))
         emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {shown})")
         if len(findings):
             emit(findings, output, title="Findings new and resolved",
                  columns=["change", "severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"])
+    failed = False
     if output.fail_on != FailOn.never:
         from ..findings import Severity
 
@@ -61,7 +88,13 @@ def diff_command(
         failing = [s for s in findings[findings["change"] == "new"]["severity"] if Severity.parse(s) >= level]
         if failing:
             message(f"{count(len(failing), 'new finding')} at or above {output.fail_on.value}")
-            raise typer.Exit(1)
+            failed = True
+    if fail_on_growth is not None and fail_on_growth.exceeded_by(change):
+        message(f"total memory grew by {format_change(change).lstrip('+')}, "
+                f"more than --fail-on-growth {fail_on_growth.text}")
+        failed = True
+    if failed:
+        raise typer.Exit(1)
 
 
 def _snapshot(path, config, load):

@@ -31,7 +31,7 @@ NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "t
 FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
 
-@analysis_command(top=10)
+@analysis_command(top=10, formats=(Format.table, Format.json, Format.csv, Format.openmetrics))
 @takes_parallel_options()
 def report_command(
     dump: Inputs,
@@ -61,7 +61,8 @@ def report_command(
     Several dumps (paths, a directory, a quoted glob) are one keyspace, a
     cluster's nodes: one report over them all, with a table of the nodes, and
     the cluster rules (CLU) weigh the real nodes. The summary goes to stdout (--format json: the whole
-    report as one document; csv: the findings). --html and --out write files as well; their paths go to
+    report as one document; csv: the findings; openmetrics: totals, the --top patterns and an "(other)" row
+    per db, finding counts per code). --html and --out write files as well; their paths go to
     stderr. The big-keys section prints key names. --fail-on looks at every finding
     that --select/--ignore (or the config's selection) keep.
     """
@@ -98,6 +99,12 @@ def report_command(
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:
         emit(views.finding_rows(res), output)
+    elif fmt == Format.openmetrics:
+        import sys
+
+        from ..report.openmetrics import render_openmetrics
+
+        sys.stdout.write(render_openmetrics(res, source, top))
     else:
         print_renderable(_headline(overview))
         if res.keys.n_sources > 1:

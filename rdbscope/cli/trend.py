@@ -9,6 +9,7 @@ import typer
 from ._console import exits_on_bad_input, message
 from ._formats import emit, records, write_json
 from ._options import FailOn, Format, takes_load_options, takes_output_options
+from .diff import growth_option
 
 
 class Metric(str, Enum):
@@ -30,6 +31,10 @@ def trend_command(
         "--instance", help="Only this instance (default: every instance).", show_default=False)] = None,
     metric: Annotated[Metric, typer.Option("--metric", help="What to follow: memory or key count.")] = Metric.memory,
     last: Annotated[int, typer.Option("--last", min=1, help="How many of the latest dates to show as columns.")] = 7,
+    fail_if_growth: Annotated[object, growth_option(
+        "--fail-if-growth",
+        "Exit with code 1 when an instance's total memory (of the patterns --match/--db/--type keep) grew by "
+        "more than this between its two latest dates: a percentage (20%) or a size (50MB).")] = None,
     output=None,
     load=None,
 ):
@@ -39,7 +44,7 @@ def trend_command(
     them, for the --top largest patterns of each instance on its latest date;
     --match is a glob over pattern names. JSON and CSV give the long form: one
     row per instance, date and pattern. --fail-on looks at the findings of each
-    instance's latest date.
+    instance's latest date; --fail-if-growth at each instance's total memory on its two latest dates.
     """
     from ..report.compare import pivot_trend, trend_rows
 
@@ -55,8 +60,24 @@ def trend_command(
         table = pivot_trend(rows, column, top=top, last=last)
         unit = "memory" if metric == Metric.memory else "keys"
         emit(_with_units(table, metric), output, title=f"{unit} per pattern by date (top {top} per instance)")
+    grown = _grown_instances(rows, fail_if_growth) if fail_if_growth is not None else False
     if output.fail_on != FailOn.never:
         _exit_for_latest_findings(directory, instance, output.fail_on)
+    if grown:
+        raise typer.Exit(1)
+
+
+def _grown_instances(rows, limit):
+    """Say on stderr which instances grew by more than ``limit`` between their two latest dates; True if any."""
+    from ..report.compare import format_change, latest_memory_changes
+
+    grown = False
+    for name, old_date, new_date, change in latest_memory_changes(rows):
+        if limit.exceeded_by(change):
+            message(f"instance {name}: total memory grew by {format_change(change).lstrip('+')} from {old_date} to "
+                    f"{new_date}, more than --fail-if-growth {limit.text}")
+            grown = True
+    return grown
 
 
 def _with_units(table, metric):

@@ -18,7 +18,8 @@ from .dataset import read_table
 from .views import overview
 
 __all__ = ["Snapshot", "snapshot_of_result", "snapshot_of_partition", "is_partition", "diff_patterns",
-           "diff_findings", "trend_rows", "pivot_trend"]
+           "diff_findings", "trend_rows", "pivot_trend", "MemoryChange", "memory_change", "GrowthLimit",
+           "parse_growth", "latest_memory_changes", "format_change"]
 
 PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "types"]
 FINDING_COLUMNS = ["code", "name", "severity", "db", "pattern", "n_keys", "est_memory_bytes", "message"]
@@ -178,3 +179,94 @@ def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7) -> pd.DataFrame
     table = table.groupby(level="instance", group_keys=False, sort=True).head(top)
     table.columns = [str(c) for c in table.columns]
     return table.reset_index()
+
+
+@dataclass(frozen=True)
+class MemoryChange:
+    """How the total memory moved from one report to another.
+
+    Attributes:
+        memory_bytes_old, memory_bytes_new: the totals.
+        memory_bytes_delta: new minus old.
+        memory_change_share: the delta over the old total; None when the old total is 0.
+    """
+
+    memory_bytes_old: int
+    memory_bytes_new: int
+    memory_bytes_delta: int
+    memory_change_share: float | None
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def format_change(change: MemoryChange) -> str:
+    """``"+1.2 MB (+25.0%)"``: the delta, and its share of the old total when there was one."""
+    from ..findings import format_bytes
+
+    sign = "+" if change.memory_bytes_delta > 0 else "-" if change.memory_bytes_delta < 0 else ""
+    said = f"{sign}{format_bytes(abs(change.memory_bytes_delta))}"
+    return said if change.memory_change_share is None else f"{said} ({change.memory_change_share:+.1%})"
+
+
+def memory_change(old_bytes, new_bytes) -> MemoryChange:
+    """The :class:`MemoryChange` from ``old_bytes`` to ``new_bytes``."""
+    old_bytes, new_bytes = int(old_bytes), int(new_bytes)
+    delta = new_bytes - old_bytes
+    return MemoryChange(old_bytes, new_bytes, delta, delta / old_bytes if old_bytes else None)
+
+
+@dataclass(frozen=True)
+class GrowthLimit:
+    """How much the total memory may grow: ``bytes``, or a ``share`` of the old total (0.2 for 20%).
+
+    ``text`` is how the user wrote it.
+    """
+
+    text: str
+    bytes: int | None = None
+    share: float | None = None
+
+    def exceeded_by(self, change: MemoryChange) -> bool:
+        """True when ``change`` grew by more than the limit (from nothing, any growth is more than a share)."""
+        if change.memory_bytes_delta <= 0:
+            return False
+        if self.bytes is not None:
+            return change.memory_bytes_delta > self.bytes
+        return change.memory_change_share is None or change.memory_change_share > self.share
+
+
+def parse_growth(text) -> GrowthLimit:
+    """A :class:`GrowthLimit` from ``50MB``, ``1.5GiB``, ``1000000`` (bytes) or ``20%``.
+
+    Raises:
+        InputError: neither a size nor a percentage.
+    """
+    from ..scale.budget import parse_size
+
+    said = str(text).strip()
+    if said.endswith("%"):
+        try:
+            percent = float(said[:-1])
+        except ValueError:
+            percent = None
+        if percent is None or not np.isfinite(percent) or percent < 0:
+            raise InputError(f"not a percentage: {text!r} (write e.g. 20%)")
+        return GrowthLimit(said, share=percent / 100)
+    try:
+        return GrowthLimit(said, bytes=parse_size(said))
+    except InputError:
+        raise InputError(f"not a size or a percentage: {text!r} (write e.g. 50MB, 1.5GiB or 20%)") from None
+
+
+def latest_memory_changes(rows) -> list[tuple[str, str, str, MemoryChange]]:
+    """For each instance of ``rows`` (as :func:`trend_rows` gives them) with two dates or more, the change of
+    its total memory from its second latest date to its latest: ``(instance, old date, new date, change)``."""
+    totals = rows.astype({"memory_bytes_sum": "int64"}).groupby(["instance", "date"])["memory_bytes_sum"].sum()
+    changes = []
+    for instance, per_date in totals.groupby(level="instance", sort=True):
+        per_date = per_date.droplevel("instance").sort_index()
+        if len(per_date) >= 2:
+            (old_date, old), (new_date, new) = per_date.iloc[-2:].items()
+            changes.append((instance, old_date, new_date, memory_change(old, new)))
+    return changes

@@ -209,7 +209,7 @@ def test_report_writes_html_and_dataset(tmp_path):
 
 def test_diff_of_two_dumps_json():
     data = json.loads(invoke("diff", DUMP, OTHER, "--format", "json", "--top", "500").stdout)
-    assert set(data) == {"old", "new", "patterns", "findings"}
+    assert set(data) == {"old", "new", "memory_change", "patterns", "findings"}
     old, new = rdbscope.load(DUMP), rdbscope.load(OTHER)
     assert data["old"]["n_keys"] == old.num_rows and data["new"]["n_keys"] == new.num_rows
     appeared = {r["pattern"] for r in data["patterns"] if r["change"] == "appeared"}
