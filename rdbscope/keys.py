@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from .errors import InputError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
+from .rdb.replication import is_server_url
 from .sources import SOURCE_FIELD, input_paths, source_column, summarize_source
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def load(source, **options) -> KeyTable:
         InputError: a Parquet file that is not a keys table written by rdbscope; a path that
             does not exist; a directory without dumps; a glob that matches nothing.
     """
-    if not isinstance(source, (str, os.PathLike, list, tuple)):  # a binary file object
+    if not isinstance(source, (str, os.PathLike, list, tuple)) or is_server_url(source):  # a file object, a server
         return load_one(source, **options)
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source) and not os.path.isdir(source):
         return load_one(source, **options)

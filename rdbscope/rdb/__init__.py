@@ -18,6 +18,7 @@ from .dump_info import DumpInfo
 from .format import TYPE_NAMES
 from .keyglob import glob_matcher
 from .memory import ALLOCATORS, model_factory, model_info
+from .replication import is_server_url
 from .schema import KEYS_SCHEMA
 from .source import Source
 
@@ -62,12 +63,15 @@ class Scan:
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
                  implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True,
-                 contiguous=False) -> None:
+                 contiguous=False, save_dump=None) -> None:
+        if save_dump is not None and not is_server_url(source):
+            raise ValueError("save_dump applies to a live server's URL (redis://, rediss://, unix://) only")
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
             raise ValueError("batch_rows must be positive")
         self._source_arg = source
+        self._save_dump = save_dump
         self._db = None if db is None else frozenset([db] if isinstance(db, int) else db)
         self._types = _type_indices(types)
         self._key_filter = _key_matcher(key_glob)
@@ -100,7 +104,7 @@ class Scan:
         return self._iter
 
     def _run(self):
-        with Source(self._source_arg) as src:
+        with Source(self._source_arg, save_dump=self._save_dump) as src:
             self.info.path = src.name
             self.info.compression = src.compression
             # The compiled scanner reads a plain dump file mapped in memory, without copies,
@@ -177,7 +181,11 @@ def scan(source, **options) -> Scan:
 
     Args:
         source: a path, or a binary file object; gzip, zstd, lz4, bz2 and xz
-            compressed dumps are decompressed as a stream.
+            compressed dumps are decompressed as a stream. A live server's URL
+            (``redis://[user:password@]host:port``, ``rediss://…``,
+            ``unix:///path/to.sock``) is read as a replica reads it (SYNC), as
+            the snapshot streams in; the password may also come from
+            ``REDISCLI_AUTH`` and is left out of ``info.path`` and errors.
         db: keep only this database number (or any of an iterable of them).
         types: keep only these types ("string", "hash", ...).
         key_glob: keep only keys matching this glob (Redis KEYS syntax).
@@ -200,13 +208,17 @@ def scan(source, **options) -> Scan:
             (from the dump's RESIZEDB counts) instead of ``batch_rows``, so
             a whole-dump table comes in one chunk or a few; what ``load()``
             uses. ``batch_rows`` then only spaces the ``on_progress`` calls.
+        save_dump: for a live server, also write the snapshot to this path
+            (under a temporary name, renamed once it has arrived whole).
 
     Returns:
         A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.
 
     Raises:
         RdbFormatError, RdbTruncatedError, RdbUnsupportedError: the dump is
-        damaged or uses something rdbscope does not read (with on_error="raise").
+        damaged or uses something rdbscope does not read (with on_error="raise");
+        RdbTruncatedError also when a live server's connection ends mid-snapshot.
+        InputError: a live server cannot be reached, rejects the password or refuses SYNC.
     """
     return Scan(source, **options)
 

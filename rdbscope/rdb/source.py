@@ -1,4 +1,4 @@
-"""Open a dump: a path or a binary file object, plain or compressed.
+"""Open a dump: a path, a binary file object or a live server's URL, plain or compressed.
 
 Compressed backups (gzip, zstd, lz4 frame, bz2, xz) are decompressed as a
 stream, never to disk. Valkey 9.2 can write the whole RDB inside an LZ4 frame;
@@ -9,6 +9,7 @@ import io
 import os
 
 from ..errors import RdbFormatError, RdbUnsupportedError
+from .replication import ReplicationStream, is_server_url
 
 _SIGNATURES = (
     (b"\x1f\x8b", "gzip"),
@@ -51,14 +52,19 @@ class Source:
     """An opened dump: ``stream`` yields the decompressed RDB bytes.
 
     Attributes:
-        name: the path, or the file object's name, for error messages.
+        name: the path, the file object's name, or the server's URL without its password,
+            for error messages.
         compression: None, "gzip", "zstd", "lz4", "bz2" or "xz".
         size: bytes of the underlying file when known (for progress), else None.
     """
 
-    def __init__(self, source):
+    def __init__(self, source, save_dump=None):
         self._owned = None
-        if isinstance(source, (str, os.PathLike)):
+        if is_server_url(source):
+            raw = ReplicationStream(source, save_dump=save_dump)
+            self._owned = raw
+            self.name = raw.name
+        elif isinstance(source, (str, os.PathLike)):
             self.name = os.fspath(source)
             raw = open(self.name, "rb")
             self._owned = raw
