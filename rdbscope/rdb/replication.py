@@ -28,14 +28,15 @@ def is_server_url(source) -> bool:
 
 
 def public_name(url: str) -> str:
-    """The URL with any password (and user) left out, fit to show."""
+    """The URL with any password left out, fit to show."""
     parts = urlsplit(url)
     if parts.scheme.lower() == "unix":
         return f"unix://{parts.path}"
     host = parts.hostname or "localhost"
     if ":" in host:
         host = f"[{host}]"
-    return f"{parts.scheme}://{host}:{_port(parts)}"
+    user = f"{parts.username}@" if parts.username else ""
+    return f"{parts.scheme}://{user}{host}:{_port(parts)}"
 
 
 def _port(parts):
@@ -211,11 +212,7 @@ class ReplicationStream(io.RawIOBase):
 
     def _fill(self):
         if self._mark is None:
-            left = self.size - self._arrived
-            if left == 0:
-                self._finish()
-                return
-            self._queue(self._recv_payload(min(left, _CHUNK)))
+            self._queue(self._recv_payload(min(self.size - self._arrived, _CHUNK)))
             return
         # Diskless: the payload ends with the mark, so the last 40 bytes read are held until more come.
         held = self._tail
@@ -237,6 +234,8 @@ class ReplicationStream(io.RawIOBase):
         self._pending += data
         if self._save is not None and data:
             self._save.write(data)
+        if self._mark is None and self._arrived == self.size:
+            self._finish()
 
     def _recv_payload(self, n):
         try:

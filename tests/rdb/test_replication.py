@@ -1,0 +1,190 @@
+"""A live server read over the replication protocol equals the dump the same server SAVEs."""
+
+import os
+import signal
+import time
+
+import pyarrow as pa
+import pytest
+import servers
+from servers import make_sample_dumps
+
+import rdbscope
+from rdbscope.errors import InputError, RdbTruncatedError
+from rdbscope.rdb.replication import ReplicationStream
+
+pytestmark = pytest.mark.server
+
+LABELS = sorted(set(servers.EXPECTED) | set(servers.FOUND))
+COMPARED = ["db", "key", "type", "encoding", "expire_at", "n_elements", "rdb_bytes"]
+EXPIRE_AT_MS = 1_924_991_999_000  # 2030-12-31: far enough that nothing expires during a test
+
+
+def running(label, **config):
+    server = make_sample_dumps.RunningServer(servers.server(label), {"save": "", **config})
+    return server
+
+
+def write_keyspace(client):
+    """Keys of every type, small and large encodings, some with TTLs, in two databases."""
+    pipe = client.pipeline(transaction=False)
+    pipe.execute_command("SET", "str:int", "123456")
+    pipe.execute_command("SET", "str:short", "hello")
+    pipe.execute_command("SET", "str:long", "x" * 200)
+    pipe.execute_command("RPUSH", "list:small", *[f"item{i}" for i in range(5)])
+    pipe.execute_command("RPUSH", "list:big", *[f"item-{i:06d}" * 4 for i in range(2000)])
+    pipe.execute_command("SADD", "set:ints", *range(20))
+    pipe.execute_command("SADD", "set:words", "alpha", "beta", "gamma")
+    pipe.execute_command("SADD", "set:big", *[f"member-{i}" for i in range(600)])
+    pipe.execute_command("ZADD", "zset:small", 1, "a", 2, "b", 3.5, "c")
+    big_zset = [part for i in range(300) for part in (i * 1.5, f"m{i}")]
+    pipe.execute_command("ZADD", "zset:big", *big_zset)
+    pipe.execute_command("HSET", "hash:small", "name", "ada", "city", "london")
+    pipe.execute_command("HSET", "hash:big", *[part for i in range(700) for part in (f"f{i}", f"v{i}")])
+    for i in range(5):
+        pipe.execute_command("XADD", "stream:events", f"{1_700_000_000_000 + i}-0", "n", str(i))
+    for key in ("str:short", "list:big", "set:words", "zset:big", "hash:small", "stream:events"):
+        pipe.execute_command("PEXPIREAT", key, EXPIRE_AT_MS)
+    pipe.execute_command("SELECT", 3)
+    for i in range(50):
+        pipe.execute_command("SET", f"db3:key:{i}", f"value {i}", "PXAT", EXPIRE_AT_MS + i * 1000)
+    pipe.execute_command("SELECT", 0)
+    pipe.execute()
+
+
+def compared(keys):
+    table = keys.to_arrow().select(COMPARED)
+    table = table.set_column(COMPARED.index("type"), "type", table["type"].cast(pa.string()))
+    table = table.set_column(COMPARED.index("encoding"), "encoding", table["encoding"].cast(pa.string()))
+    return table.sort_by([("db", "ascending"), ("key", "ascending")]).to_pylist()
+
+
+def saved(server):
+    """The keys of the dump the server SAVEs, once the snapshot it made for the replica is done."""
+    client = server.client(0)
+    deadline = time.monotonic() + 30
+    while b"rdb_bgsave_in_progress:1" in client.execute_command("INFO", "persistence"):
+        assert time.monotonic() < deadline, "the snapshot for the replica did not finish"
+        time.sleep(0.05)
+    client.execute_command("SAVE")
+    return compared(rdbscope.load(server.dump_path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("diskless", ["yes", "no"])
+@pytest.mark.parametrize("label", LABELS)
+def test_live_snapshot_equals_the_saved_dump(label, diskless):
+    with running(label, **{"repl-diskless-sync": diskless, "repl-diskless-sync-delay": "0"}) as server:
+        write_keyspace(server.client(0))
+        live = rdbscope.load(f"redis://127.0.0.1:{server.port}")
+        assert live.info.path == f"redis://127.0.0.1:{server.port}"
+        rows = compared(live)
+        assert len(rows) == 63
+        assert rows == saved(server)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("diskless", ["yes", "no"])
+def test_save_dump_writes_the_snapshot_it_scanned(diskless, tmp_path):
+    with running("redis-7.0", **{"repl-diskless-sync": diskless, "repl-diskless-sync-delay": "0"}) as server:
+        write_keyspace(server.client(0))
+        target = tmp_path / "snapshot.rdb"
+        live = rdbscope.load(f"redis://127.0.0.1:{server.port}", save_dump=target)
+        assert compared(rdbscope.load(target)) == compared(live) == saved(server)
+        assert os.listdir(tmp_path) == ["snapshot.rdb"]
+
+
+def test_requirepass_in_the_url_and_in_rediscli_auth(monkeypatch):
+    with running("redis-7.0", **{"repl-diskless-sync-delay": "0"}) as server:
+        client = server.client(0)
+        write_keyspace(client)
+        client.execute_command("CONFIG", "SET", "requirepass", "s3cret-pw")
+        try:
+            url = f"redis://:s3cret-pw@127.0.0.1:{server.port}"
+            live = rdbscope.load(url)
+            assert live.info.path == f"redis://127.0.0.1:{server.port}"
+            monkeypatch.setenv("REDISCLI_AUTH", "s3cret-pw")
+            from_env = rdbscope.load(f"redis://127.0.0.1:{server.port}")
+            assert compared(from_env) == compared(live)
+            assert len(compared(live)) == 63
+            with pytest.raises(InputError) as wrong:
+                rdbscope.load(f"redis://:not-the-pw@127.0.0.1:{server.port}")
+            message = str(wrong.value)
+            assert "not-the-pw" not in message and "\n" not in message
+            assert message.startswith(f"redis://127.0.0.1:{server.port}: authentication failed (WRONGPASS")
+            monkeypatch.delenv("REDISCLI_AUTH")
+            with pytest.raises(InputError, match="the server wants a password.*REDISCLI_AUTH"):
+                rdbscope.load(f"redis://127.0.0.1:{server.port}")
+        finally:
+            client.execute_command("CONFIG", "SET", "requirepass", "")
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_acl_user_with_and_without_sync(label):
+    with running(label, **{"repl-diskless-sync-delay": "0"}) as server:
+        client = server.client(0)
+        write_keyspace(client)
+        client.execute_command("ACL", "SETUSER", "reader", "on", ">reader-pw", "+sync", "+replconf", "~*")
+        client.execute_command("ACL", "SETUSER", "app", "on", ">app-pw", "+@all", "-sync", "-psync", "~*")
+        live = rdbscope.load(f"redis://reader:reader-pw@127.0.0.1:{server.port}")
+        assert live.info.path == f"redis://reader@127.0.0.1:{server.port}"
+        assert len(compared(live)) == 63
+        with pytest.raises(InputError) as refused:
+            rdbscope.load(f"redis://app:app-pw@127.0.0.1:{server.port}")
+        message = str(refused.value)
+        assert "app-pw" not in message and "\n" not in message
+        assert "refused SYNC (NOPERM" in message and "BGSAVE" in message
+
+
+def test_unix_socket():
+    server = running("redis-7.0", **{"repl-diskless-sync": "no"})
+    path = server.workdir / "redis.sock"
+    server.config["unixsocket"] = str(path)
+    with server:
+        write_keyspace(server.client(0))
+        live = rdbscope.load(f"unix://{path}")
+        assert live.info.path == f"unix://{path}"
+        assert compared(live) == saved(server)
+
+
+def test_connection_refused():
+    port = make_sample_dumps.free_port()
+    with pytest.raises(InputError, match=rf"^redis://127\.0\.0\.1:{port}: cannot connect \(Connection refused\)$"):
+        rdbscope.load(f"redis://:pw@127.0.0.1:{port}")
+
+
+def test_a_server_that_does_not_answer_times_out():
+    with running("redis-7.0") as server:
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(InputError, match=r"no answer within 0\.5 s$"):
+                ReplicationStream(f"redis://127.0.0.1:{server.port}", idle_timeout_s=0.5)
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+
+
+@pytest.mark.slow
+def test_server_killed_mid_transfer_is_a_truncated_snapshot(tmp_path):
+    with running("redis-7.0", **{"repl-diskless-sync": "no", "enable-debug-command": "yes"}) as server:
+        server.client(0).execute_command("DEBUG", "POPULATE", 300_000, "key", 200)
+
+        def kill_once(done, total):
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+
+        target = tmp_path / "snapshot.rdb"
+        with pytest.raises(RdbTruncatedError) as cut:
+            rdbscope.load(f"redis://127.0.0.1:{server.port}", batch_rows=1000, on_progress=kill_once,
+                          save_dump=target)
+        error = cut.value
+        assert str(error).startswith(f"redis://127.0.0.1:{server.port}: offset ")
+        assert "snapshot ends early: the connection closed" in str(error)
+        assert 0 < error.offset < 300_000 * 200
+        assert os.listdir(tmp_path) == []  # no partial snapshot left behind
+
+
+def test_save_dump_is_for_servers_only(tmp_path):
+    with pytest.raises(ValueError, match="save_dump applies to a live server"):
+        rdbscope.scan(tmp_path / "dump.rdb", save_dump=tmp_path / "copy.rdb")
+
