@@ -307,6 +307,10 @@ README_CHECKS = {
     ("sh", "rdbscope report big.rdb --memory-budget 1GB --format json > big.json"): check_the_budget_commands,
     ("python", 'res = rdbscope.analyze("big.rdb", memory_budget="1GB")   # a path: load() happens inside'):
         check_the_budget_api,
+    ("python", 'keys = rdbscope.load("redis://reader:s3cret@10.0.0.5:6379")   # the user needs +sync and +replconf'):
+        checked_elsewhere("rdb/test_replication.py"),
+    ("text", "redis://10.0.0.5:6379: cannot connect (Connection refused)"):
+        checked_elsewhere("rdb/test_replication.py"),  # test_the_readme_errors_are_the_ones_raised
 }
 
 

@@ -1,8 +1,10 @@
 """A live server read over the replication protocol equals the dump the same server SAVEs."""
 
 import os
+import re
 import signal
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -15,6 +17,7 @@ from rdbscope.rdb.replication import ReplicationStream
 
 pytestmark = pytest.mark.server
 
+README = Path(__file__).parents[2] / "README.md"
 LABELS = sorted(set(servers.EXPECTED) | set(servers.FOUND))
 COMPARED = ["db", "key", "type", "encoding", "expire_at", "n_elements", "rdb_bytes"]
 EXPIRE_AT_MS = 1_924_991_999_000  # 2030-12-31: far enough that nothing expires during a test
@@ -23,6 +26,19 @@ EXPIRE_AT_MS = 1_924_991_999_000  # 2030-12-31: far enough that nothing expires 
 def running(label, **config):
     server = make_sample_dumps.RunningServer(servers.server(label), {"save": "", **config})
     return server
+
+
+def readme_errors():
+    """The error lines README shows for a live server."""
+    text = README.read_text()
+    block = text[text.index("```text\nredis://10.0.0.5:6379: cannot connect"):]
+    return block.split("\n```")[0].splitlines()[1:]
+
+
+def as_in_readme(message, port):
+    """``message`` with this test's address, timeout and offset replaced by README's."""
+    message = message.replace(f"127.0.0.1:{port}", "10.0.0.5:6379").replace("within 0.5 s", "within 60 s")
+    return re.sub(r"offset \d+", "offset 1048576", message)
 
 
 def write_keyspace(client):
@@ -181,6 +197,7 @@ def test_server_killed_mid_transfer_is_a_truncated_snapshot(tmp_path):
         assert str(error).startswith(f"redis://127.0.0.1:{server.port}: offset ")
         assert "snapshot ends early: the connection closed" in str(error)
         assert 0 < error.offset < 300_000 * 200
+        assert as_in_readme(str(error), server.port) in readme_errors()
         assert os.listdir(tmp_path) == []  # no partial snapshot left behind
 
 
@@ -188,3 +205,31 @@ def test_save_dump_is_for_servers_only(tmp_path):
     with pytest.raises(ValueError, match="save_dump applies to a live server"):
         rdbscope.scan(tmp_path / "dump.rdb", save_dump=tmp_path / "copy.rdb")
 
+
+
+def test_the_readme_errors_are_the_ones_raised():
+    seen = []
+    refused_port = make_sample_dumps.free_port()
+    with pytest.raises(InputError) as refused:
+        rdbscope.load(f"redis://127.0.0.1:{refused_port}")
+    seen.append(as_in_readme(str(refused.value), refused_port))
+    with running("redis-7.0") as server:
+        client = server.client(0)
+        client.execute_command("ACL", "SETUSER", "app", "on", ">app-pw", "+@all", "-sync", "-psync", "~*")
+        client.execute_command("CONFIG", "SET", "requirepass", "pw")
+        try:
+            for url in (f"redis://:wrong@127.0.0.1:{server.port}", f"redis://127.0.0.1:{server.port}",
+                        f"redis://app:app-pw@127.0.0.1:{server.port}"):
+                with pytest.raises(InputError) as error:
+                    rdbscope.load(url)
+                seen.append(as_in_readme(str(error.value), server.port))
+        finally:
+            client.execute_command("CONFIG", "SET", "requirepass", "")
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(InputError) as silent:
+                ReplicationStream(f"redis://127.0.0.1:{server.port}", idle_timeout_s=0.5)
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        seen.append(as_in_readme(str(silent.value), server.port))
+    assert seen == readme_errors()[:5]
