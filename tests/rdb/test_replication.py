@@ -2,13 +2,16 @@
 
 import os
 import re
+import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 import servers
+from conftest import skip_or_fail
 from servers import make_sample_dumps
 
 import rdbscope
@@ -233,3 +236,33 @@ def test_the_readme_errors_are_the_ones_raised():
             os.kill(server.process.pid, signal.SIGCONT)
         seen.append(as_in_readme(str(silent.value), server.port))
     assert seen == readme_errors()[:5]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", LABELS)
+def test_tls_with_a_self_signed_certificate(label, tmp_path, monkeypatch):
+    if shutil.which("openssl") is None:
+        skip_or_fail("no openssl command to make a certificate with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    tls_port = make_sample_dumps.free_port()
+    server = running(label, **{"tls-port": str(tls_port), "tls-cert-file": str(cert), "tls-key-file": str(key),
+                               "tls-ca-cert-file": str(cert), "tls-auth-clients": "no",
+                               "repl-diskless-sync-delay": "0"})
+    try:
+        server.__enter__()
+    except RuntimeError as exc:
+        if "Failed finding TLS support" not in str(exc):
+            raise
+        pytest.skip(f"{label} is built without TLS")
+    with server:
+        write_keyspace(server.client(0))
+        url = f"rediss://127.0.0.1:{tls_port}"
+        with pytest.raises(InputError, match=r"cannot connect \(\[SSL: CERTIFICATE_VERIFY_FAILED\]"):
+            rdbscope.load(url)
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # what ssl's default context trusts
+        live = rdbscope.load(url)
+        assert live.info.path == url
+        assert compared(live) == saved(server)
