@@ -70,7 +70,7 @@ class ReplicationStream(io.RawIOBase):
         self._pending = b""  # payload bytes read but not yet given out
         self._tail = b""  # the diskless form's last bytes read, held back until they cannot be the mark
         self._arrived = 0  # payload bytes read from the server
-        self._buffer = b""   # bytes read from the socket before the payload started
+        self._buffer = b""  # bytes read from the socket before the payload started
         self._ended = False
         self._save = None
         self._save_path = None if save_dump is None else os.fspath(save_dump)
@@ -146,11 +146,9 @@ class ReplicationStream(io.RawIOBase):
                           "run BGSAVE there, fetch the dump file and read that")
 
     def _read_payload_header(self):
-        while True:
-            line = self._read_line(keepalive=True)
-            if line == b"":  # src/replication.c: a newline is sent while the snapshot is being prepared
-                continue
-            break
+        line = self._read_line()
+        while line == b"":  # src/replication.c sends a newline each second while the snapshot is prepared
+            line = self._read_line()
         if line.startswith(b"-"):
             raise self._refusal("SYNC", line)
         if line.startswith(b"$EOF:") and len(line) == 5 + EOF_MARK_BYTES:
@@ -172,7 +170,7 @@ class ReplicationStream(io.RawIOBase):
         except OSError as exc:
             raise InputError(f"{self.name}: the connection failed ({exc.strerror or exc})") from None
 
-    def _read_line(self, keepalive=False):
+    def _read_line(self):
         while b"\n" not in self._buffer:
             more = self._recv_before_payload()
             if not more:

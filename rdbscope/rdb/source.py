@@ -55,7 +55,8 @@ class Source:
         name: the path, the file object's name, or the server's URL without its password,
             for error messages.
         compression: None, "gzip", "zstd", "lz4", "bz2" or "xz".
-        size: bytes of the underlying file when known (for progress), else None.
+        size: bytes of the underlying file when known (for progress), or the length a server
+            announced for its snapshot, else None.
     """
 
     def __init__(self, source, save_dump=None):
@@ -76,7 +77,7 @@ class Source:
         else:
             raise TypeError(f"expected a path or a binary file object, got {type(source).__name__}")
         self._raw = raw
-        self.size = _size_of(raw)
+        self.size = raw.size if is_server_url(source) else _size_of(raw)
         head = _peek(raw, 6)
         if isinstance(head, str):
             raise TypeError("the file object must be opened in binary mode")

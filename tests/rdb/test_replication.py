@@ -108,9 +108,25 @@ def test_save_dump_writes_the_snapshot_it_scanned(diskless, tmp_path):
     with running("redis-7.0", **{"repl-diskless-sync": diskless, "repl-diskless-sync-delay": "0"}) as server:
         write_keyspace(server.client(0))
         target = tmp_path / "snapshot.rdb"
-        live = rdbscope.load(f"redis://127.0.0.1:{server.port}", save_dump=target)
+        progress = []
+        live = rdbscope.load(f"redis://127.0.0.1:{server.port}", save_dump=target, batch_rows=10,
+                             on_progress=lambda done, total: progress.append((done, total)))
         assert compared(rdbscope.load(target)) == compared(live) == saved(server)
         assert os.listdir(tmp_path) == ["snapshot.rdb"]
+        # bytes received so far, of the length announced when the server sends one (not diskless)
+        size = target.stat().st_size
+        assert progress[-1] == (size, None if diskless == "yes" else size)
+        assert len(progress) > 3 and all(0 < done <= size for done, _ in progress)
+
+
+@pytest.mark.slow
+def test_newlines_sent_while_the_snapshot_is_prepared_are_skipped():
+    with running("redis-7.0", **{"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "3"}) as server:
+        write_keyspace(server.client(0))
+        started = time.monotonic()
+        live = rdbscope.load(f"redis://127.0.0.1:{server.port}")
+        assert time.monotonic() - started > 2.5  # the server waited, sending a newline each second
+        assert compared(live) == saved(server)
 
 
 def test_requirepass_in_the_url_and_in_rediscli_auth(monkeypatch):
