@@ -1,7 +1,7 @@
 """rdbscope diff: what changed between two dumps or two reports."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -9,6 +9,9 @@ from ._analysis import analysis_command, analyze_input, settings
 from ._console import message
 from ._formats import emit, records, write_json
 from ._options import FailOn, Format
+
+if TYPE_CHECKING:
+    from ..report.compare import GrowthLimit
 
 
 def growth_limit(text):
@@ -89,9 +92,10 @@ def diff_command(
         if failing:
             message(f"{count(len(failing), 'new finding')} at or above {output.fail_on.value}")
             failed = True
-    if fail_on_growth is not None and fail_on_growth.exceeded_by(change):
+    limit = cast("GrowthLimit | None", fail_on_growth)  # typer parses the option into one (growth_limit)
+    if limit is not None and limit.exceeded_by(change):
         message(f"total memory grew by {format_change(change).lstrip('+')}, "
-                f"more than --fail-on-growth {fail_on_growth.text}")
+                f"more than --fail-on-growth {limit.text}")
         failed = True
     if failed:
         raise typer.Exit(1)
