@@ -15,10 +15,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import InputError
+from .errors import InputError, RdbError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
-from .sources import SOURCE_FIELD, input_paths, source_column, summarize_source
+from .sources import SOURCE_FIELD, input_paths, is_url, opened, source_column, summarize_source
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -131,10 +131,22 @@ def load_one(source, **options):
         return read_keys_parquet(source, db=options.get("db"), types=options.get("types"),
                                  key_glob=options.get("key_glob"))
     options.setdefault("contiguous", True)
-    result = scan(source, **options)
-    batches = list(result)
+    with opened(source) as readable:
+        result = scan(readable, **options)
+        try:
+            batches = list(result)
+        except RdbError as exc:
+            if is_url(source):  # named by the URL given, not the object path fsspec's file carries
+                exc.path = None
+            raise exc.with_path(_name(source)) from None
+    if is_url(source):  # the file object fsspec opened names the object without its scheme
+        result.info.path = source
     table = pa.Table.from_batches(batches, schema=KEYS_SCHEMA)
     return KeyTable(table, result.info)
+
+
+def _name(source):
+    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
 
 
 def is_parquet(source) -> bool:
