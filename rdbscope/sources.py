@@ -264,6 +264,19 @@ def expand_url(url):
     return found
 
 
+def open_url_fs(url):
+    """``(file system, path)`` of an fsspec URL.
+
+    Raises:
+        InputError: fsspec or the URL scheme's backend is not installed (naming the extra to install).
+    """
+    fsspec = import_extra("fsspec", f"writing {url}", _extra_of(url))
+    try:
+        return fsspec.core.url_to_fs(url)
+    except (OSError, ImportError, ValueError) as exc:
+        raise url_error(url, exc) from None
+
+
 def import_extra(module, needed_by, extra="dask"):
     """Import ``module``, part of the extra ``extra``, or say how to install it.
 
