@@ -135,3 +135,30 @@ def test_a_scheme_without_its_backend_names_the_extra():
     assert result.returncode == 2
     assert result.stderr == 'error: gs://bucket/dump.rdb: reading gs:// URLs needs the gcs extra: ' \
                             'pip install "rdbscope[gcs]"\n'
+
+
+def test_the_readme_errors_are_what_users_meet(s3):
+    """Each line of README's error block ("Where the dump lives") is what the command it stands for prints."""
+    import re
+
+    env, _client = s3
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"^```text\n(error: s3://backups/cache-1.*?)^```", readme, re.S | re.M).group(1)
+    half = (SAMPLE_DUMPS / "redis-8.2-default.rdb").read_bytes()[:300000]
+    runs = {"s3://backups/cache-1/dump.rdb.gz": (["report", "s3://backups/cache-1/dump.rdb.gz"], None),
+            "s3://backups/nightly/*.rdb": (["report", "s3://backups/nightly/*.rdb"], None),
+            "gs://backups/dump.rdb": (["report", "gs://backups/dump.rdb"], None),
+            "<stdin>": (["report", "-"], half),
+            "standard input": (["report", "-", "-"], b"")}
+    lines = block.strip().splitlines()
+    assert len(lines) == len(runs)
+    for line, (name, (args, given)) in zip(lines, runs.items(), strict=True):
+        assert line.startswith(f"error: {name}"), line
+        if name.startswith("gs:") and importlib.util.find_spec("gcsfs") is not None:
+            continue
+        said = re.sub(r"\s{2,}\(.*\)$", "", line)  # the note for the reader
+        result = subprocess.run([sys.executable, "-m", "rdbscope", *args], input=given, capture_output=True,
+                                cwd=ROOT, env=env, timeout=180)
+        assert result.returncode == 2, line
+        pattern = re.escape(said).replace(re.escape("..."), ".*")
+        assert re.fullmatch(pattern, result.stderr.decode().rstrip("\n")), (line, result.stderr)
