@@ -214,6 +214,8 @@ def opened(item):
     """What :func:`rdbscope.scan` reads for ``item``: standard input's bytes for ``-``, a file object
     opened with fsspec for a URL (closed after), else ``item`` itself."""
     if item == STDIN:
+        if sys.stdin.isatty():  # waiting for a dump typed in would look like a hang
+            raise InputError("- reads the dump from standard input, which is a terminal here: pipe a dump in")
         yield sys.stdin.buffer
     elif is_url(item):
         stream = open_dump(item)

@@ -23,9 +23,9 @@ def piped(producer, *args):
         feeder.wait()
 
 
-def run(*args, **kwargs):
+def run(*args, timeout=180, **kwargs):
     return subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=180, **kwargs)
+                          cwd=ROOT, timeout=timeout, **kwargs)
 
 
 def test_cat_into_report_gives_the_files_report():
@@ -89,3 +89,16 @@ def test_a_missing_or_unreadable_local_dump_is_still_one_line(tmp_path):
     assert (result.returncode, result.stderr) == (2, f"error: {tmp_path / 'nope.rdb'}: no such file\n")
     result = run("info", tmp_path)
     assert (result.returncode, result.stderr) == (2, f"error: {tmp_path}: a directory, not a dump\n")
+
+
+def test_a_terminal_on_standard_input_is_refused_at_once():
+    import os
+
+    primary, secondary = os.openpty()
+    try:
+        result = run("report", "-", stdin=secondary, timeout=60)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert (result.returncode, result.stderr) == (
+        2, "error: - reads the dump from standard input, which is a terminal here: pipe a dump in\n")
