@@ -189,7 +189,10 @@ def item_name(item):
 def input_error(item, exc):
     """The :class:`InputError` of an item that could not be opened or read (``exc``, an OSError or
     ImportError), in one line: ``node-b.rdb: No such file or directory``."""
-    said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if isinstance(exc, FileNotFoundError):
+        said = "no such file"
+    else:
+        said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     return InputError(f"{item_name(item)}: {said}")
 
 
@@ -225,6 +228,14 @@ def opened(item):
             stream.close()
     else:
         yield item
+
+
+def error_naming(exc, item):
+    """``exc`` (an RdbError) naming ``item`` as given: for a URL, the URL rather than the path fsspec's file
+    object carries."""
+    if is_url(item):
+        exc.path = None
+    return exc.with_path(os.fspath(item) if isinstance(item, (str, os.PathLike)) else None)
 
 
 def open_dump(item):

@@ -1,4 +1,5 @@
-"""Dumps read from, and reports written to, object storage: s3:// URLs against moto's S3 server on 127.0.0.1."""
+"""Dumps read from, and reports written to, object storage: s3:// URLs against moto's S3 server on 127.0.0.1,
+and file:// URLs through fsspec."""
 
 import gzip
 import importlib.util
@@ -11,10 +12,6 @@ import sys
 import pytest
 
 from tests.conftest import ROOT, SAMPLE_DUMPS
-
-pytest.importorskip("s3fs")
-moto_server = pytest.importorskip("moto.server")
-boto3 = pytest.importorskip("boto3")
 
 DUMP = SAMPLE_DUMPS / "redis-6.2-default.rdb"
 NODES = [SAMPLE_DUMPS / "redis-6.2-lfu.rdb", SAMPLE_DUMPS / "redis-6.2-lru.rdb"]
@@ -30,6 +27,9 @@ def free_port():
 @pytest.fixture(scope="module")
 def s3():
     """A running S3 server holding the sample dumps; yields the environment that points s3fs at it."""
+    pytest.importorskip("s3fs")
+    moto_server = pytest.importorskip("moto.server")
+    boto3 = pytest.importorskip("boto3")
     port = free_port()
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port)
     server.start()
@@ -164,3 +164,18 @@ def test_the_readme_errors_are_what_users_meet(s3):
         assert result.returncode == 2, line
         pattern = re.escape(said).replace(re.escape("..."), ".*")
         assert re.fullmatch(pattern, result.stderr.decode().rstrip("\n")), (line, result.stderr)
+
+
+def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
+    pytest.importorskip("fsspec")
+    damaged = tmp_path / "damaged.rdb"
+    damaged.write_bytes(DUMP.read_bytes()[:100000])
+    url = f"file://{damaged}"
+    for command in ("report", "info", "patterns"):
+        result, local = rdbscope(command, url), rdbscope(command, damaged)
+        assert result.returncode == local.returncode == 2
+        assert local.stderr.startswith(f"error: {damaged}: offset ") and len(local.stderr.splitlines()) == 1
+        assert result.stderr == local.stderr.replace(str(damaged), url, 1)
+    assert report_json(f"file://{DUMP}")["overview"]["n_keys"] == 2073
+    result = rdbscope("info", f"file://{tmp_path}/nope.rdb")
+    assert (result.returncode, result.stderr) == (2, f"error: file://{tmp_path}/nope.rdb: no such file\n")

@@ -28,7 +28,7 @@ def info_command(
     as the epoch the dump stores).
     """
     from ..rdb import scan
-    from ..sources import check_dump, opened
+    from ..sources import check_dump, error_naming, opened
     from ..summary import SummaryCounter
 
     fmt = Format.json if as_json else fmt
@@ -44,7 +44,7 @@ def info_command(
             for batch in keys:
                 counter.add(batch)
         except RdbError as exc:
-            raise exc.with_path(dump) from None
+            raise error_naming(exc, dump) from None
         header.print()
     info = keys.info
     summary = counter.summary(info)

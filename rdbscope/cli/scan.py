@@ -26,7 +26,7 @@ def scan_command(
     from ..findings import count
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
-    from ..sources import check_dump, opened
+    from ..sources import check_dump, error_naming, opened
 
     check_writable(output, "'--output'")
     with opened(check_dump(dump)) as readable, \
@@ -36,7 +36,7 @@ def scan_command(
         try:
             rows = write_keys_parquet(result, output)
         except RdbError as exc:
-            raise exc.with_path(dump) from None
+            raise error_naming(exc, dump) from None
     if result.info.stopped_by is not None:
         message(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
     if not load.quiet:
