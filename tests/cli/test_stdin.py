@@ -102,3 +102,16 @@ def test_a_terminal_on_standard_input_is_refused_at_once():
         os.close(secondary)
     assert (result.returncode, result.stderr) == (
         2, "error: - reads the dump from standard input, which is a terminal here: pipe a dump in\n")
+
+
+def test_diff_reads_one_side_from_a_pipe():
+    old, new = SAMPLE_DUMPS / "redis-7.0-default.rdb", SAMPLE_DUMPS / "redis-8.2-default.rdb"
+    result = piped(["cat", old], "diff", "-", new, "--format", "json")
+    local = run("diff", old, new, "--format", "json")
+    assert result.returncode == local.returncode == 0, result.stderr
+    piped_diff, file_diff = json.loads(result.stdout), json.loads(local.stdout)
+    assert (piped_diff["old"].pop("source"), file_diff["old"].pop("source")) == ("<stdin>", old.name)
+    assert piped_diff == file_diff
+    assert piped_diff["memory_change"]["memory_bytes_delta"] != 0
+    result = run("diff", "-", "-", input="")
+    assert (result.returncode, result.stderr) == (2, "error: standard input (-) can be read only once\n")
