@@ -189,10 +189,7 @@ def item_name(item):
 def input_error(item, exc):
     """The :class:`InputError` of an item that could not be opened or read (``exc``, an OSError or
     ImportError), in one line: ``node-b.rdb: No such file or directory``."""
-    if isinstance(exc, FileNotFoundError):
-        said = "no such file"
-    else:
-        said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     return InputError(f"{item_name(item)}: {said}")
 
 
@@ -318,4 +315,6 @@ def url_error(url, exc):
     if isinstance(exc, ImportError) or "install" in str(exc).lower() and "protocol" in str(exc).lower():
         extra = _extra_of(url)
         return InputError(f"{url}: reading {url.split('://', 1)[0]}:// URLs needs the {extra} extra: {install(extra)}")
+    if isinstance(exc, FileNotFoundError):  # fsspec's carry the object's path, not a reason
+        return InputError(f"{url}: no such file")
     return input_error(url, exc)
