@@ -4,6 +4,11 @@ A cluster's dumps (or any set of dumps) are loaded one by one and joined; the
 figures the per-node table and the cluster rules need are taken from each dump
 on its own, as a :class:`SourceSummary`, small enough for a worker to return
 in place of its keys.
+
+An input is a local path, ``-`` (standard input, read once as a stream), a URL
+that fsspec opens (``s3://``, ``gs://``, ``az://``, ``https://``, ``file://``; its
+backend comes with an extra, and a missing one is named), or a live server's
+URL (``redis://``, ``rediss://``, ``unix://``), passed on as it is to the scanner.
 """
 
 import contextlib
