@@ -307,6 +307,12 @@ README_CHECKS = {
     ("sh", "rdbscope report big.rdb --memory-budget 1GB --format json > big.json"): check_the_budget_commands,
     ("python", 'res = rdbscope.analyze("big.rdb", memory_budget="1GB")   # a path: load() happens inside'):
         check_the_budget_api,
+    ("sh", "ssh cache-1 cat /var/lib/redis/dump.rdb | rdbscope report -"):
+        checked_elsewhere("cli/test_stdin.py"),  # real pipes into each command
+    ("sh", 'pip install "rdbscope[s3]"                          # or [gcs], [azure]'):
+        checked_elsewhere("test_urls.py"),  # against moto's S3 server
+    ("text", "error: s3://backups/cache-1/dump.rdb.gz: no such file        (a wrong key or bucket, or the endpoint "
+             "is not set)"): checked_elsewhere("test_urls.py"),  # test_the_readme_errors_are_what_users_meet
 }
 
 

@@ -30,9 +30,10 @@ def growth_option(name, help):
     return typer.Option(name, parser=growth_limit, metavar="SIZE|PERCENT", help=help, show_default=False)
 
 
-Side = Annotated[Path, typer.Argument(
-    help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD).",
-    exists=True, readable=True, show_default=False)]
+Side = Annotated[str, typer.Argument(
+    help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD); "
+         "'-' reads a dump from standard input, a URL (s3://...) one through fsspec.",
+    show_default=False)]
 
 
 @analysis_command()
@@ -58,6 +59,10 @@ def diff_command(
     from ..findings import count, format_bytes
     from ..report.compare import diff_findings, diff_patterns, format_change, memory_change
 
+    if old == new == "-":
+        from ..errors import InputError
+
+        raise InputError("standard input (-) can be read only once")
     config = settings(output.config)
     before, after = _snapshot(old, config, load), _snapshot(new, config, load)
     sides = (before, after)
@@ -103,7 +108,16 @@ def diff_command(
 
 def _snapshot(path, config, load):
     from ..report.compare import is_partition, snapshot_of_partition, snapshot_of_result
+    from ..sources import is_local
 
+    if not is_local(path):  # a dump from standard input or a URL
+        label = "<stdin>" if path == "-" else path.rsplit("/", 1)[-1]
+        return snapshot_of_result(analyze_input(path, config, load=load), label)
+    path = Path(path)
+    if not path.exists():
+        from ..errors import InputError
+
+        raise InputError(f"{path}: no such file")
     if is_partition(path):
         return snapshot_of_partition(path, db=list(load.db) or None, types=list(load.types) or None,
                                      match=load.match)
