@@ -15,11 +15,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import InputError
+from .errors import InputError, RdbError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
-from .rdb.replication import is_server_url
-from .sources import SOURCE_FIELD, input_paths, source_column, summarize_source
+from .sources import SOURCE_FIELD, error_naming, input_paths, is_url, opened, source_column, summarize_source
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,6 +96,9 @@ def load(source, **options) -> KeyTable:
     ``KeyTable.sources`` holds each dump's summary. A single path stays a
     single dump's table, without the column.
 
+    ``"-"`` reads the dump from standard input; a URL (``s3://bucket/dump.rdb.gz``, or a glob of
+    them) is read as a stream through fsspec (see the ``s3``, ``gcs`` and ``azure`` extras).
+
     Takes the same arguments as :func:`rdbscope.scan`. A keys Parquet file
     (found by its ``PAR1`` magic, whatever its name) keeps the rows that
     ``db``, ``types`` and ``key_glob`` select, and its dump's metadata; the
@@ -107,7 +109,7 @@ def load(source, **options) -> KeyTable:
         InputError: a Parquet file that is not a keys table written by rdbscope; a path that
             does not exist; a directory without dumps; a glob that matches nothing.
     """
-    if not isinstance(source, (str, os.PathLike, list, tuple)) or is_server_url(source):  # a file object, a server
+    if not isinstance(source, (str, os.PathLike, list, tuple)):  # a binary file object
         return load_one(source, **options)
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source) and not os.path.isdir(source):
         return load_one(source, **options)
@@ -132,10 +134,17 @@ def load_one(source, **options):
         return read_keys_parquet(source, db=options.get("db"), types=options.get("types"),
                                  key_glob=options.get("key_glob"))
     options.setdefault("contiguous", True)
-    result = scan(source, **options)
-    batches = list(result)
+    with opened(source) as readable:
+        result = scan(readable, **options)
+        try:
+            batches = list(result)
+        except RdbError as exc:
+            raise error_naming(exc, source) from None
+    if is_url(source):  # the file object fsspec opened names the object without its scheme
+        result.info.path = source
     table = pa.Table.from_batches(batches, schema=KEYS_SCHEMA)
     return KeyTable(table, result.info)
+
 
 
 def is_parquet(source) -> bool:

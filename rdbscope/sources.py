@@ -4,11 +4,20 @@ A cluster's dumps (or any set of dumps) are loaded one by one and joined; the
 figures the per-node table and the cluster rules need are taken from each dump
 on its own, as a :class:`SourceSummary`, small enough for a worker to return
 in place of its keys.
+
+An input is a local path, ``-`` (standard input, read once as a stream), a URL
+that fsspec opens (``s3://``, ``gs://``, ``az://``, ``https://``, ``file://``; its
+backend comes with an extra, and a missing one is named), or a live server's
+URL (``redis://``, ``rediss://``, ``unix://``), passed on as it is to the scanner.
 """
 
+import contextlib
 import dataclasses
 import glob
+import importlib
 import os
+import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +27,18 @@ import pyarrow.compute as pc
 from .errors import InputError
 from .rdb.cluster import N_SLOTS, key_slots
 from .summary import estimate_memory
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+#: Schemes of live servers: read by rdbscope.rdb itself, never through fsspec.
+LIVE_SCHEMES = ("redis", "rediss", "unix")
+
+#: The extra that brings each fsspec scheme's backend.
+EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure", "abfss": "azure",
+          "adl": "azure"}
+
+#: What names standard input where a dump is expected.
+STDIN = "-"
 
 #: Names of the dumps a directory holds: a dump, or a compressed backup of one.
 DUMP_SUFFIXES = (".rdb", ".rdb.gz", ".rdb.zst", ".rdb.lz4", ".rdb.bz2", ".rdb.xz")
@@ -106,11 +127,12 @@ def source_column(lengths, paths):
 
 def input_paths(source):
     """The files a source names: a list of them (each expanded), a directory (its dumps, by name),
-    a glob (``node-*.rdb``, matched here) or one file.
+    a glob (``node-*.rdb``, matched here) or one file; ``-`` (standard input) and a live server's
+    URL (``redis://``…) as they are; an fsspec URL, or the URLs its glob matches (``s3://b/nodes/*.rdb``).
 
     Raises:
         InputError: a path that does not exist, a directory without dumps, a glob matching nothing,
-            or more dumps than a ``source`` column can name.
+            standard input named twice, or more dumps than a ``source`` column can name.
     """
     if isinstance(source, (list, tuple)):
         paths = [path for one in source for path in input_paths(one)]
@@ -118,12 +140,18 @@ def input_paths(source):
             raise InputError("no dumps given")
     else:
         paths = _expand(os.fspath(source))
+    if paths.count(STDIN) > 1:
+        raise InputError("standard input (-) can be read only once")
     if len(paths) > np.iinfo(np.int16).max:
         raise InputError(f"{len(paths)} dumps: at most {np.iinfo(np.int16).max} can be read as one keyspace")
     return paths
 
 
 def _expand(path):
+    if path == STDIN or is_live(path):
+        return [path]
+    if is_url(path):
+        return expand_url(path)
     if os.path.isdir(path):
         found = sorted(os.path.join(path, name) for name in os.listdir(path)
                        if name.endswith(DUMP_SUFFIXES) and os.path.isfile(os.path.join(path, name)))
@@ -131,10 +159,167 @@ def _expand(path):
             raise InputError(f"{path}: a directory without dumps (*.rdb, or *.rdb.gz/.zst/.lz4/.bz2/.xz)")
         return found
     if os.path.exists(path):
-        return [path]
+        return [check_dump(path)]
     if glob.has_magic(path):
         found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
         if not found:
             raise InputError(f"{path}: no file matches")
         return found
     raise InputError(f"{path}: no such file")
+
+
+def check_dump(path):
+    """``path``, when it names one dump a command can read: ``-``, a URL, or a readable file.
+
+    Raises:
+        InputError: no such file, a directory, or a file this user cannot read.
+    """
+    path = os.fspath(path)
+    if path == STDIN or is_url(path) or is_live(path):
+        return path
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: a directory, not a dump")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{path}: permission denied")
+    return path
+
+
+def item_name(item):
+    """How an error names an item: a path or URL as given."""
+    return os.fspath(item) if isinstance(item, (str, os.PathLike)) else str(item)
+
+
+def input_error(item, exc):
+    """The :class:`InputError` of an item that could not be opened or read (``exc``, an OSError or
+    ImportError), in one line: ``node-b.rdb: No such file or directory``."""
+    said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(f"{item_name(item)}: {said}")
+
+
+def is_url(item):
+    """True for a URL with a scheme (``s3://bucket/dump.rdb``, ``file:///srv/dump.rdb``), which fsspec opens,
+    and not a live server's (``redis://``, ``rediss://``, ``unix://``)."""
+    return isinstance(item, str) and _URL.match(item) is not None and not is_live(item)
+
+
+def is_live(item):
+    """True for a live server's URL (``redis://host:port``, ``rediss://…``, ``unix:///path/redis.sock``)."""
+    return isinstance(item, str) and item.split("://", 1)[0].lower() in LIVE_SCHEMES and "://" in item
+
+
+def is_local(item):
+    """True for a path of this machine's file system: not standard input, an fsspec URL or a live server."""
+    return not (item == STDIN or is_url(item) or is_live(item))
+
+
+@contextlib.contextmanager
+def opened(item):
+    """What :func:`rdbscope.scan` reads for ``item``: standard input's bytes for ``-``, a file object
+    opened with fsspec for a URL (closed after), else ``item`` itself."""
+    if item == STDIN:
+        if sys.stdin.isatty():  # waiting for a dump typed in would look like a hang
+            raise InputError("- reads the dump from standard input, which is a terminal here: pipe a dump in")
+        yield sys.stdin.buffer
+    elif is_url(item):
+        stream = open_dump(item)
+        try:
+            yield stream
+        finally:
+            stream.close()
+    else:
+        yield item
+
+
+def error_naming(exc, item):
+    """``exc`` (an RdbError) naming ``item`` as given: for a URL, the URL rather than the path fsspec's file
+    object carries."""
+    if is_url(item):
+        exc.path = None
+    return exc.with_path(os.fspath(item) if isinstance(item, (str, os.PathLike)) else None)
+
+
+def open_dump(item):
+    """What :func:`rdbscope.scan` reads for ``item``: the path itself, or for a URL a binary file
+    object opened with fsspec (the caller closes it).
+
+    Raises:
+        InputError: fsspec is not installed, or does not know the URL's scheme
+            (its message says which package would), or the file cannot be opened.
+    """
+    if not is_url(item):
+        return item
+    fsspec = import_extra("fsspec", f"reading {item}", _extra_of(item))
+    try:
+        return fsspec.open(item, "rb").open()
+    except (OSError, ImportError, ValueError) as exc:
+        raise url_error(item, exc) from None
+
+
+def expand_url(url):
+    """The dumps a URL names: the URL itself, or for a glob (``s3://bucket/nightly/*.rdb``) the
+    URLs of the files it matches, in name order.
+
+    Raises:
+        InputError: fsspec, or the package of the URL's scheme, is not installed; a glob that
+            matches nothing; no such file.
+    """
+    fsspec = import_extra("fsspec", f"reading {url}", _extra_of(url))
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if glob.has_magic(path):
+            found = sorted(fs.unstrip_protocol(p) for p in fs.glob(path) if fs.isfile(p))
+        else:
+            found = [url] if fs.isfile(path) else []
+    except (OSError, ImportError, ValueError) as exc:
+        raise url_error(url, exc) from None
+    if not found:
+        raise InputError(f"{url}: {'no file matches' if glob.has_magic(path) else 'no such file'}")
+    return found
+
+
+def open_url_fs(url):
+    """``(file system, path)`` of an fsspec URL.
+
+    Raises:
+        InputError: fsspec or the URL scheme's backend is not installed (naming the extra to install).
+    """
+    fsspec = import_extra("fsspec", f"writing {url}", _extra_of(url))
+    try:
+        return fsspec.core.url_to_fs(url)
+    except (OSError, ImportError, ValueError) as exc:
+        raise url_error(url, exc) from None
+
+
+def import_extra(module, needed_by, extra="dask"):
+    """Import ``module``, part of the extra ``extra``, or say how to install it.
+
+    Raises:
+        InputError: ``--dask needs the dask extra: pip install "rdbscope[dask]"``
+            (``needed_by`` is what needs it).
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"{needed_by} needs the {extra} extra: {install(extra)}") from None
+
+
+def install(extra):
+    """The command that installs an extra: ``pip install "rdbscope[s3]"``."""
+    return f'pip install "rdbscope[{extra}]"'
+
+
+def _extra_of(url):
+    """The extra whose packages read ``url``'s scheme (``s3`` for ``s3://``); ``dask`` brings fsspec alone."""
+    return EXTRAS.get(url.split("://", 1)[0].lower(), "dask")
+
+
+def url_error(url, exc):
+    """:func:`input_error` of a URL; a missing fsspec backend (an ImportError) names the extra to install."""
+    if isinstance(exc, ImportError) or "install" in str(exc).lower() and "protocol" in str(exc).lower():
+        extra = _extra_of(url)
+        return InputError(f"{url}: reading {url.split('://', 1)[0]}:// URLs needs the {extra} extra: {install(extra)}")
+    if isinstance(exc, FileNotFoundError):  # fsspec's carry the object's path, not a reason
+        return InputError(f"{url}: no such file")
+    return input_error(url, exc)

@@ -84,9 +84,8 @@ def load_keys(paths, load=None, *, jobs=1, client=None):
     """
     load = load or LoadOptions()
     from ..keys import combine, load_one
-    from ..sources import input_paths
 
-    names = input_paths(list(paths) if isinstance(paths, (list, tuple)) else [paths])
+    names = _inputs(paths)
     if client is not None:
         tables = _load_on_dask(client, names, load)
     else:
@@ -105,10 +104,14 @@ def _load_on_dask(client, names, load):
     from ..findings import count
     from ..keys import load_one
     from ..scale.executors import map_sources
+    from ..sources import STDIN, is_local
 
+    if STDIN in names:
+        raise UsageError("standard input (-) is this process's: Dask workers cannot read it")
     read = functools.partial(load_one, **load.scan_options())
     with stage(load.quiet, f"reading {count(len(names), 'dump')} on the Dask cluster"):
-        return map_sources(read, [os.path.abspath(name) for name in names], client=client)
+        return map_sources(read, [os.path.abspath(name) if is_local(name) else name for name in names],
+                           client=client)
 
 
 def input_name(keys):
@@ -189,20 +192,27 @@ def bounded_run(path, load):
     the memory budget, else None."""
     from ..keys import is_parquet
     from ..scale.budget import default_budget, in_memory_peak, parse_size
-    from ..sources import input_paths
+    from ..sources import is_local
 
-    paths = input_paths(list(path) if isinstance(path, (list, tuple)) else [path])
-    if any(is_parquet(p) for p in paths):
+    paths = _inputs(path)
+    # a stream's size is not known before it is read: standard input and URLs are read in memory
+    if any(is_parquet(p) or not is_local(p) for p in paths):
         return None
     limit = parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
     peak = in_memory_peak(paths)
     return (limit, peak) if peak > limit else None
 
 
-def _dump_paths(path):
-    from ..sources import input_paths
+def _inputs(path):
+    """The dumps ``path`` names (see :func:`rdbscope.sources.input_paths`); a single input must be one dump
+    (``-``, a URL, or a readable file)."""
+    from ..sources import check_dump, input_paths
 
-    paths = input_paths(list(path) if isinstance(path, (list, tuple)) else [path])
+    return input_paths(list(path) if isinstance(path, (list, tuple)) else [check_dump(path)])
+
+
+def _dump_paths(path):
+    paths = _inputs(path)
     return paths[0] if len(paths) == 1 else paths
 
 

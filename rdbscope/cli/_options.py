@@ -14,17 +14,21 @@ from typing import Annotated
 
 import typer
 
-Dump = Annotated[Path, typer.Argument(help="The dump: dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one.",
-                                       exists=True, dir_okay=False, readable=True, show_default=False)]
-Input = Annotated[Path, typer.Argument(
+#: Where a dump can be: a path, ``-`` for standard input, or a URL (checked by rdbscope.sources, not click,
+#: so that ``s3://b/k`` keeps its two slashes).
+WHERE = ("; '-' reads it from standard input; a URL (s3://, gs://, az://, https://...) is read through fsspec "
+         "(pip install \"rdbscope[s3]\", [gcs] or [azure]).")
+Dump = Annotated[str, typer.Argument(help="The dump: dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one" + WHERE,
+                                     show_default=False)]
+Input = Annotated[str, typer.Argument(
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one), or a keys Parquet file "
-         "written by 'rdbscope scan'.",
-    exists=True, dir_okay=False, readable=True, show_default=False)]
+         "written by 'rdbscope scan'" + WHERE,
+    show_default=False)]
 #: Several inputs read as one keyspace (a cluster's nodes); checked and expanded by rdbscope.sources.
-Inputs = Annotated[list[Path], typer.Argument(
+Inputs = Annotated[list[str], typer.Argument(
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one) or a keys Parquet file written by "
          "'rdbscope scan'; or several dumps read as one keyspace (a cluster's nodes): several paths, a "
-         "directory of dumps, or a quoted glob such as 'node-*.rdb'.",
+         "directory of dumps, or a quoted glob such as 'node-*.rdb' or 's3://bucket/nodes/*.rdb'" + WHERE,
     show_default=False)]
 
 

@@ -1,7 +1,7 @@
 """rdbscope diff: what changed between two dumps or two reports."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -9,6 +9,9 @@ from ._analysis import analysis_command, analyze_input, settings
 from ._console import message
 from ._formats import emit, records, write_json
 from ._options import FailOn, Format
+
+if TYPE_CHECKING:
+    from ..report.compare import GrowthLimit
 
 
 def growth_limit(text):
@@ -27,9 +30,10 @@ def growth_option(name, help):
     return typer.Option(name, parser=growth_limit, metavar="SIZE|PERCENT", help=help, show_default=False)
 
 
-Side = Annotated[Path, typer.Argument(
-    help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD).",
-    exists=True, readable=True, show_default=False)]
+Side = Annotated[str, typer.Argument(
+    help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD); "
+         "'-' reads a dump from standard input, a URL (s3://...) one through fsspec.",
+    show_default=False)]
 
 
 @analysis_command()
@@ -55,6 +59,10 @@ def diff_command(
     from ..findings import count, format_bytes
     from ..report.compare import diff_findings, diff_patterns, format_change, memory_change
 
+    if old == new == "-":
+        from ..errors import InputError
+
+        raise InputError("standard input (-) can be read only once")
     config = settings(output.config)
     before, after = _snapshot(old, config, load), _snapshot(new, config, load)
     sides = (before, after)
@@ -89,9 +97,10 @@ def diff_command(
         if failing:
             message(f"{count(len(failing), 'new finding')} at or above {output.fail_on.value}")
             failed = True
-    if fail_on_growth is not None and fail_on_growth.exceeded_by(change):
+    limit = cast("GrowthLimit | None", fail_on_growth)  # typer parses the option into one (growth_limit)
+    if limit is not None and limit.exceeded_by(change):
         message(f"total memory grew by {format_change(change).lstrip('+')}, "
-                f"more than --fail-on-growth {fail_on_growth.text}")
+                f"more than --fail-on-growth {limit.text}")
         failed = True
     if failed:
         raise typer.Exit(1)
@@ -99,7 +108,16 @@ def diff_command(
 
 def _snapshot(path, config, load):
     from ..report.compare import is_partition, snapshot_of_partition, snapshot_of_result
+    from ..sources import is_local
 
+    if not is_local(path):  # a dump from standard input or a URL
+        label = "<stdin>" if path == "-" else path.rsplit("/", 1)[-1]
+        return snapshot_of_result(analyze_input(path, config, load=load), label)
+    path = Path(path)
+    if not path.exists():
+        from ..errors import InputError
+
+        raise InputError(f"{path}: no such file")
     if is_partition(path):
         return snapshot_of_partition(path, db=list(load.db) or None, types=list(load.types) or None,
                                      match=load.match)

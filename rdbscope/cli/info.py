@@ -2,9 +2,11 @@
 
 import contextlib
 import datetime
+import os
 from dataclasses import asdict
 from typing import Annotated
 
+from ..errors import RdbError
 from ._console import exits_on_bad_input, out, scan_progress
 from ._formats import write_json
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
@@ -26,18 +28,23 @@ def info_command(
     as the epoch the dump stores).
     """
     from ..rdb import scan
+    from ..sources import check_dump, error_naming, opened
     from ..summary import SummaryCounter
 
     fmt = Format.json if as_json else fmt
     counter = SummaryCounter()
     with contextlib.ExitStack() as stack:
+        readable = stack.enter_context(opened(check_dump(dump)))
         # The bar starts after the header, so the two do not share a line of the terminal.
-        header = _HeaderPrinter(dump, lambda: stack.enter_context(scan_progress(load.quiet, f"reading {dump.name}")),
-                                show=fmt == Format.table)
-        keys = scan(dump, on_progress=header.on_progress, **load.scan_options())
+        header = _HeaderPrinter(dump, lambda: stack.enter_context(
+            scan_progress(load.quiet, f"reading {os.path.basename(dump)}")), show=fmt == Format.table)
+        keys = scan(readable, on_progress=header.on_progress, **load.scan_options())
         header.scan = keys
-        for batch in keys:
-            counter.add(batch)
+        try:
+            for batch in keys:
+                counter.add(batch)
+        except RdbError as exc:
+            raise error_naming(exc, dump) from None
         header.print()
     info = keys.info
     summary = counter.summary(info)

@@ -2,7 +2,6 @@
 
 import json
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +9,7 @@ import typer
 from .. import __version__
 from ._analysis import load_keys, refuse_bounded, settings, where_to_run
 from ._console import err, exits_on_bad_input, out, stage
-from ._options import FailOn, Format, JsonAlias, takes_load_options, takes_output_options, takes_parallel_options
+from ._options import WHERE, FailOn, Format, JsonAlias, takes_load_options, takes_output_options, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 #: The names of rules.PRESETS and rules.DEPRECATED_PRESETS, spelled here so that --help does not import
@@ -18,10 +17,10 @@ from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 PRESETS = ("layered-names", "short-keys")
 DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
-Source = Annotated[list[Path], typer.Argument(
+Source = Annotated[list[str], typer.Argument(
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`; "
          "or several dumps linted as one keyspace (a cluster's nodes): several paths, a directory of dumps, "
-         "or a quoted glob such as 'node-*.rdb'.",
+         "or a quoted glob such as 'node-*.rdb'" + WHERE,
     show_default=False)]
 
 

@@ -38,9 +38,11 @@ def report_command(
     html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report (plots embedded, no network) to this file.",
         dir_okay=False, show_default=False)] = None,
-    out_dir: Annotated[Path | None, typer.Option(
-        "--out", help="Also write the Parquet report into this dataset directory "
-                      "(DIR/instance=NAME/date=YYYY-MM-DD/).", file_okay=False, show_default=False)] = None,
+    out_dir: Annotated[str | None, typer.Option(
+        "--out", metavar="DIR", help="Also write the Parquet report into this dataset directory "
+                                     "(DIR/instance=NAME/date=YYYY-MM-DD/), or under this URL "
+                                     "(s3://bucket/reports: see README, \"Where the dump lives\").",
+        show_default=False)] = None,
     instance: Annotated[str, typer.Option(
         "--instance", help="Instance name of the --out partition (letters, digits, '.', '_', '-').")] = "default",
     date: Annotated[datetime.datetime | None, typer.Option(
@@ -69,7 +71,7 @@ def report_command(
     from ..report import views
 
     check_writable(html, "'--html'")
-    check_writable(out_dir, "'--out'", directory=True)
+    check_out(out_dir)
     config = with_masters(settings(output.config, select, extend_select, ignore), masters)
     with where_to_run(parallel) as where:
         res = analyze_input(dump, config, load=load, **where)
@@ -123,6 +125,17 @@ def report_command(
             emit(findings, output, title=f"Top findings ({len(findings)} of {len(res.finding_list)})",
                  columns=FINDING_COLUMNS)
     exit_for_findings(res.finding_list, output.fail_on)
+
+
+def check_out(out_dir):
+    """Exit 2 before the scan when --out cannot be written: a local directory as check_writable says; for a URL,
+    its scheme's backend must be installed."""
+    from ..sources import is_url, open_url_fs
+
+    if out_dir is not None and is_url(out_dir):
+        open_url_fs(out_dir)
+    else:
+        check_writable(Path(out_dir) if out_dir is not None else None, "'--out'", directory=True)
 
 
 def _sections(res, top):

@@ -1,10 +1,12 @@
 """rdbscope scan: a dump into a Parquet keys table."""
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..errors import RdbError
 from ._analysis import check_writable, nothing_kept
 from ._console import exits_on_bad_input, message, scan_progress
 from ._options import Dump, takes_load_options
@@ -24,12 +26,17 @@ def scan_command(
     from ..findings import count
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
+    from ..sources import check_dump, error_naming, opened
 
     check_writable(output, "'--output'")
-    with scan_progress(load.quiet, f"scanning {dump.name}") as on_progress:
-        result = _SomeKeys(scan(dump, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
+    with opened(check_dump(dump)) as readable, \
+            scan_progress(load.quiet, f"scanning {os.path.basename(dump)}") as on_progress:
+        result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
                                 **load.scan_options()), load)
-        rows = write_keys_parquet(result, output)
+        try:
+            rows = write_keys_parquet(result, output)
+        except RdbError as exc:
+            raise error_naming(exc, dump) from None
     if result.info.stopped_by is not None:
         message(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
     if not load.quiet:

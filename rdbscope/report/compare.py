@@ -233,7 +233,8 @@ class GrowthLimit:
             return False
         if self.bytes is not None:
             return change.memory_bytes_delta > self.bytes
-        return change.memory_change_share is None or change.memory_change_share > self.share
+        share = self.share if self.share is not None else 0.0
+        return change.memory_change_share is None or change.memory_change_share > share
 
 
 def parse_growth(text) -> GrowthLimit:

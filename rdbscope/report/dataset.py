@@ -18,6 +18,17 @@ and swapped in under a lock: a re-run replaces only its own partition, two
 runs at once leave one complete partition, and a failed run leaves the old one.
 Readers skip the scratch directory (pyarrow and pandas ignore names starting
 with ``.``; the globs below never match it).
+
+``DIR`` may also be an fsspec URL (``s3://bucket/reports``). Object storage has
+no rename and no lock: the partition is uploaded whole under
+``DIR/.rdbscope-tmp/run-…/``, then published by copying its files to the final
+prefix one by one and deleting the temporary prefix. A failed run before the
+publishing step leaves the old partition as it was. During the copy a reader
+listing the prefix may see a mix of old and new files; ``summary.parquet`` is
+deleted first and copied last, so a reader that takes only partitions holding a
+``summary.parquet`` sees either a whole partition or none (a run that fails
+while publishing leaves the partition without a summary: re-run it). Two runs writing the same
+partition at once are not serialized: the last to publish wins, file by file.
 """
 
 import contextlib
@@ -27,6 +38,7 @@ import pathlib
 import re
 import shutil
 import tempfile
+import uuid
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,6 +46,7 @@ import pyarrow.parquet as pq
 from ..errors import InputError
 from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
+from ..sources import is_url, open_url_fs
 from .parquet import METADATA_KEY
 from .views import dump_ctime, node_rows, overview
 
@@ -172,6 +185,14 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
         raise InputError("keys.parquet holds every key: a run in bounded memory keeps only the keys it names "
                          "(raise --memory-budget, or write the keys with 'rdbscope scan -o')")
     day = report_date(res.info, date)
+    tables = {"summary": summary_table(res, source, version), "patterns": patterns_table(res),
+              "findings": res.findings_table()}
+    if res.keys.n_sources > 1:
+        tables["nodes"] = pa.Table.from_pandas(node_rows(res), schema=NODES_SCHEMA, preserve_index=False)
+    if keys:
+        tables["keys"] = res.keys.to_arrow()
+    if is_url(os.fspath(directory)):
+        return _write_to_url(tables, res.info, os.fspath(directory), instance, day)
     final = partition_path(directory, instance, day)
     scratch_root = pathlib.Path(directory) / SCRATCH
     scratch_root.mkdir(parents=True, exist_ok=True)
@@ -179,14 +200,7 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
     try:
         staged = scratch / "partition"
         staged.mkdir()
-        tables = {"summary": summary_table(res, source, version), "patterns": patterns_table(res),
-                  "findings": res.findings_table()}
-        if res.keys.n_sources > 1:
-            tables["nodes"] = pa.Table.from_pandas(node_rows(res), schema=NODES_SCHEMA, preserve_index=False)
-        if keys:
-            tables["keys"] = res.keys.to_arrow()
-        for name, table in tables.items():
-            _write(table, staged / f"{name}.parquet", name, res.info if name in ("summary", "keys") else None)
+        _write_tables(tables, staged, res.info)
         final.parent.mkdir(parents=True, exist_ok=True)
         with _lock(scratch_root / "lock"):
             replaced = scratch / "replaced"
@@ -201,6 +215,40 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return final
+
+
+def _write_tables(tables, directory, info):
+    for name, table in tables.items():
+        _write(table, pathlib.Path(directory) / f"{name}.parquet", name, info if name in ("summary", "keys") else None)
+
+
+def _write_to_url(tables, info, url, instance, day):
+    """Write the partition to object storage (see the module's docstring) and return its URL."""
+    partition_path(url, instance, day)  # checks the instance name
+    fs, root = open_url_fs(url)
+    root = root.rstrip("/")
+    final = f"{root}/instance={instance}/date={day.isoformat()}"
+    scratch = f"{root}/{SCRATCH}/run-{uuid.uuid4().hex}"
+    names = [f"{name}.parquet" for name in tables]
+    try:
+        with tempfile.TemporaryDirectory(prefix="rdbscope-") as local:
+            _write_tables(tables, local, info)
+            for name in names:
+                fs.put_file(os.path.join(local, name), f"{scratch}/{name}")
+        old = [p.rsplit("/", 1)[-1] for p in fs.ls(final, detail=False)] if fs.exists(final) else []
+        if "summary.parquet" in old:  # first out, last in: a partition with a summary is whole
+            fs.rm_file(f"{final}/summary.parquet")
+        for name in [n for n in names if n != "summary.parquet"] + ["summary.parquet"]:
+            fs.copy(f"{scratch}/{name}", f"{final}/{name}")
+        for name in old:
+            if name not in names and name.endswith(".parquet"):
+                fs.rm_file(f"{final}/{name}")
+    except OSError as exc:
+        raise InputError(f"{url}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            fs.rm(scratch, recursive=True)
+    return fs.unstrip_protocol(final)
 
 
 def patterns_table(res) -> pa.Table:

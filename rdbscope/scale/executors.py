@@ -7,22 +7,24 @@ that names it.
 """
 
 import concurrent.futures
-import glob
-import importlib
 import multiprocessing
 import os
-import re
 
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
+from ..sources import (  # noqa: F401 (where URLs are read is the sources' business; named here as before)
+    expand_url,
+    import_extra,
+    input_error,
+    is_url,
+    item_name,
+    open_dump,
+)
 
 #: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
 CONNECT_TIMEOUT_S = 10
 
 #: How to install what --dask and URLs need.
 DASK_INSTALL = 'pip install "rdbscope[dask]"'
-
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
-
 
 def core_count():
     """The cores this process may run on."""
@@ -133,75 +135,6 @@ class NamingErrors:
             raise
         except OSError as exc:
             raise input_error(item, exc) from None
-
-
-def item_name(item):
-    """How an error names an item: a path or URL as given."""
-    return os.fspath(item) if isinstance(item, (str, os.PathLike)) else str(item)
-
-
-def input_error(item, exc):
-    """The :class:`InputError` of an item that could not be opened or read (``exc``, an OSError or
-    ImportError), in one line: ``node-b.rdb: No such file or directory``."""
-    said = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return InputError(f"{item_name(item)}: {said}")
-
-
-def is_url(item):
-    """True for a URL with a scheme (``s3://bucket/dump.rdb``, ``file:///srv/dump.rdb``), which fsspec opens."""
-    return isinstance(item, str) and _URL.match(item) is not None
-
-
-def open_dump(item):
-    """What :func:`rdbscope.scan` reads for ``item``: the path itself, or for a URL a binary file
-    object opened with fsspec (the caller closes it).
-
-    Raises:
-        InputError: fsspec is not installed, or does not know the URL's scheme
-            (its message says which package would), or the file cannot be opened.
-    """
-    if not is_url(item):
-        return item
-    fsspec = import_extra("fsspec", f"reading {item}")
-    try:
-        return fsspec.open(item, "rb").open()
-    except (OSError, ImportError, ValueError) as exc:
-        raise input_error(item, exc) from None
-
-
-def expand_url(url):
-    """The dumps a URL names: the URL itself, or for a glob (``s3://bucket/nightly/*.rdb``) the
-    URLs of the files it matches, in name order.
-
-    Raises:
-        InputError: fsspec, or the package of the URL's scheme, is not installed; a glob that
-            matches nothing; no such file.
-    """
-    fsspec = import_extra("fsspec", f"reading {url}")
-    try:
-        fs, path = fsspec.core.url_to_fs(url)
-        if glob.has_magic(path):
-            found = sorted(fs.unstrip_protocol(p) for p in fs.glob(path) if fs.isfile(p))
-        else:
-            found = [url] if fs.isfile(path) else []
-    except (OSError, ImportError, ValueError) as exc:
-        raise input_error(url, exc) from None
-    if not found:
-        raise InputError(f"{url}: {'no file matches' if glob.has_magic(path) else 'no such file'}")
-    return found
-
-
-def import_extra(module, needed_by):
-    """Import ``module``, part of the dask extra, or say how to install it.
-
-    Raises:
-        InputError: ``--dask needs the dask extra: pip install "rdbscope[dask]"``
-            (``needed_by`` is what needs it).
-    """
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise InputError(f"{needed_by} needs the dask extra: {DASK_INSTALL}") from None
 
 
 def connect(address, timeout=CONNECT_TIMEOUT_S):

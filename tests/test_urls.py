@@ -1,0 +1,181 @@
+"""Dumps read from, and reports written to, object storage: s3:// URLs against moto's S3 server on 127.0.0.1,
+and file:// URLs through fsspec."""
+
+import gzip
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLE_DUMPS
+
+DUMP = SAMPLE_DUMPS / "redis-6.2-default.rdb"
+NODES = [SAMPLE_DUMPS / "redis-6.2-lfu.rdb", SAMPLE_DUMPS / "redis-6.2-lru.rdb"]
+BUCKET = "backups"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """A running S3 server holding the sample dumps; yields the environment that points s3fs at it."""
+    pytest.importorskip("s3fs")
+    moto_server = pytest.importorskip("moto.server")
+    boto3 = pytest.importorskip("boto3")
+    port = free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+           "AWS_DEFAULT_REGION": "us-east-1", "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="test", aws_secret_access_key="test",
+                          region_name="us-east-1")
+    client.create_bucket(Bucket=BUCKET)
+    client.put_object(Bucket=BUCKET, Key="dump.rdb", Body=DUMP.read_bytes())
+    client.put_object(Bucket=BUCKET, Key="dump.rdb.gz", Body=gzip.compress(DUMP.read_bytes()))
+    for node in NODES:
+        client.put_object(Bucket=BUCKET, Key=f"nodes/{node.name}", Body=node.read_bytes())
+    try:
+        yield env, client
+    finally:
+        server.stop()
+
+
+def rdbscope(*args, env=None, **kwargs):
+    return subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=180, **kwargs)
+
+
+def report_json(*args, env=None):
+    result = rdbscope("report", *args, "--format", "json", "--quiet", env=env)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    return document
+
+
+@pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
+def test_report_of_an_s3_dump_is_the_local_report(s3, key):
+    env, _client = s3
+    remote = report_json(f"s3://{BUCKET}/{key}", env=env)
+    local = report_json(DUMP, env=env)
+    assert remote["overview"].pop("source") == key
+    assert local["overview"].pop("source") == DUMP.name
+    assert remote["overview"]["n_keys"] == 2073
+    assert remote == local
+
+
+def test_a_missing_key_is_one_line_and_exit_2(s3):
+    env, _client = s3
+    result = rdbscope("report", f"s3://{BUCKET}/nope.rdb", env=env)
+    assert result.returncode == 2
+    assert result.stderr == f"error: s3://{BUCKET}/nope.rdb: no such file\n"
+
+
+def test_a_url_glob_reads_several_dumps_as_one_keyspace(s3):
+    env, _client = s3
+    remote = report_json(f"s3://{BUCKET}/nodes/*.rdb", env=env)
+    local = report_json(*NODES, env=env)
+    assert [n["source"] for n in remote["nodes"]] == [f"s3://{BUCKET}/nodes/{n.name}" for n in NODES]
+    assert remote["overview"]["n_sources"] == 2
+    assert remote["overview"]["n_keys"] == local["overview"]["n_keys"]
+    assert remote["patterns"] == local["patterns"]
+
+
+def test_report_out_writes_a_partition_to_s3_that_duckdb_reads(s3):
+    """DuckDB reads the dataset with the s3:// URLs through s3fs (registered as an fsspec file system): its own
+    httpfs extension is downloaded on first use, and the test run has no network."""
+    import duckdb
+    import s3fs
+
+    env, client = s3
+    out = f"s3://{BUCKET}/reports"
+    for keys in (["--keys"], []):  # the second run replaces the first's partition, keys.parquet included
+        result = rdbscope("report", f"s3://{BUCKET}/dump.rdb.gz", "--out", out, "--instance", "cache-1",
+                          "--date", "2026-11-23", "--quiet", *keys, env=env)
+        assert result.returncode == 0, result.stderr
+    listed = client.list_objects_v2(Bucket=BUCKET, Prefix="reports/")
+    names = sorted(o["Key"] for o in listed["Contents"])
+    assert names == [f"reports/instance=cache-1/date=2026-11-23/{t}.parquet"
+                     for t in ("findings", "patterns", "summary")]  # no scratch prefix left, no stale keys
+    con = duckdb.connect()
+    con.register_filesystem(s3fs.S3FileSystem(endpoint_url=env["FSSPEC_S3_ENDPOINT_URL"], key="test",
+                                              secret="test"))
+    summary = con.sql(f"SELECT instance, CAST(date AS VARCHAR), source, n_keys, n_patterns FROM read_parquet("
+                      f"'{out}/*/*/summary.parquet', hive_partitioning = true)").fetchall()
+    n_patterns = con.sql(f"SELECT count(*) FROM read_parquet('{out}/*/*/patterns.parquet')").fetchall()[0][0]
+    local = report_json(DUMP, env=env)["overview"]
+    assert summary == [("cache-1", "2026-11-23", "dump.rdb.gz", local["n_keys"], local["n_patterns"])]
+    assert n_patterns == local["n_patterns"] == 80
+
+
+def test_scan_and_info_read_s3(s3, tmp_path):
+    env, _client = s3
+    result = rdbscope("info", f"s3://{BUCKET}/dump.rdb.gz", "--format", "json", env=env)
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert (info["compression"], info["n_keys"]) == ("gzip", 2073)
+    out = tmp_path / "keys.parquet"
+    result = rdbscope("scan", f"s3://{BUCKET}/dump.rdb", "-o", out, "--quiet", env=env)
+    assert result.returncode == 0, result.stderr
+    import pyarrow.parquet as pq
+
+    assert pq.read_metadata(out).num_rows == 2073
+
+
+def test_a_scheme_without_its_backend_names_the_extra():
+    if importlib.util.find_spec("gcsfs") is not None:
+        pytest.skip("gcsfs is installed here")
+    result = rdbscope("report", "gs://bucket/dump.rdb")
+    assert result.returncode == 2
+    assert result.stderr == 'error: gs://bucket/dump.rdb: reading gs:// URLs needs the gcs extra: ' \
+                            'pip install "rdbscope[gcs]"\n'
+
+
+def test_the_readme_errors_are_what_users_meet(s3):
+    """Each line of README's error block ("Where the dump lives") is what the command it stands for prints."""
+    import re
+
+    env, _client = s3
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"^```text\n(error: s3://backups/cache-1.*?)^```", readme, re.S | re.M).group(1)
+    half = (SAMPLE_DUMPS / "redis-8.2-default.rdb").read_bytes()[:300000]
+    runs = {"s3://backups/cache-1/dump.rdb.gz": (["report", "s3://backups/cache-1/dump.rdb.gz"], None),
+            "s3://backups/nightly/*.rdb": (["report", "s3://backups/nightly/*.rdb"], None),
+            "gs://backups/dump.rdb": (["report", "gs://backups/dump.rdb"], None),
+            "<stdin>": (["report", "-"], half),
+            "standard input": (["report", "-", "-"], b"")}
+    lines = block.strip().splitlines()
+    assert len(lines) == len(runs)
+    for line, (name, (args, given)) in zip(lines, runs.items(), strict=True):
+        assert line.startswith(f"error: {name}"), line
+        if name.startswith("gs:") and importlib.util.find_spec("gcsfs") is not None:
+            continue
+        said = re.sub(r"\s{2,}\(.*\)$", "", line)  # the note for the reader
+        result = subprocess.run([sys.executable, "-m", "rdbscope", *args], input=given, capture_output=True,
+                                cwd=ROOT, env=env, timeout=180)
+        assert result.returncode == 2, line
+        pattern = re.escape(said).replace(re.escape("..."), ".*")
+        assert re.fullmatch(pattern, result.stderr.decode().rstrip("\n")), (line, result.stderr)
+
+
+def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
+    pytest.importorskip("fsspec")
+    damaged = tmp_path / "damaged.rdb"
+    damaged.write_bytes(DUMP.read_bytes()[:100000])
+    url = f"file://{damaged}"
+    for command in ("report", "info", "patterns"):
+        result, local = rdbscope(command, url), rdbscope(command, damaged)
+        assert result.returncode == local.returncode == 2
+        assert local.stderr.startswith(f"error: {damaged}: offset ") and len(local.stderr.splitlines()) == 1
+        assert result.stderr == local.stderr.replace(str(damaged), url, 1)
+    assert report_json(f"file://{DUMP}")["overview"]["n_keys"] == 2073
+    result = rdbscope("info", f"file://{tmp_path}/nope.rdb")
+    assert (result.returncode, result.stderr) == (2, f"error: file://{tmp_path}/nope.rdb: no such file\n")
