@@ -209,6 +209,16 @@ def is_live(item):
     return isinstance(item, str) and item.split("://", 1)[0].lower() in LIVE_SCHEMES and "://" in item
 
 
+def shown_name(item):
+    """What a message calls an input: a file's name, a URL as given, a live server's URL without its
+    password (it must never be shown)."""
+    if is_live(item):
+        from .rdb.replication import public_name
+
+        return public_name(item)
+    return str(item) if item == STDIN or is_url(item) else os.path.basename(str(item))
+
+
 def is_local(item):
     """True for a path of this machine's file system: not standard input, an fsspec URL or a live server."""
     return not (item == STDIN or is_url(item) or is_live(item))
@@ -235,8 +245,10 @@ def opened(item):
 def error_naming(exc, item):
     """``exc`` (an RdbError) naming ``item`` as given: for a URL, the URL rather than the path fsspec's file
     object carries."""
-    if is_url(item):
+    if is_url(item) or is_live(item):
         exc.path = None
+    if is_live(item):
+        return exc.with_path(shown_name(item))
     return exc.with_path(os.fspath(item) if isinstance(item, (str, os.PathLike)) else None)
 
 

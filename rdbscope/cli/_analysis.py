@@ -82,6 +82,8 @@ def load_keys(paths, load=None, *, jobs=1, client=None):
 
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
+    from ..sources import shown_name
+
     load = load or LoadOptions()
     from ..keys import combine, load_one
 
@@ -91,7 +93,7 @@ def load_keys(paths, load=None, *, jobs=1, client=None):
     else:
         tables = []
         for path in names:
-            with scan_progress(load.quiet, f"reading {os.path.basename(path)}") as on_progress:
+            with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
                 tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
     keys = tables[0] if len(tables) == 1 else combine(tables, names)
     if load.filtered and keys.num_rows == 0:
@@ -217,8 +219,10 @@ def _dump_paths(path):
 
 
 def _input_label(path):
+    from ..sources import shown_name
+
     paths = _dump_paths(path)
-    return os.path.basename(paths) if isinstance(paths, str) else f"{len(paths)} dumps"
+    return shown_name(paths) if isinstance(paths, str) else f"{len(paths)} dumps"
 
 
 def exit_for_findings(findings, fail_on, families=None):

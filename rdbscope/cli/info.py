@@ -2,7 +2,6 @@
 
 import contextlib
 import datetime
-import os
 from dataclasses import asdict
 from typing import Annotated
 
@@ -28,7 +27,7 @@ def info_command(
     as the epoch the dump stores).
     """
     from ..rdb import scan
-    from ..sources import check_dump, error_naming, opened
+    from ..sources import check_dump, error_naming, opened, shown_name
     from ..summary import SummaryCounter
 
     fmt = Format.json if as_json else fmt
@@ -36,8 +35,9 @@ def info_command(
     with contextlib.ExitStack() as stack:
         readable = stack.enter_context(opened(check_dump(dump)))
         # The bar starts after the header, so the two do not share a line of the terminal.
-        header = _HeaderPrinter(dump, lambda: stack.enter_context(
-            scan_progress(load.quiet, f"reading {os.path.basename(dump)}")), show=fmt == Format.table)
+        shown = shown_name(dump) if str(dump).count("://") else str(dump)  # never a server's password
+        header = _HeaderPrinter(shown, lambda: stack.enter_context(
+            scan_progress(load.quiet, f"reading {shown_name(dump)}")), show=fmt == Format.table)
         keys = scan(readable, on_progress=header.on_progress, **load.scan_options())
         header.scan = keys
         try:
@@ -50,7 +50,7 @@ def info_command(
     summary = counter.summary(info)
     if fmt == Format.json:
         write_json({
-            "path": str(dump),
+            "path": shown,
             "magic": info.magic,
             "rdb_version": info.rdb_version,
             "writer": info.writer,

@@ -1,6 +1,5 @@
 """rdbscope scan: a dump into a Parquet keys table."""
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -26,11 +25,11 @@ def scan_command(
     from ..findings import count
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
-    from ..sources import check_dump, error_naming, opened
+    from ..sources import check_dump, error_naming, opened, shown_name
 
     check_writable(output, "'--output'")
     with opened(check_dump(dump)) as readable, \
-            scan_progress(load.quiet, f"scanning {os.path.basename(dump)}") as on_progress:
+            scan_progress(load.quiet, f"scanning {shown_name(dump)}") as on_progress:
         result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
                                 **load.scan_options()), load)
         try:
@@ -40,7 +39,8 @@ def scan_command(
     if result.info.stopped_by is not None:
         message(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
     if not load.quiet:
-        message(f"{count(rows, 'key')} from {dump} ({result.info.magic} RDB {result.info.rdb_version})")
+        named = shown_name(dump) if "://" in str(dump) else dump  # never a server's password
+        message(f"{count(rows, 'key')} from {named} ({result.info.magic} RDB {result.info.rdb_version})")
         print(output)
 
 
