@@ -111,6 +111,7 @@ class LoadOptions:
     list_compress_depth: int = 0
     quiet: bool = False
     memory_budget: str | None = None
+    save_dump: str | None = None
 
     @property
     def filtered(self):
@@ -126,6 +127,7 @@ class LoadOptions:
             "relaxed_version": self.relaxed_version,
             "allocator": self.allocator,
             "list_compress_depth": self.list_compress_depth,
+            **({"save_dump": self.save_dump} if self.save_dump is not None else {}),
         }
 
 
@@ -171,6 +173,13 @@ READ_PARAMETERS = (
     ("quiet", Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print nothing on stderr (no progress, no 'wrote ...') unless something fails.")],
      False),
+    ("save_dump", Annotated[str | None, typer.Option(
+        "--save-dump", metavar="FILE",
+        help="With a running server's URL (redis://...): also write the snapshot it sends to FILE "
+             "(written whole under a temporary name, then renamed).", show_default=False)], None),
+    ("askpass", Annotated[bool, typer.Option(
+        "--askpass", help="Ask for a running server's password on the terminal, as redis-cli --askpass does, "
+                          "instead of taking it from the URL or REDISCLI_AUTH.")], False),
 )
 
 def _default_budget():
@@ -218,7 +227,8 @@ def adds_options(name, parameters, build):
 
 
 def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
-                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False, memory_budget=None):
+                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False, memory_budget=None,
+                  save_dump=None, askpass=False):
     types = _split_types(type_)
     if types:
         _check_types(types)
@@ -230,9 +240,15 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
             parse_size(memory_budget)
         except InputError as exc:
             raise typer.BadParameter(str(exc), param_hint="--memory-budget") from None
+    if askpass:
+        import getpass
+        import os
+
+        # the replication client reads it there (rdbscope.rdb.replication), as redis-cli does
+        os.environ["REDISCLI_AUTH"] = getpass.getpass("Please input password: ")
     return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
                        allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet,
-                       memory_budget=memory_budget)
+                       memory_budget=memory_budget, save_dump=save_dump)
 
 
 def takes_load_options(*, filters=True, reading=True, budget=False):

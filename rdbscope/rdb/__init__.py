@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from ..errors import RdbError, RdbTruncatedError
+from ..errors import InputError, RdbError, RdbTruncatedError
 from . import _mapguard
 from ._builds import compiled_module, pure_python_forced, python_module
 from .batches import build_batch
@@ -65,7 +65,8 @@ class Scan:
                  implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True,
                  contiguous=False, save_dump=None) -> None:
         if save_dump is not None and not is_server_url(source):
-            raise ValueError("save_dump applies to a live server's URL (redis://, rediss://, unix://) only")
+            raise InputError("save_dump (--save-dump) applies to a running server's URL (redis://, rediss://, "
+                             "unix://) only")
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:

@@ -49,3 +49,34 @@ def test_a_wrong_password_is_one_line_without_it(guarded_server):
     assert code == 2 and "not-" not in output
     assert output.strip() == (f"error: redis://127.0.0.1:{guarded_server.port}: authentication failed "
                               "(WRONGPASS invalid username-password pair or user is disabled.)")
+
+
+@pytest.mark.slow
+def test_save_dump_keeps_the_snapshot_it_read(guarded_server, tmp_path):
+    import rdbscope
+
+    snapshot = tmp_path / "snapshot.rdb"
+    code, output = run("patterns", f"redis://:{PASSWORD}@127.0.0.1:{guarded_server.port}", "--save-dump", snapshot)
+    assert code == 0, output
+    assert rdbscope.load(snapshot).num_rows == 100
+
+
+def test_save_dump_of_a_file_is_one_line(tmp_path):
+    from conftest import SAMPLE_DUMPS
+
+    code, output = run("patterns", SAMPLE_DUMPS / "redis-7.0-default.rdb", "--save-dump", tmp_path / "x.rdb")
+    assert code == 2
+    assert output.strip().startswith("error: save_dump (--save-dump) applies to a running server's URL")
+    assert not (tmp_path / "x.rdb").exists()
+
+
+@pytest.mark.slow
+def test_askpass_asks_on_the_terminal(guarded_server):
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(sys.executable, ["-m", "rdbscope", "info", f"redis://127.0.0.1:{guarded_server.port}",
+                                           "--askpass"], timeout=60, encoding="utf-8")
+    child.expect("Please input password: ")
+    child.sendline(PASSWORD)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "REDIS RDB 10" in child.before and PASSWORD not in child.before

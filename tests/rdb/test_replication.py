@@ -221,7 +221,7 @@ def test_server_killed_mid_transfer_is_a_truncated_snapshot(tmp_path):
 
 
 def test_save_dump_is_for_servers_only(tmp_path):
-    with pytest.raises(ValueError, match="save_dump applies to a live server"):
+    with pytest.raises(ValueError, match="save_dump .--save-dump. applies to a running server"):
         rdbscope.scan(tmp_path / "dump.rdb", save_dump=tmp_path / "copy.rdb")
 
 
