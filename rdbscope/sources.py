@@ -26,12 +26,10 @@ import pyarrow.compute as pc
 
 from .errors import InputError
 from .rdb.cluster import N_SLOTS, key_slots
+from .rdb.replication import is_server_url, public_name
 from .summary import estimate_memory
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
-
-#: Schemes of live servers: read by rdbscope.rdb itself, never through fsspec.
-LIVE_SCHEMES = ("redis", "rediss", "unix")
 
 #: The extra that brings each fsspec scheme's backend.
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure", "abfss": "azure",
@@ -206,17 +204,18 @@ def is_url(item):
 
 def is_live(item):
     """True for a live server's URL (``redis://host:port``, ``rediss://…``, ``unix:///path/redis.sock``)."""
-    return isinstance(item, str) and item.split("://", 1)[0].lower() in LIVE_SCHEMES and "://" in item
+    return is_server_url(item)
+
+
+def without_password(item):
+    """An input as given, except a live server's URL, whose password is left out (it must never be shown)."""
+    return public_name(item) if is_live(item) else str(item)
 
 
 def shown_name(item):
     """What a message calls an input: a file's name, a URL as given, a live server's URL without its
-    password (it must never be shown)."""
-    if is_live(item):
-        from .rdb.replication import public_name
-
-        return public_name(item)
-    return str(item) if item == STDIN or is_url(item) else os.path.basename(str(item))
+    password."""
+    return os.path.basename(str(item)) if is_local(item) else without_password(item)
 
 
 def is_local(item):
@@ -247,9 +246,7 @@ def error_naming(exc, item):
     object carries."""
     if is_url(item) or is_live(item):
         exc.path = None
-    if is_live(item):
-        return exc.with_path(shown_name(item))
-    return exc.with_path(os.fspath(item) if isinstance(item, (str, os.PathLike)) else None)
+    return exc.with_path(without_password(item) if isinstance(item, (str, os.PathLike)) else None)
 
 
 def open_dump(item):

@@ -27,7 +27,7 @@ def info_command(
     as the epoch the dump stores).
     """
     from ..rdb import scan
-    from ..sources import check_dump, error_naming, opened, shown_name
+    from ..sources import check_dump, error_naming, opened, shown_name, without_password
     from ..summary import SummaryCounter
 
     fmt = Format.json if as_json else fmt
@@ -35,7 +35,7 @@ def info_command(
     with contextlib.ExitStack() as stack:
         readable = stack.enter_context(opened(check_dump(dump)))
         # The bar starts after the header, so the two do not share a line of the terminal.
-        shown = shown_name(dump) if str(dump).count("://") else str(dump)  # never a server's password
+        shown = without_password(dump)
         header = _HeaderPrinter(shown, lambda: stack.enter_context(
             scan_progress(load.quiet, f"reading {shown_name(dump)}")), show=fmt == Format.table)
         keys = scan(readable, on_progress=header.on_progress, **load.scan_options())

@@ -25,7 +25,7 @@ def scan_command(
     from ..findings import count
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
-    from ..sources import check_dump, error_naming, opened, shown_name
+    from ..sources import check_dump, error_naming, opened, shown_name, without_password
 
     check_writable(output, "'--output'")
     with opened(check_dump(dump)) as readable, \
@@ -39,8 +39,8 @@ def scan_command(
     if result.info.stopped_by is not None:
         message(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
     if not load.quiet:
-        named = shown_name(dump) if "://" in str(dump) else dump  # never a server's password
-        message(f"{count(rows, 'key')} from {named} ({result.info.magic} RDB {result.info.rdb_version})")
+        message(f"{count(rows, 'key')} from {without_password(dump)} "
+                f"({result.info.magic} RDB {result.info.rdb_version})")
         print(output)
 
 
