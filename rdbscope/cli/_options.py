@@ -14,6 +14,8 @@ from typing import Annotated
 
 import typer
 
+from ..scale.budget import core_count
+
 #: Where a dump can be: a path, ``-`` for standard input, or a URL (checked by rdbscope.sources, not click,
 #: so that ``s3://b/k`` keeps its two slashes).
 WHERE = ("; '-' reads it from standard input; a URL (s3://, gs://, az://, https://...) is read through fsspec "
@@ -242,7 +244,6 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
             raise typer.BadParameter(str(exc), param_hint="--memory-budget") from None
     if askpass:
         import getpass
-        import os
 
         # the replication client reads it there (rdbscope.rdb.replication), as redis-cli does
         os.environ["REDISCLI_AUTH"] = getpass.getpass("Please input password: ")
@@ -280,16 +281,6 @@ def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
     parameters += [("fail_on", FailOnOption, fail_on)]
     parameters += [("config", ConfigOption, None)] if config else []
     return adds_options("output", parameters, OutputOptions)
-
-
-def core_count():
-    """The cores this process may run on: the default of --jobs (as rdbscope.scale.executors.core_count,
-    which --help must not import; a test ties them)."""
-    if hasattr(os, "process_cpu_count"):  # Python 3.13
-        return os.process_cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Memory budgets: parsing ``2GB``, the default share of the RAM, and whether a dump fits in memory.
+"""What a run may use: memory budgets (parsing ``2GB``, the default share of the RAM, whether a dump
+fits in memory) and the cores.
 
 Imported to build ``--help``: it imports nothing heavy.
 """
@@ -98,3 +99,12 @@ def chunk_keys_for(budget, processes=1):
 def sample_keys_for(budget):
     """Keys of the pattern-learning sample that fit an eighth of ``budget`` (at most a million)."""
     return int(min(1_000_000, max(10_000, budget // 8 // 256)))
+
+
+def core_count():
+    """The cores this process may run on: the default of --jobs."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

@@ -8,7 +8,6 @@ that names it.
 
 import concurrent.futures
 import multiprocessing
-import os
 
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
 from ..sources import (  # noqa: F401 (where URLs are read is the sources' business; named here as before)
@@ -19,21 +18,13 @@ from ..sources import (  # noqa: F401 (where URLs are read is the sources' busin
     item_name,
     open_dump,
 )
+from .budget import core_count
 
 #: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
 CONNECT_TIMEOUT_S = 10
 
 #: How to install what --dask and URLs need.
 DASK_INSTALL = 'pip install "rdbscope[dask]"'
-
-def core_count():
-    """The cores this process may run on."""
-    if hasattr(os, "process_cpu_count"):  # Python 3.13
-        return os.process_cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):  # a container or taskset may allow fewer cores than the machine has
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
 
 def map_sources(function, items, *, jobs=None, client=None):
     """``[function(item) for item in items]``, in order, run where the caller says.
