@@ -7,6 +7,7 @@ fewer than the keys. Counts of chunks add up, and every percentile, sum and
 top-k sum is then exact, the same as from the sorted values themselves.
 """
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,13 +84,14 @@ class ValueCounts:
         starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
         return cls(group[starts], value[starts], np.add.reduceat(count, starts), counts, sums)
 
-    @property
+    @functools.cached_property  # read by every quantile and top-k: computed once
     def _bounds(self):
         """(first entry, one past the last entry) of each group."""
         n_groups = len(self.counts)
         first = np.searchsorted(self.group, np.arange(n_groups), side="left")
         return first, np.searchsorted(self.group, np.arange(n_groups), side="right")
 
+    @functools.cached_property
     def _cumulative(self):
         return np.cumsum(self.count)
 
@@ -99,7 +101,7 @@ class ValueCounts:
         if len(groups) == 0 or len(self.count) == 0:
             return np.zeros(len(groups), np.uint64)
         first, _end = self._bounds
-        cumulative = self._cumulative()
+        cumulative = self._cumulative
         before = np.where(first[groups] > 0, cumulative[np.maximum(first[groups] - 1, 0)], 0)
         position = np.searchsorted(cumulative, before + np.asarray(ranks, np.int64), side="right")
         return self.value[np.minimum(position, len(self.value) - 1)]
