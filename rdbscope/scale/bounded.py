@@ -131,17 +131,19 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
     With ``jobs`` > 1 or a Dask ``client``, each dump is read by a worker (see
     :func:`~.executors.map_sources`), which returns its partial aggregate, never its keys.
     """
-    first = header_info(paths[0]) if len(paths) > 1 else None
-    task = functools.partial(_source_task, plan=plan, chunk_keys=chunk_keys, measured_as=first,
-                             summarize=len(paths) > 1, scan_options=scan_options)
+    task = functools.partial(_source_task, plan=plan, chunk_keys=chunk_keys, summarize=len(paths) > 1)
     items = list(enumerate(paths))
     if len(paths) > 1 and (client is not None or (jobs or 1) > 1):
         from .executors import map_sources
 
-        task = functools.partial(task, scan_options={k: v for k, v in scan_options.items() if k != "on_progress"})
+        # the workers start together: each needs the first dump's ctime before that dump is read
+        task = functools.partial(task, measured_as=header_info(paths[0]),
+                                 scan_options={k: v for k, v in scan_options.items() if k != "on_progress"})
         done = map_sources(task, items, jobs=jobs, client=client)
     else:
-        done = [task(item) for item in items]
+        done = []
+        for item in items:
+            done.append(task(item, measured_as=done[0][1] if done else None, scan_options=scan_options))
     total, infos, summaries = None, [], []
     for (_salt, path), (part, info, summary) in zip(items, done, strict=True):
         if total is not None:
@@ -209,7 +211,7 @@ def finish(partial, info, plan, summaries=None):
     examples = first_per_group(group, len(final), plan.n_examples)
     examples = examples[np.argsort(group[examples], kind="stable")]  # grouped, each group's rows ascending
     offsets = np.concatenate(([0], np.cumsum(np.bincount(group[examples], minlength=len(final)))))
-    stats = _with_examples(stats, offsets, examples)
+    stats = replace(stats, example_offsets=offsets.astype(np.int64), example_rows=examples.astype(np.int64))
     db = np.array([d for d, _p in final], np.int32)
     patterns = tuple(p for _d, p in final)
     groups = PatternGroups(group=group, db=db, pattern=patterns, n_keys=stats.n_keys, stats=stats)
@@ -225,10 +227,6 @@ def finish(partial, info, plan, summaries=None):
     dictionary = pa.array([s.path for s in summaries], pa.string())
     column = pa.DictionaryArray.from_arrays(pa.array(source, pa.int16()), dictionary)
     return KeyTable(table.append_column(SOURCE_FIELD, column), info, summaries), columns, given
-
-
-def _with_examples(stats, offsets, rows):
-    return replace(stats, example_offsets=offsets.astype(np.int64), example_rows=rows.astype(np.int64))
 
 
 def _global_patterns(partial):
