@@ -152,7 +152,8 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     a command whose output ``needs`` a pass that such a run cannot make exits 2 saying so.
     """
     load = load or LoadOptions()
-    bounded = bounded_run(path, load)
+    paths = _inputs(path)
+    bounded = bounded_run(paths, load)
     from ..api import analyze
 
     if bounded is None:
@@ -165,10 +166,12 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
     if missing:
         raise _needs_memory(f"the {' and '.join(missing)} analysis", limit, peak)
-    with scan_progress(load.quiet, f"reading {_input_label(path)} in bounded memory ({format_budget(limit)})") \
-            as on_progress:
-        res = analyze(_dump_paths(path), config=config, passes=passes, memory_budget=limit, jobs=jobs,
-                      client=client, on_progress=on_progress, **load.scan_options())
+    from ..sources import shown_name
+
+    label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
+    with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_budget(limit)})") as on_progress:
+        res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
+                      jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
     if res.skipped and not load.quiet:
@@ -179,7 +182,7 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
 
 def refuse_bounded(path, load, what):
     """Exit 2 when ``path`` would need a bounded run: ``what`` needs every key in memory."""
-    bounded = bounded_run(path, load)
+    bounded = bounded_run(_inputs(path), load)
     if bounded is not None:
         raise _needs_memory(f"the {what}", *bounded)
 
@@ -189,14 +192,13 @@ def _needs_memory(what, limit, peak):
                       f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
 
 
-def bounded_run(path, load):
-    """``(budget, estimated peak)`` when ``path`` (dumps, not a keys Parquet file) would not fit
-    the memory budget, else None."""
+def bounded_run(paths, load):
+    """``(budget, estimated peak)`` when ``paths`` (dumps, not a keys Parquet file; see :func:`_inputs`)
+    would not fit the memory budget, else None."""
     from ..keys import is_parquet
     from ..scale.budget import default_budget, in_memory_peak, parse_size
     from ..sources import is_local
 
-    paths = _inputs(path)
     # a stream's size is not known before it is read: standard input and URLs are read in memory
     if any(is_parquet(p) or not is_local(p) for p in paths):
         return None
@@ -211,18 +213,6 @@ def _inputs(path):
     from ..sources import check_dump, input_paths
 
     return input_paths(list(path) if isinstance(path, (list, tuple)) else [check_dump(path)])
-
-
-def _dump_paths(path):
-    paths = _inputs(path)
-    return paths[0] if len(paths) == 1 else paths
-
-
-def _input_label(path):
-    from ..sources import shown_name
-
-    paths = _dump_paths(path)
-    return shown_name(paths) if isinstance(paths, str) else f"{len(paths)} dumps"
 
 
 def exit_for_findings(findings, fail_on, families=None):
