@@ -116,12 +116,16 @@ def partial_of_dump_on_processes(source, plan, chunk_keys, jobs, **scan_options)
     chunk (and reading them all), their partials merged: the same partial, sooner."""
     from .executors import map_sources
 
-    options = {k: v for k, v in scan_options.items() if k != "on_progress"}
     task = functools.partial(_share_task, source=os.path.abspath(source), plan=plan, chunk_keys=chunk_keys,
-                             scan_options=options)
+                             scan_options=_for_workers(scan_options))
     done = map_sources(task, [(j, jobs) for j in range(jobs)], jobs=jobs)
     partial = merge([part for part, _info, _summary in done], plan.sample_keys)
     return partial, done[0][1], None
+
+
+def _for_workers(scan_options):
+    """The scan options a worker process gets: not the progress callback, which draws here."""
+    return {k: v for k, v in scan_options.items() if k != "on_progress"}
 
 
 def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, client=None, **scan_options):
@@ -138,7 +142,7 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
 
         # the workers start together: each needs the first dump's ctime before that dump is read
         task = functools.partial(task, measured_as=header_info(paths[0]),
-                                 scan_options={k: v for k, v in scan_options.items() if k != "on_progress"})
+                                 scan_options=_for_workers(scan_options))
         done = map_sources(task, items, jobs=jobs, client=client)
     else:
         done = []

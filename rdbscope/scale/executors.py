@@ -10,14 +10,7 @@ import concurrent.futures
 import multiprocessing
 
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
-from ..sources import (  # noqa: F401 (where URLs are read is the sources' business; named here as before)
-    expand_url,
-    import_extra,
-    input_error,
-    is_url,
-    item_name,
-    open_dump,
-)
+from ..sources import import_extra, input_error, item_name
 from .budget import core_count
 
 #: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
@@ -33,7 +26,7 @@ def map_sources(function, items, *, jobs=None, client=None):
         function: called once per item; for ``jobs`` > 1 or a ``client`` it must
             pickle (a module-level function, or a :func:`functools.partial` of one),
             and so must what it returns.
-        items: the dumps: paths, or fsspec URLs (see :func:`open_dump`).
+        items: the dumps: paths, or fsspec URLs (see :func:`rdbscope.sources.open_dump`).
         jobs: local processes; None means one per core. One process (or one
             item) runs in this process.
         client: a ``dask.distributed.Client`` (see :func:`connect`): one task per

@@ -14,16 +14,8 @@ from oracle import read_oracle
 
 import rdbscope
 from rdbscope.errors import ConfigError, InputError, RdbError, RdbFormatError, RdbscopeError, RdbTruncatedError
-from rdbscope.scale.executors import (
-    CONNECT_TIMEOUT_S,
-    connect,
-    core_count,
-    expand_url,
-    import_extra,
-    is_url,
-    map_sources,
-    open_dump,
-)
+from rdbscope.scale.executors import CONNECT_TIMEOUT_S, connect, core_count, map_sources
+from rdbscope.sources import expand_url, import_extra, is_url, open_dump
 
 HERE = pathlib.Path(__file__).resolve().parent
 #: Every sample dump, not in name order: results must come back in the order given.
