@@ -165,7 +165,7 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
 
     missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
     if missing:
-        raise _needs_memory(f"the {' and '.join(missing)} analysis", limit, peak)
+        raise _needs_memory(f"the {' and '.join(missing)} analysis needs", limit, peak)
     from ..sources import shown_name
 
     label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
@@ -181,14 +181,15 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
 
 
 def refuse_bounded(path, load, what):
-    """Exit 2 when ``path`` would need a bounded run: ``what`` needs every key in memory."""
+    """Exit 2 when ``path`` would need a bounded run: ``what`` (``"the naming rules need"``) every key in
+    memory."""
     bounded = bounded_run(_inputs(path), load)
     if bounded is not None:
-        raise _needs_memory(f"the {what}", *bounded)
+        raise _needs_memory(what, *bounded)
 
 
 def _needs_memory(what, limit, peak):
-    return UsageError(f"{what} need{'s' if not what.endswith('rules') else ''} every key in memory: about "
+    return UsageError(f"{what} every key in memory: about "
                       f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
 
 

@@ -70,7 +70,7 @@ def lint_command(
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name])
     config = with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
-    refuse_bounded(source, load, "naming rules")
+    refuse_bounded(source, load, "the naming rules need")
     with where_to_run(parallel) as where:
         keys = load_keys(source, load, **where)
     with stage(load.quiet, "linting"):
