@@ -6,6 +6,7 @@ dump can be compared with last week's Parquet report.
 """
 
 import fnmatch
+import os
 import pathlib
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..sources import is_url, open_url_fs
 from .dataset import read_table
 from .views import overview
 
@@ -55,25 +57,48 @@ def snapshot_of_result(res, label) -> Snapshot:
 
 
 def is_partition(path) -> bool:
-    """True for a directory holding a report partition (``patterns.parquet`` and ``findings.parquet``)."""
+    """True for a directory (or an fsspec URL's prefix) holding a report partition: ``patterns.parquet``
+    and ``findings.parquet``."""
+    files = _partition_files(path)
+    return "patterns.parquet" in files and "findings.parquet" in files
+
+
+def _partition_files(path):
+    """The names of the files directly under ``path`` (a directory or an fsspec URL); empty if none."""
+    if is_url(os.fspath(path)):
+        fs, prefix = open_url_fs(os.fspath(path))
+        try:
+            return {p.rsplit("/", 1)[-1] for p in fs.ls(prefix.rstrip("/"), detail=False)} if fs.isdir(prefix) \
+                else set()
+        except OSError:
+            return set()
     path = pathlib.Path(path)
-    return path.is_dir() and (path / "patterns.parquet").exists() and (path / "findings.parquet").exists()
+    return {p.name for p in path.iterdir()} if path.is_dir() else set()
+
+
+def _read(partition, name):
+    if is_url(os.fspath(partition)):
+        fs, prefix = open_url_fs(os.fspath(partition))
+        with fs.open(f"{prefix.rstrip('/')}/{name}", "rb") as f:
+            return pq.read_table(f)
+    return pq.read_table(pathlib.Path(partition) / name)
 
 
 def snapshot_of_partition(path, *, db=None, types=None, match=None) -> Snapshot:
-    """A :class:`Snapshot` read from one partition directory of a report dataset, filtered like a scan.
+    """A :class:`Snapshot` read from one partition of a report dataset (a directory, or an fsspec URL
+    such as ``s3://bucket/reports/instance=cache-1/date=2026-11-23``), filtered like a scan.
 
     Raises:
         InputError: the directory is not a report partition.
     """
-    path = pathlib.Path(path)
-    if not is_partition(path):
+    files = _partition_files(path)
+    if not ("patterns.parquet" in files and "findings.parquet" in files):
         raise InputError(f"{path}: not a report partition (no patterns.parquet and findings.parquet)")
-    patterns = filter_patterns(pq.read_table(path / "patterns.parquet").to_pandas(), db, types, match)
-    findings = pq.read_table(path / "findings.parquet").to_pandas()
+    patterns = filter_patterns(_read(path, "patterns.parquet").to_pandas(), db, types, match)
+    findings = _read(path, "findings.parquet").to_pandas()
     findings = findings[findings["pattern"].isna() | findings.set_index(["db", "pattern"]).index.isin(
         patterns.set_index(["db", "pattern"]).index)] if (db or types or match) else findings
-    summary = pq.read_table(path / "summary.parquet").to_pylist()[0] if (path / "summary.parquet").exists() else {}
+    summary = _read(path, "summary.parquet").to_pylist()[0] if "summary.parquet" in files else {}
     filtered = bool(db or types or match)
     return Snapshot(
         str(path), patterns[PATTERN_COLUMNS].reset_index(drop=True), findings[FINDING_COLUMNS].reset_index(drop=True),

@@ -287,15 +287,30 @@ def summary_table(res, source=None, version=None) -> pa.Table:
 
 
 def table_files(directory, table, instance=None) -> list[str]:
-    """The files of one table in a dataset, sorted by instance then date."""
+    """The files of one table in a dataset (a directory or an fsspec URL), sorted by instance then date.
+
+    On object storage only partitions holding a ``summary.parquet`` count: one being published has none
+    until it is whole (see the module's docstring).
+    """
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
     pattern = f"instance={instance or '*'}/date=*/{table}.parquet"
-    return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
+    if not is_url(os.fspath(directory)):
+        return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
+    fs, root = open_url_fs(os.fspath(directory))
+    try:
+        found = fs.glob(f"{root.rstrip('/')}/{pattern}")
+        whole = {p.rsplit("/", 1)[0] for p in fs.glob(f"{root.rstrip('/')}/instance={instance or '*'}/date=*/"
+                                                     f"summary.parquet")}
+    except OSError as exc:
+        raise InputError(f"{directory}: {exc.strerror or exc}") from None
+    return sorted(fs.unstrip_protocol(p) for p in found if p.rsplit("/", 1)[0] in whole)
 
 
 def read_table(directory, table="patterns", instance=None) -> pa.Table:
     """One table across every partition, with ``instance`` and ``date`` columns, as a ``pyarrow.Table``.
+
+    ``directory`` may be an fsspec URL (``s3://bucket/reports``).
 
     Raises:
         InputError: the directory holds no such table.
@@ -306,7 +321,13 @@ def read_table(directory, table="patterns", instance=None) -> pa.Table:
     if not files:
         raise InputError(f"{directory}: no {table}.parquet under instance=*/date=* (not a report dataset?)")
     partitioning = ds.partitioning(pa.schema([("instance", pa.string()), ("date", pa.string())]), flavor="hive")
-    dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(directory))
+    if not is_url(os.fspath(directory)):
+        dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(directory))
+        return dataset.to_table()
+    fs, root = open_url_fs(os.fspath(directory))
+    paths = [open_url_fs(f)[1] for f in files]
+    dataset = ds.dataset(paths, format="parquet", partitioning=partitioning, partition_base_dir=root.rstrip("/"),
+                         filesystem=fs)
     return dataset.to_table()
 
 
