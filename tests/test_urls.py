@@ -230,3 +230,17 @@ def test_trend_and_diff_read_a_dataset_on_s3(s3, tmp_path):
     assert (missing.returncode, missing.stderr) == (
         2, f"error: s3://{BUCKET}/nothing-here: no patterns.parquet under instance=*/date=* "
            "(not a report dataset?)\n")
+
+
+@pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
+def test_an_s3_dump_over_the_budget_is_analysed_in_bounded_memory(s3, key):
+    """The object's size is known before it is read (the store says), so the run is bounded from the start."""
+    env, _client = s3
+    result = rdbscope("report", f"s3://{BUCKET}/{key}", "--memory-budget", "100KB", "--format", "json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "note: analysed in bounded memory (100KB); not run: expiry, rules" in result.stderr
+    remote = json.loads(result.stdout)
+    local = report_json(DUMP, "--memory-budget", "100KB", env=env)
+    assert remote["overview"].pop("source") == key
+    local["overview"].pop("source")
+    assert remote["expiry"] == {"bursts": []} and remote == local

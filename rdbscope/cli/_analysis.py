@@ -153,6 +153,8 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     """
     load = load or LoadOptions()
     paths = _inputs(path)
+    if len(paths) == 1 and is_stream(paths[0]):
+        return _analyze_stream(paths[0], config, passes, load, needs)
     bounded = bounded_run(paths, load)
     from ..api import analyze
 
@@ -180,6 +182,65 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     return res
 
 
+def is_stream(path):
+    """True for an input whose size is known only once it is read: standard input, a live server."""
+    from ..sources import STDIN, is_live
+
+    return path == STDIN or is_live(path)
+
+
+def _analyze_stream(path, config, passes, load, needs):
+    """:func:`analyze_input` of a stream: in memory while it fits the budget, bounded from there on
+    (see :mod:`rdbscope.scale.streams`); a command that ``needs`` every key stops where it would not fit."""
+    from ..api import analyze
+    from ..scale.bounded import BOUNDED_PASSES
+    from ..sources import shown_name
+
+    missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
+    if missing:
+        keys = load_within(path, load, f"the {' and '.join(missing)} analysis needs")
+        with stage(load.quiet, "analysing"):
+            return analyze(keys, config=config, passes=passes)
+    limit = _budget(load)
+    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+        res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
+                      **load.scan_options())
+    if load.filtered and res.n_keys == 0:
+        raise nothing_kept(res.info, load)
+    if res.skipped and not load.quiet:
+        message(f"note: analysed in bounded memory ({format_budget(limit)}): the stream's keys did not fit; "
+                f"not run: {', '.join(res.skipped)} (they need every key in memory)")
+    return res
+
+
+def load_within(path, load, what):
+    """The KeyTable of the stream ``path`` (see :func:`is_stream`), read in memory; exits 2 as soon as
+    it would not fit ``--memory-budget``, since ``what`` (``"the naming rules need"``) every key."""
+    from ..scale.budget import chunk_keys_for
+    from ..scale.streams import read_within
+    from ..sources import STDIN, shown_name
+
+    limit = _budget(load)
+    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+        keys, overflow = read_within(path, limit, chunk_keys_for(limit), on_progress=on_progress,
+                                     **load.scan_options())
+    if overflow is not None:
+        overflow.close()
+        name = "standard input" if path == STDIN else shown_name(path)
+        raise UsageError(f"{what} every key in memory: {name} holds more keys than the --memory-budget of "
+                         f"{format_budget(limit)} allows ({format_budget(overflow.held_bytes)} of keys table read "
+                         f"when it stopped)")
+    if load.filtered and keys.num_rows == 0:
+        raise nothing_kept(keys.info, load)
+    return keys
+
+
+def _budget(load):
+    from ..scale.budget import default_budget, parse_size
+
+    return parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
+
+
 def refuse_bounded(path, load, what):
     """Exit 2 when ``path`` would need a bounded run: ``what`` (``"the naming rules need"``) every key in
     memory."""
@@ -197,15 +258,14 @@ def bounded_run(paths, load):
     """``(budget, estimated peak)`` when ``paths`` (dumps, not a keys Parquet file; see :func:`_inputs`)
     would not fit the memory budget, else None."""
     from ..keys import is_parquet
-    from ..scale.budget import default_budget, in_memory_peak, parse_size
-    from ..sources import is_local
+    from ..scale.budget import in_memory_peak
 
-    # a stream's size is not known before it is read: standard input and URLs are read in memory
-    if any(is_parquet(p) or not is_local(p) for p in paths):
+    if any(is_parquet(p) for p in paths):
         return None
-    limit = parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
+    limit = _budget(load)
     peak = in_memory_peak(paths)
-    return (limit, peak) if peak > limit else None
+    # None: a stream among several dumps (one alone goes by _analyze_stream) is read in memory
+    return (limit, peak) if peak is not None and peak > limit else None
 
 
 def _inputs(path):
