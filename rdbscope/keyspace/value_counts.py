@@ -73,7 +73,7 @@ class ValueCounts:
         shift = 64 - max(1, int(n_groups - 1).bit_length())
         if int(value.max()) < 1 << shift:  # one 64-bit key per entry: one sort instead of a lexsort of two
             key = (group.astype(np.uint64) << np.uint64(shift)) | value
-            order = np.argsort(key)
+            order = np.argsort(key, kind="stable")  # timsort: each part is sorted runs already
             key = key[order]
             starts = np.concatenate(([0], np.flatnonzero(key[1:] != key[:-1]) + 1))
             first = key[starts]
