@@ -7,6 +7,7 @@ selection and without the pattern tables it does not report.
 
 import dataclasses
 import os
+from types import MappingProxyType
 
 import pyarrow as pa
 
@@ -15,7 +16,7 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import memory_basis
-from .passes import PASSES, dependency_order, run_passes
+from .passes import PASSES, PatternGroupsPass, dependency_order, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
@@ -114,7 +115,12 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
                   given=given)
-    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=columns.n_keys)
+    stats = given[PatternGroupsPass.id].shared.stats
+    errors = {name: counts.relative_error for name, counts in
+              (("memory", stats.memory), ("rdb_bytes", stats.rdb_bytes), ("ttl", stats.ttl_s))
+              if counts is not None and counts.relative_error}
+    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=columns.n_keys,
+                               percentile_error=MappingProxyType(errors))
 
 
 def _run(keys, config, wanted, columns=None, given=None):

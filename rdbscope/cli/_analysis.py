@@ -179,7 +179,15 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     if res.skipped and not load.quiet:
         message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
                 f"(they need every key in memory, about {format_budget(peak)})")
+    _say_rounded(res, load)
     return res
+
+
+def _say_rounded(res, load):
+    """Say which percentiles a bounded run rounded, and by how much at most."""
+    if res.percentile_error and not load.quiet:
+        said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
+        message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")
 
 
 def is_stream(path):
@@ -210,6 +218,7 @@ def _analyze_stream(path, config, passes, load, needs):
     if res.skipped and not load.quiet:
         message(f"note: analysed in bounded memory ({format_budget(limit)}): the stream's keys did not fit; "
                 f"not run: {', '.join(res.skipped)} (they need every key in memory)")
+    _say_rounded(res, load)
     return res
 
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from conftest import ROOT, SAMPLE_DUMPS
 from servers import make_sample_dumps, server
-from test_bounded import PASSES, TABLES, assert_same, finding_rows
+from test_bounded import PASSES, TABLES, finding_rows
 
 import rdbscope
 from rdbscope.scale import streams
