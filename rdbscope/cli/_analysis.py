@@ -163,9 +163,7 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
-    from ..scale.bounded import BOUNDED_PASSES
-
-    missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
+    missing = _not_bounded(needs)
     if missing:
         raise _needs_memory(f"the {' and '.join(missing)} analysis needs", limit, peak)
     from ..sources import shown_name
@@ -174,20 +172,28 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_budget(limit)})") as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
+    return _checked(res, load, limit, f"about {format_budget(peak)}")
+
+
+def _checked(res, load, limit, needed):
+    """``res`` of a run that may have been bounded (by ``limit``), once it is known to hold keys; says
+    on stderr what a bounded run left out (the passes that need ``needed`` memory) and rounded."""
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
     if res.skipped and not load.quiet:
         message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
-                f"(they need every key in memory, about {format_budget(peak)})")
-    _say_rounded(res, load)
-    return res
-
-
-def _say_rounded(res, load):
-    """Say which percentiles a bounded run rounded, and by how much at most."""
+                f"(they need every key in memory, {needed})")
     if res.percentile_error and not load.quiet:
         said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
         message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")
+    return res
+
+
+def _not_bounded(needs):
+    """The passes of ``needs`` that a bounded run cannot make."""
+    from ..scale.bounded import BOUNDED_PASSES
+
+    return [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
 
 
 def is_stream(path):
@@ -201,10 +207,9 @@ def _analyze_stream(path, config, passes, load, needs):
     """:func:`analyze_input` of a stream: in memory while it fits the budget, bounded from there on
     (see :mod:`rdbscope.scale.streams`); a command that ``needs`` every key stops where it would not fit."""
     from ..api import analyze
-    from ..scale.bounded import BOUNDED_PASSES
     from ..sources import shown_name
 
-    missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
+    missing = _not_bounded(needs)
     if missing:
         keys = load_within(path, load, f"the {' and '.join(missing)} analysis needs")
         with stage(load.quiet, "analysing"):
@@ -213,13 +218,7 @@ def _analyze_stream(path, config, passes, load, needs):
     with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
         res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
                       **load.scan_options())
-    if load.filtered and res.n_keys == 0:
-        raise nothing_kept(res.info, load)
-    if res.skipped and not load.quiet:
-        message(f"note: analysed in bounded memory ({format_budget(limit)}): the stream's keys did not fit; "
-                f"not run: {', '.join(res.skipped)} (they need every key in memory)")
-    _say_rounded(res, load)
-    return res
+    return _checked(res, load, limit, f"more than {format_budget(limit)} for this stream")
 
 
 def load_within(path, load, what):
