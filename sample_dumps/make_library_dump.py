@@ -82,7 +82,7 @@ FAMILIES = (
     ("Dramatiq", "queued messages", r"dramatiq:default\.msgs", "dramatiq:default.msgs", "library"),
     ("Huey", "queue", r"huey\.redis\.shop", "huey.redis.shop", "library"),
     ("Huey", "results", r"huey\.results\.shop", "huey.results.shop", "library"),
-    ("Redis OM", "model", r"shop\.models\.Customer:[0-9A-Z]{26}", "shop.models.Customer:{*}", "library"),
+    ("Redis OM", "model", r":shop\.models\.Customer:[0-9A-Z]{26}", ":shop.models.Customer:{*}", "library"),
     ("BullMQ", "job", r"bull:emails:\d+", "bull:emails:{id}", "library"),
     ("BullMQ", "completed jobs", r"bull:emails:completed", "bull:emails:completed", "library"),
     ("BullMQ", "failed jobs", r"bull:emails:failed", "bull:emails:failed", "library"),
@@ -103,6 +103,10 @@ FAMILIES = (
     ("Spring Session", "session", r"spring:session:sessions:[0-9a-f-]{36}", "spring:session:sessions:{uuid}",
      "documented shape"),
 )
+
+#: The step of this script that drives a library, where its name is not the library's.
+STEP_OF = {"Django cache": "Django", "Django sessions": "Django", "express-session": "express",
+           "express-rate-limit": "express", "Laravel cache": "Laravel", "Laravel Horizon": "Laravel"}
 
 #: Keys of the application's own: (regex, pattern).
 USER_FAMILIES = (
@@ -585,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
         "versions": library_versions(args.node_modules),
         "keys_written": written,
         "families": [
-            {"library": library, "key_kind": kind, "regex": regex, "pattern": pattern, "evidence": evidence}
+            {"library": library, "key_kind": kind, "regex": regex, "pattern": pattern, "evidence": evidence,
+             "written_by": STEP_OF.get(library, library)}
             for library, kind, regex, pattern, evidence in FAMILIES
         ],
         "user_families": [{"regex": regex, "pattern": pattern} for regex, pattern in USER_FAMILIES],
