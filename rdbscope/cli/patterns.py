@@ -16,7 +16,7 @@ class PatternSort(str, Enum):
     rdb = "rdb"
 
 
-TABLE_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
+TABLE_COLUMNS = ["db", "pattern", "library", "key_kind", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
                  "memory_bytes_max", "ttl_share", "ttl_s_p50", "types", "encodings"]
 
 

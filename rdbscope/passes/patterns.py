@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..keyspace.measures import MEASURE_DOCS, GroupStats
+from ..libraries import recognize
 from ..options import option, require_positive
 from ..patterns import pattern_segments
 from .base import PassOutput
@@ -14,6 +15,8 @@ from .base import PassOutput
 PATTERN_COLUMNS = {
     "db": "database number",
     "pattern": "the inferred pattern, e.g. user:{id}:profile",
+    "library": "the library that writes such keys (Celery, RQ, BullMQ, ...); null for the application's own",
+    "key_kind": "what such keys hold for their library (task result, job, session, ...); null without a library",
     "share": "share of the dump's keys",
     "memory_share": "share of the dump's memory",
     "memory_basis": "est_memory_bytes or rdb_bytes: what the memory_bytes_* columns measure",
@@ -94,8 +97,11 @@ def _table(leading, measures, columns, docs):
 
 
 def _pattern_table(groups, measures, columns):
-    table = _table({"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string())},
-                   measures, columns, PATTERN_COLUMNS)
+    owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist())
+    leading = {"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string()),
+               "library": pa.array([o.library.name if o else None for o in owners], pa.string()),
+               "key_kind": pa.array([o.key_kind if o else None for o in owners], pa.string())}
+    table = _table(leading, measures, columns, PATTERN_COLUMNS)
     return table.sort_by([("memory_bytes_sum", "descending"), ("n_keys", "descending"),
                           ("db", "ascending"), ("pattern", "ascending")])
 
