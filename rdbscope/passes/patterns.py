@@ -8,6 +8,8 @@ import pyarrow as pa
 
 from ..keyspace.measures import MEASURE_DOCS, GroupStats
 from ..libraries import recognize
+from ..libraries.findings import CHECKS as LIBRARY_CHECKS
+from ..libraries.findings import library_findings
 from ..options import option, require_positive
 from ..patterns import pattern_segments
 from .base import PassOutput
@@ -41,9 +43,13 @@ class PatternOptions:
     """Options of the ``patterns`` pass (pattern table and namespace tree)."""
 
     n_examples: int = option(3, "example keys kept per pattern and per namespace node")
+    library_min_keys: int = option(100, "LIB001: jobs or results of one pattern without TTL before they are reported")
+    library_min_set_bytes: int = option(8192, "LIB001: memory of a finished/dead job set without TTL before it "
+                                              "is reported")
 
     def __post_init__(self):
         require_positive(self, "n_examples")
+        require_positive(self, "library_min_keys")
 
 
 class PatternsPass:
@@ -53,13 +59,14 @@ class PatternsPass:
         patterns: one row per (db, pattern), largest memory first.
         namespaces: one row per (db, namespace node), in tree order (children
             after their parent, larger memory first).
+    Findings: LIB001-LIB004, leaks in the keys a known library owns (:mod:`rdbscope.libraries.findings`).
     Shares: the pattern groups with their measures (``PatternGroups.stats``).
     """
 
     id = "patterns"
     requires = ("pattern_groups",)
     Options = PatternOptions
-    checks = ()
+    checks = LIBRARY_CHECKS
 
     def run(self, ctx):
         columns = ctx.columns
@@ -73,6 +80,7 @@ class PatternsPass:
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(
             tables={"patterns": patterns, "namespaces": namespaces},
+            findings=tuple(library_findings(patterns, columns.memory_basis, ctx.options)),
             shared=groups,
         )
 

@@ -19,7 +19,7 @@ from .text import PLACEHOLDER
 _ID = "{id}"
 
 
-def _capturing(pattern):
+def capturing_regex(pattern):
     """A regex (Python and RE2 alike) over keys of ``pattern``, capturing each ``{id}`` as ``n0``, ``n1``, …"""
     parts, position, n = [], 0, 0
     for match in PLACEHOLDER.finditer(pattern):
@@ -78,7 +78,7 @@ def keep_constant_numbers(keys, indices, dictionary, min_keys):
     renamed = list(dictionary)
     for i in candidates:
         texts = decode(keys.take(pa.array(order[starts[i]:starts[i + 1]])))
-        constants = _constants(texts, _capturing(dictionary[i]))
+        constants = _constants(texts, capturing_regex(dictionary[i]))
         if constants:
             renamed[i] = _with_numbers(dictionary[i], constants)
     if renamed == list(dictionary):

@@ -4,9 +4,11 @@ from .big_lists import UncompressedBigList
 from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
 from .cluster import NodeImbalance
 from .compact_limits import JustOverCompactLimit
+from .growth import GrowingIds
 from .hashtag_rules import HashTagHotspot, NeedlessHashTag
 from .layered_names import AbbreviatedWord, LayoutMismatch
 from .length import KeyOverMaxLength, KeyOverRecommendedLength
+from .library_names import LibraryNames
 from .letter_case import CamelCaseWord, UppercaseWord
 from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
 from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
@@ -30,6 +32,7 @@ RULES = (
     UserInputInKey,          # NAM012
     AbbreviatedWord,         # NAM013 (opt-in)
     LayoutMismatch,          # NAM014 (opt-in)
+    LibraryNames,            # NAM015
     NodeImbalance,           # CLU001
     HashTagHotspot,          # CLU002
     NeedlessHashTag,         # CLU003
@@ -39,6 +42,7 @@ RULES = (
     TinyStrings,             # ENC002
     UncompressedBigList,     # ENC003
     TimeSeriesZset,          # ENC004
+    GrowingIds,              # GRO001
 )
 
 #: Families of rule codes and what they cover.
@@ -46,6 +50,7 @@ FAMILIES = {
     "NAM": "naming: how keys are written",
     "CLU": "Redis Cluster: hash slots, hash tags, balance",
     "ENC": "encoding: memory a different layout would save",
+    "GRO": "growth: key families that only grow",
 }
 
 #: Opt-in conventions the guides (see guides.py) disagree on, by preset name.
