@@ -14,7 +14,7 @@ from .base import Rule
 
 
 class GrowingIds(Rule):
-    """Keys numbered by an ever-growing counter, none with a TTL: a likely leak.
+    """Keys numbered by an ever-growing counter, none with a TTL: a likely leak (opt-in).
 
     ## What it does
     Flags patterns with one `{id}` whose keys (at least `min_keys`) all lack a TTL and whose
@@ -22,7 +22,9 @@ class GrowingIds(Rule):
     `max_span_ratio` × the number of keys between the smallest and the largest). Such a
     family is written by `INCR` on a counter and nothing ever deletes it. Patterns a
     known library owns are left to its own checks (LIB001-LIB004). With several dumps of
-    different days, `rdbscope diff` and `rdbscope trend` show whether it keeps growing.
+    different days, `rdbscope diff` (column `leak`) and `rdbscope trend` (`grew_each_date`)
+    confirm that it keeps growing. Opt-in (`--select GRO001` or the preset `growth`): a table
+    of users numbered 1..N looks the same in one dump, and is not a leak.
 
     ## Why is this bad?
     OneUptime's guide: keys that are not permanent data need a TTL, or they accumulate
@@ -45,6 +47,7 @@ class GrowingIds(Rule):
     code = "GRO001"
     name = "growing-ids"
     severity = Severity.WARNING
+    default = False
     message = ("Keys of {pattern} are numbered {first}..{last} by a growing counter and none expires "
                "({keys}, {memory}): a likely leak")
 

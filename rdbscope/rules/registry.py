@@ -42,7 +42,7 @@ RULES = (
     TinyStrings,             # ENC002
     UncompressedBigList,     # ENC003
     TimeSeriesZset,          # ENC004
-    GrowingIds,              # GRO001
+    GrowingIds,              # GRO001 (opt-in)
 )
 
 #: Families of rule codes and what they cover.
@@ -59,6 +59,8 @@ PRESETS = {
     "layered-names": ("NAM013", "NAM014"),
     # Baidu Cloud's guidelines: keys within 30 bytes.
     "short-keys": ("NAM007",),
+    # Families numbered by a growing counter without TTL: a leak, or a table of users that only grows.
+    "growth": ("GRO001",),
 }
 
 #: Former preset names, still accepted because users' configs and scripts name them: the preset each became.
