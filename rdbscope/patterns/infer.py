@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import markers as m
-from .digits import settle, settle_typed
 from .constants import keep_constant_numbers
+from .digits import settle, settle_typed
 from .forms import as_binary_array, decode, encode, encode_forms, restore_short_versions, version_candidates
 from .generalize import Thresholds
 from .numbering import KeyForms

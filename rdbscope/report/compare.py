@@ -126,8 +126,8 @@ def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
         ["appeared", "vanished", "unchanged", "grew"], default="shrank")
     leaks = new.findings[new.findings["code"].isin(GROWTH_CODES)]
     leak_of = dict(zip(zip(leaks["db"], leaks["pattern"], strict=True), leaks["code"], strict=True))
-    merged["leak"] = [leak_of.get((db, pattern), "") if grew > 0 else ""
-                      for db, pattern, grew in zip(merged["db"], merged["pattern"], merged["n_keys_delta"], strict=True)]
+    rows = zip(merged["db"], merged["pattern"], merged["n_keys_delta"], strict=True)
+    merged["leak"] = [leak_of.get((db, pattern), "") if grew > 0 else "" for db, pattern, grew in rows]
     if not include_unchanged:
         merged = merged[merged["change"] != "unchanged"]
     merged = merged.assign(_size=merged["memory_bytes_delta"].abs()).sort_values(

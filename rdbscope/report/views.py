@@ -168,8 +168,8 @@ def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
     frame = frame.sort_values([PATTERN_SORTS[sort], "n_keys", "db", "pattern"],
                               ascending=[False, False, True, True], kind="stable")
     columns = ["db", "pattern", "library", "key_kind", "n_keys", "share", "memory_bytes_sum", "memory_share",
-               "memory_bytes_p50", "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50", "ttl_s_max",
-               "types", "encodings", "examples"]
+               "memory_bytes_p50", "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50",
+               "ttl_s_max", "types", "encodings", "examples"]
     return _top(frame[columns], top)
 
 

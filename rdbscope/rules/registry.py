@@ -8,8 +8,8 @@ from .growth import GrowingIds
 from .hashtag_rules import HashTagHotspot, NeedlessHashTag
 from .layered_names import AbbreviatedWord, LayoutMismatch
 from .length import KeyOverMaxLength, KeyOverRecommendedLength
-from .library_names import LibraryNames
 from .letter_case import CamelCaseWord, UppercaseWord
+from .library_names import LibraryNames
 from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
 from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
 from .timeseries import TimeSeriesZset
