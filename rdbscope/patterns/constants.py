@@ -10,6 +10,7 @@ value throughout is written as that value.
 import re
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -34,23 +35,44 @@ def capturing_regex(pattern):
     return "^" + "".join(parts) + "$"
 
 
-def _constants(texts, regex):
-    """``{id}`` position -> its single value across ``texts``; None when a text does not match."""
-    first = re.match(regex, texts[0].as_py(), re.S)
-    last = re.match(regex, texts[-1].as_py(), re.S)
+def _same_in_samples(first, last, regex):
+    """``{name: value}`` of the ``{id}`` groups equal in the two sample keys (None: a sample does not match)."""
+    first, last = re.match(regex, first, re.S), re.match(regex, last, re.S)
     if first is None or last is None:
         return None
-    same = [name for name, value in first.groupdict().items() if value == last.group(name)]
-    if not same:
-        return {}
-    found = pc.extract_regex(texts, regex)
-    if found.null_count:
-        return None
-    constants = {}
-    for name in same:
-        values = found.field(name)
-        if pc.count_distinct(values).as_py() == 1:
-            constants[int(name[1:])] = values[0].as_py()
+    return {name: value for name, value in first.groupdict().items() if value == last.group(name)}
+
+
+def _in_every_key(texts, pattern, n, value):
+    """Whether the ``n``-th ``{id}`` of ``pattern`` is ``value`` in every text, when a prefix or a suffix
+    tells (only literal text before or after it); None when it takes a regex."""
+    literals = PLACEHOLDER.split(pattern)
+    placeholders = PLACEHOLDER.findall(pattern)
+    at = [i for i, p in enumerate(placeholders) if p == _ID][n]
+    before, after = literals[at], literals[at + 1]
+    if at == 0 and after[:1] and not after[0].isdigit():
+        return pc.all(pc.starts_with(texts, before + value + after)).as_py()
+    if at == len(placeholders) - 1 and before[-1:] and not before[-1].isdigit():
+        return pc.all(pc.ends_with(texts, before + value + after)).as_py()
+    return None
+
+
+def _constants(texts, pattern, regex, shared):
+    """``{id}`` position -> its single value across ``texts``, of the groups ``shared`` (name -> sampled value)."""
+    constants, unsure = {}, []
+    for name, value in shared.items():
+        everywhere = _in_every_key(texts, pattern, int(name[1:]), value)
+        if everywhere is None:
+            unsure.append(name)
+        elif everywhere:
+            constants[int(name[1:])] = value
+    if unsure:
+        found = pc.extract_regex(texts, regex)
+        if found.null_count:
+            return {}
+        for name in unsure:
+            if pc.count_distinct(found.field(name)).as_py() == 1:
+                constants[int(name[1:])] = shared[name]
     return constants
 
 
@@ -73,14 +95,22 @@ def keep_constant_numbers(keys, indices, dictionary, min_keys):
     candidates = [i for i, p in enumerate(dictionary) if _ID in p and counts[i] >= min_keys]
     if not candidates:
         return indices, dictionary
-    order = np.argsort(indices, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
+    # Each pattern's first and last key are read first; only a number they share is read in all keys.
+    in_order = pd.Series(indices)
+    firsts, lasts = in_order.drop_duplicates(), in_order.drop_duplicates(keep="last")
+    first = pd.Series(firsts.index, firsts.to_numpy())
+    last = pd.Series(lasts.index, lasts.to_numpy())
+    samples = decode(keys.take(pa.array(np.concatenate((first[candidates], last[candidates])), pa.int64())))
+    samples = samples.to_pylist()
     renamed = list(dictionary)
-    for i in candidates:
-        texts = decode(keys.take(pa.array(order[starts[i]:starts[i + 1]])))
-        constants = _constants(texts, capturing_regex(dictionary[i]))
-        if constants:
-            renamed[i] = _with_numbers(dictionary[i], constants)
+    for n, i in enumerate(candidates):
+        regex = capturing_regex(dictionary[i])
+        shared = _same_in_samples(samples[n], samples[len(candidates) + n], regex)
+        if shared:
+            texts = decode(keys.take(pa.array(np.flatnonzero(indices == i))))
+            constants = _constants(texts, dictionary[i], regex, shared)
+            if constants:
+                renamed[i] = _with_numbers(dictionary[i], constants)
     if renamed == list(dictionary):
         return indices, dictionary
     merged = sorted(set(renamed))

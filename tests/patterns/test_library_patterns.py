@@ -43,6 +43,9 @@ def test_a_number_the_same_in_every_key_stays_literal():
 def test_a_number_that_varies_or_has_few_keys_stays_a_placeholder():
     varying = [f"shop:{n % 3}:product:{n}:price".encode() for n in range(40)]
     assert set(infer_patterns(varying).to_pylist()) == {"shop:{id}:product:{id}:price"}
+    # First and last keys agree, keys between them do not: read in the middle of the key and at its start.
+    windows = [f"LIMITS:LIMITER/login/10.0.{n}.1/{1000 if n in (0, 39) else n}/1/hour".encode() for n in range(40)]
+    assert set(infer_patterns(windows).to_pylist()) == {"LIMITS:LIMITER/login/{ip}/{id}/1/hour"}
     few = [f"shop:1:product:{n}:price".encode() for n in range(4)]
     assert set(infer_patterns(few).to_pylist()) == {"shop:{id}:product:{id}:price"}
 
