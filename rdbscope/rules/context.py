@@ -325,8 +325,8 @@ class RuleContext:
         codes, names = _small_codes(self.columns.table["type"])
         types = [[] for _ in range(self.groups.n)]
         if len(names):
-            pairs = np.unique(self.groups.group.astype(np.int64) * len(names) + codes)
-            for pair in pairs.tolist():
+            pairs = self.groups.group.astype(np.int64) * len(names) + codes
+            for pair in np.flatnonzero(np.bincount(pairs, minlength=self.groups.n * len(names))).tolist():
                 types[pair // len(names)].append(names[pair % len(names)])
         return types
 
