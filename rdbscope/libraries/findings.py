@@ -5,8 +5,7 @@ counts), so a bounded run reports the same as an in-memory one.
 """
 
 from ..findings import Check, Severity, count, format_memory
-from . import schemas
-from .schemas import CACHE, JOB, RATE_LIMIT, REGISTRY, RESULT, SCHEMAS, SESSION, Library
+from .schemas import CACHE, JOB, RATE_LIMIT, REGISTRY, RESULT, SESSION
 
 JOBS_KEPT = Check(
     "LIB001", "library-jobs-kept", Severity.WARNING,
@@ -36,17 +35,9 @@ CHECKS = (JOBS_KEPT, SESSION_WITHOUT_TTL, CACHE_WITHOUT_TTL, RATE_LIMIT_WITHOUT_
 
 _CHECK_OF_ROLE = {JOB: JOBS_KEPT, RESULT: JOBS_KEPT, REGISTRY: JOBS_KEPT, SESSION: SESSION_WITHOUT_TTL,
                   CACHE: CACHE_WITHOUT_TTL, RATE_LIMIT: RATE_LIMIT_WITHOUT_TTL}
-_LIBRARIES = {v.name: v for v in vars(schemas).values() if isinstance(v, Library)}
-_ROLE_OF_KIND = {(s.library.name, s.key_kind): s.role for s in (*SCHEMAS, schemas.DJANGO_CACHE_ENTRY)}
 
 
-def _role(library, key_kind):
-    if library in (schemas.BULLMQ.name, schemas.BULL.name):
-        library = schemas.BULL_OR_BULLMQ.name
-    return _ROLE_OF_KIND.get((library, key_kind))
-
-
-def _fires(role, n_keys, n_without, memory_without, options):
+def _fires(role, n_without, memory_without, options):
     if n_without == 0:
         return False
     if role in (JOB, RESULT):
@@ -57,35 +48,41 @@ def _fires(role, n_keys, n_without, memory_without, options):
 
 
 def _message(role, library, pattern, key_kind, n_without, memory, setting):
-    keys = count(n_without, "key")
     if role == REGISTRY:
-        return f"{library} {key_kind} {pattern} has no TTL and holds {memory}; setting: {setting}"
+        return f"{pattern} ({library}: {key_kind}) has no TTL and holds {memory}; setting: {setting}"
     what = {JOB: "are never removed", RESULT: "are never removed", SESSION: "never expire",
             CACHE: "never expire", RATE_LIMIT: "never reset"}[role]
-    return f"{keys} of {library} {key_kind} {pattern} have no TTL and {what} ({memory}); setting: {setting}"
+    return f"{count(n_without, 'key')} of {pattern} ({library}: {key_kind}) have no TTL and {what} ({memory}); " \
+           f"setting: {setting}"
 
 
-def library_findings(patterns, memory_basis, options):
-    """The LIB findings of a pattern table (with ``library``, ``key_kind``, ``n_with_ttl``, ``examples``)."""
-    rows = patterns.select(["db", "pattern", "library", "key_kind", "n_keys", "n_with_ttl",
-                            "memory_bytes_without_ttl", "examples"]).to_pylist()
+def library_findings(patterns, owners, memory_basis, options):
+    """The LIB findings of a pattern table (``n_with_ttl``, ``memory_bytes_without_ttl``, ``examples``).
+
+    ``owners``: ``(db, pattern, Recognized or None)`` of each pattern group.
+    """
+    owned = {}
+    for db, pattern, owner in owners:
+        if owner is not None:
+            owned[(db, pattern)] = owner
+    rows = patterns.select(["db", "pattern", "n_keys", "n_with_ttl", "memory_bytes_without_ttl",
+                            "examples"]).to_pylist()
     findings = []
     for row in rows:
-        if row["library"] is None:
+        owner = owned.get((row["db"], row["pattern"]))
+        if owner is None:
             continue
-        role = _role(row["library"], row["key_kind"])
+        role, library = owner.schema.role, owner.library
         n_without = row["n_keys"] - row["n_with_ttl"]
         memory_without = row["memory_bytes_without_ttl"]
-        if role is None or not _fires(role, row["n_keys"], n_without, memory_without, options):
+        if not _fires(role, n_without, memory_without, options):
             continue
-        library = _LIBRARIES[row["library"]]
         setting = library.ttl_setting.get(role) or next(iter(library.ttl_setting.values()))
         memory = format_memory(memory_without, memory_basis)
-        check = _CHECK_OF_ROLE[role]
-        findings.append(check.finding(
-            _message(role, row["library"], row["pattern"], row["key_kind"], n_without, memory, setting),
+        findings.append(_CHECK_OF_ROLE[role].finding(
+            _message(role, library.name, row["pattern"], owner.key_kind, n_without, memory, setting),
             db=row["db"], pattern=row["pattern"], n_keys=n_without, est_memory_bytes=memory_without,
             examples=row["examples"][:3],
-            details={"library": row["library"], "key_kind": row["key_kind"], "setting": setting,
+            details={"library": library.name, "key_kind": owner.key_kind, "setting": setting,
                      "evidence": library.evidence, "memory_basis": memory_basis}))
     return findings

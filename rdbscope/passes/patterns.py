@@ -76,11 +76,14 @@ class PatternsPass:
             stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
                                        group_counts=groups.n_keys)
             groups = dataclasses.replace(groups, stats=stats)
-        patterns = _pattern_table(groups, stats.table_columns(columns), columns)
+        measures = stats.table_columns(columns)
+        owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist())
+        patterns = _pattern_table(groups, measures, columns, owners)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(
             tables={"patterns": patterns, "namespaces": namespaces},
-            findings=tuple(library_findings(patterns, columns.memory_basis, ctx.options)),
+            findings=tuple(library_findings(patterns, zip(groups.db.tolist(), groups.pattern, owners, strict=True),
+                                            columns.memory_basis, ctx.options)),
             shared=groups,
         )
 
@@ -104,8 +107,7 @@ def _table(leading, measures, columns, docs):
     return pa.Table.from_arrays(list(data.values()), schema=pa.schema(fields))
 
 
-def _pattern_table(groups, measures, columns):
-    owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist())
+def _pattern_table(groups, measures, columns, owners):
     leading = {"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string()),
                "library": pa.array([o.library.name if o else None for o in owners], pa.string()),
                "key_kind": pa.array([o.key_kind if o else None for o in owners], pa.string())}
