@@ -132,7 +132,8 @@ SCHEMAS = (
               "queue binding", STATE),
     KeySchema(CELERY, "unacked", _P + r"unacked(?:_index|_mutex)?", ("hash", "zset", "string"),
               "unacknowledged messages", QUEUE, needs=r"_kombu\.binding\..+"),
-    # rq/job.py Job.key 'rq:job:<id>'; rq/results.py 'rq:results:<id>'; rq/queue.py 'rq:queue:<name>';
+    # rq/job.py Job.key_for 'rq:job:<id>' (and '<id>:dependents'); rq/results.py 'rq:results:<id>';
+    # rq/queue.py 'rq:queue:<name>';
     # rq/registry.py 'rq:<finished|failed|started|deferred|scheduled|canceled>:<queue>'.
     KeySchema(RQ, "rq:job:<id>", r"rq:job:\{(?:uuid|hex|\*)\}", ("hash",), "job", JOB),
     KeySchema(RQ, "rq:job:<id>:dependents", r"rq:job:\{(?:uuid|hex|\*)\}:dependents", ("set",),
@@ -150,8 +151,9 @@ SCHEMAS = (
     KeySchema(RESQUE, "resque:failed", r"resque:failed", ("list",), "failed jobs", QUEUE),
     KeySchema(RESQUE, "resque:<bookkeeping>", r"resque:(?:queues|workers|worker:.+|stat:[^:]+)",
               ("set", "string"), "bookkeeping", STATE),
-    # sidekiq lib/sidekiq/client.rb: 'queues' set, 'queue:<name>' lists; api.rb: 'schedule', 'retry',
-    # 'dead' sorted sets; launcher.rb: 'processes', 'stat:processed[:<date>]', 'stat:failed[:<date>]'.
+    # sidekiq lib/sidekiq/client.rb (atomic_push): 'queues' set, 'queue:<name>' lists; api.rb: 'schedule',
+    # 'retry', 'dead' sorted sets (DeadSet#kill trims to dead_max_jobs / dead_timeout_in_seconds);
+    # launcher.rb: 'processes', 'stat:processed[:<date>]', 'stat:failed[:<date>]'.
     KeySchema(SIDEKIQ, "queue:<name>", _P + r"queue:" + _Q, ("list",), "queue", QUEUE, needs="queues"),
     KeySchema(SIDEKIQ, "queues", _P + r"queues", ("set",), "queue names", STATE, needs="queue:.+"),
     KeySchema(SIDEKIQ, "dead", _P + r"dead", ("zset",), "dead jobs", REGISTRY, needs="queues"),
@@ -159,9 +161,10 @@ SCHEMAS = (
               needs="queues"),
     KeySchema(SIDEKIQ, "stat:<name>[:<date>]", _P + r"stat:(?:processed|failed)(?::\{date\})?", ("string",),
               "counter", STATE, needs="queues"),
-    # bullmq src/classes/queue-keys.ts: '<prefix>:<queue>:<type>' for wait, active, paused, completed,
-    # failed, delayed, prioritized, events (stream), meta, id, marker, stalled-check, ...; jobs are
-    # '<prefix>:<queue>:<job id>' hashes with '<job id>:logs' lists. Bull lib/queue.js: the same keys.
+    # bullmq src/classes/queue-keys.ts (dist/cjs/classes/queue-keys.js): '<prefix>:<queue>:<type>' for wait,
+    # active, paused, completed, failed, delayed, prioritized, events (stream), meta, id, marker, stalled-check,
+    # ...; jobs are '<prefix>:<queue>:<job id>' hashes with '<job id>:logs' lists. Bull lib/queue.js: the same
+    # keys, without events, meta and marker (which tell a BullMQ queue, see recognize.py).
     KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>", _P + r"bull:" + _Q + r":\{id\}", ("hash",), "job", JOB),
     KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:logs", _P + r"bull:" + _Q + r":\{id\}:logs", ("list",),
               "job log", JOB),
@@ -185,7 +188,8 @@ SCHEMAS = (
     KeySchema(DJANGO_SESSIONS, "<KEY_PREFIX>:<VERSION>:django.contrib.sessions.cache<session key>",
               r"(?P<prefix>[^:]*:(?:\{id\}|[0-9]+):)django\.contrib\.sessions\.cache(?:d_db)?\{\*\}",
               ("string",), "session", SESSION),
-    # flask_caching/backends/rediscache.py: key_prefix 'flask_cache_' before every key.
+    # flask_caching/__init__.py: CACHE_KEY_PREFIX defaults to 'flask_cache_'; backends/rediscache.py puts
+    # key_prefix before every key.
     KeySchema(FLASK_CACHING, "flask_cache_<key>", r"flask_cache_.+", ("string",), "cache entry", CACHE),
     # Illuminate/Cache/RedisStore.php: '<redis prefix><cache prefix>:<key>'; config/database.php and
     # config/cache.php default the prefixes to '<app>_database_' and '<app>_cache_'.
@@ -196,7 +200,7 @@ SCHEMAS = (
     KeySchema(HORIZON, "horizon:<job id>", r"horizon:\{(?:id|uuid)\}", ("hash",), "job", JOB),
     KeySchema(HORIZON, "horizon:<list>", r"horizon:[a-z_:]+(?:\{\*\})?", ("zset", "hash", "set", "string"),
               "job index", REGISTRY),
-    # limits/limits.py RateLimitItem.key_for: 'LIMITS:LIMITER/<identifiers>/<amount>/<multiples>/<granularity>';
+    # limits/limits.py RateLimitItem.key_for: 'LIMITER/<identifiers>/<amount>/<multiples>/<granularity>';
     # the storage's key_prefix ('LIMITS') leads.
     KeySchema(LIMITS, "LIMITS:LIMITER/<id>/.../<amount>/<multiples>/<granularity>",
               r"(?P<prefix>[^:]*?)LIMITS:LIMITER/.*", ("string", "list", "hash"), "rate-limit window", RATE_LIMIT),
@@ -205,15 +209,16 @@ SCHEMAS = (
               "session", SESSION),
     # rate-limit-redis dist/index.mjs: this.prefix = options.prefix ?? 'rl:'; key = prefix + client key.
     KeySchema(EXPRESS_RATE_LIMIT, "rl:<client key>", r"rl:.+", ("string",), "rate-limit counter", RATE_LIMIT),
-    # dramatiq/brokers/redis.py: '<namespace>:<queue>' list, '<queue>.msgs' hash, '<queue>.DQ' delay queue,
-    # '__heartbeats__' and '__acks__.<worker>.<queue>'.
+    # dramatiq/brokers/redis.py (namespace 'dramatiq') and brokers/redis/dispatch.lua: '<namespace>:<queue>',
+    # '<queue>.msgs', '<queue>.XQ' (dead letters), '__heartbeats__', '__acks__.<worker>.<queue>'.
     KeySchema(DRAMATIQ, "dramatiq:<queue>[.msgs|.DQ|.XQ]", r"dramatiq:[^:]+", ("list", "hash", "zset", "set"),
               "queue", QUEUE),
-    # huey/storage.py RedisStorage: 'huey.redis.<name>' queue, 'huey.schedule.<name>', 'huey.results.<name>'.
-    KeySchema(HUEY, "huey.<redis|schedule>.<name>", r"huey\.(?:redis|schedule)\..+", ("list", "zset"),
-              "queue", QUEUE),
+    # huey/storage.py RedisStorage: 'huey.redis.<name>' queue, 'huey.schedule.<name>', 'huey.results.<name>',
+    # 'huey.counters.<name>'.
+    KeySchema(HUEY, "huey.<redis|schedule|counters>.<name>", r"huey\.(?:redis|schedule|counters)\..+",
+              ("list", "zset", "hash"), "queue", QUEUE),
     KeySchema(HUEY, "huey.results.<name>", r"huey\.results\..+", ("hash",), "task results", RESULT),
-    # redis_om/model/model.py RedisModel.make_key: '<global_key_prefix>:<model_key_prefix>:<pk>'; the model
+    # redis_om/model/model.py RedisModel.make_key / key(): '<global_key_prefix>:<model_key_prefix>:<pk>'; the model
     # prefix defaults to '<module>.<ClassName>', the pk is a ULID.
     KeySchema(REDIS_OM, "<global prefix>:<module>.<Model>:<pk>",
               r"(?P<prefix>[^:]*):(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9]*:\{\*\}", ("hash", "ReJSON-RL", "module"),
