@@ -178,7 +178,7 @@ SCHEMAS = (
               ("hash", "string", "zset", "set", "list"), "bookkeeping", STATE),
     # bee-queue lib/queue.js: keyPrefix '<prefix>:<queue>:'; 'jobs' (one hash of every job), 'id',
     # 'waiting', 'active', 'succeeded', 'failed', 'delayed', 'stalling', 'stallBlock'.
-    KeySchema(BEE_QUEUE, "bq:<queue>:jobs", _P + r"bq:" + _Q + r":jobs", ("hash",), "every job", JOB),
+    KeySchema(BEE_QUEUE, "bq:<queue>:jobs", _P + r"bq:" + _Q + r":jobs", ("hash",), "every job", REGISTRY),
     KeySchema(BEE_QUEUE, "bq:<queue>:<state>", _P + r"bq:" + _Q +
               r":(?:id|waiting|active|succeeded|failed|delayed|stalling|stallBlock|earlierDelayed)",
               ("string", "list", "set", "zset"), "job state", REGISTRY),

@@ -60,6 +60,7 @@ def test_key_kinds_say_what_the_keys_hold(owners):
     ("rq:results:{uuid}", "result_ttl"),
     ("celery-task-meta-{uuid}", "result_expires"),
     ("dead", "dead_max_jobs"),
+    ("bq:thumbnails:jobs", "removeOnSuccess / removeOnFailure"),
 ])
 def test_jobs_kept_forever_name_the_queue_setting(result, pattern_of, pattern, setting):
     finding = by_code(result, "LIB001")[pattern]
