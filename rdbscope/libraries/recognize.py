@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, DJANGO_CACHE_ENTRY, DJANGO_SESSIONS, SCHEMAS, KeySchema
+from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, DJANGO_CACHE_ENTRY, DJANGO_SESSIONS, SCHEMAS, KeySchema, Library
 
 _COMPILED = tuple((schema, re.compile(schema.regex, re.S)) for schema in SCHEMAS)
 _BULL_QUEUE = re.compile(r"(.*?bull:[^:]+):")
@@ -21,7 +21,7 @@ class Recognized:
     """
 
     schema: KeySchema
-    library: object
+    library: Library
     prefix: str
 
     @property
