@@ -526,6 +526,14 @@ def library_versions(node_modules: Path | None) -> dict[str, str]:
     return versions
 
 
+def truth_text(truth: dict[str, Any]) -> str:
+    """The truth as JSON, one line per key of the oracle."""
+    rest = {name: value for name, value in truth.items() if name != "keys"}
+    keys = ",\n".join(f"  {json.dumps(key)}: {json.dumps(record, sort_keys=True)}"
+                      for key, record in sorted(truth["keys"].items()))
+    return json.dumps(rest, indent=1, sort_keys=True)[:-2] + ',\n "keys": {\n' + keys + "\n }\n}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
@@ -598,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "libraries.rdb").write_bytes(dump)
-    (args.out / "libraries.json").write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n")
+    (args.out / "libraries.json").write_text(truth_text(truth))
     print(f"{len(oracle)} keys -> {args.out / 'libraries.rdb'}")
     return 0
 
