@@ -10,11 +10,11 @@ value throughout is written as that value.
 import re
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .forms import decode
+from .numbering import first_and_last
 from .text import PLACEHOLDER
 
 _ID = "{id}"
@@ -96,10 +96,9 @@ def keep_constant_numbers(keys, indices, dictionary, min_keys):
     if not candidates:
         return indices, dictionary
     # Each pattern's first and last key are read first; only a number they share is read in all keys.
-    in_order = pd.Series(indices)
-    firsts, lasts = in_order.drop_duplicates(), in_order.drop_duplicates(keep="last")
-    first = pd.Series(firsts.index, firsts.to_numpy())
-    last = pd.Series(lasts.index, lasts.to_numpy())
+    wanted = np.zeros(len(dictionary), bool)
+    wanted[candidates] = True
+    first, last = first_and_last(indices, wanted)
     samples = decode(keys.take(pa.array(np.concatenate((first[candidates], last[candidates])), pa.int64())))
     samples = samples.to_pylist()
     renamed = list(dictionary)
