@@ -14,7 +14,7 @@ from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 #: The names of rules.PRESETS and rules.DEPRECATED_PRESETS, spelled here so that --help does not import
 #: the rules (a test ties them).
-PRESETS = ("layered-names", "short-keys")
+PRESETS = ("layered-names", "short-keys", "growth")
 DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
 Source = Annotated[list[str], typer.Argument(
@@ -50,7 +50,7 @@ def lint_command(
         "--preset", callback=_current_presets, metavar="NAME",
         help="Turn on the opt-in rules of a guide's convention: layered-names (the layered naming spec: no "
              "abbreviations, module:submodule:description:identifier), short-keys (Baidu Cloud's guidelines: "
-             "keys within 30 bytes).")] = None,
+             "keys within 30 bytes), growth (key families numbered by a growing counter, without TTL).")] = None,
     masters: Masters = None,
     as_json: JsonAlias = False,
     output=None,

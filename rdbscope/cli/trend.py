@@ -97,7 +97,7 @@ def _with_units(table, metric):
     """Name the date columns so the formatter shows bytes for memory."""
     if metric != Metric.memory:
         return table
-    renamed = {c: f"{c} bytes" for c in table.columns if c not in ("instance", "db", "pattern")}
+    renamed = {c: f"{c} bytes" for c in table.columns if c not in ("instance", "db", "pattern", "grew_each_date")}
     renamed["change"] = "change bytes"
     return table.rename(columns=renamed)
 

@@ -27,6 +27,8 @@ PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "types"]
 FINDING_COLUMNS = ["code", "name", "severity", "db", "pattern", "n_keys", "est_memory_bytes", "message"]
 #: Relative change below which a pattern counts as unchanged.
 STEADY = 0.01
+#: Findings of a family of keys that only grows: diff and trend confirm them with a later dump.
+GROWTH_CODES = ("GRO001", "LIB001")
 
 
 @dataclass(frozen=True)
@@ -124,10 +126,12 @@ def filter_patterns(frame, db=None, types=None, match=None) -> pd.DataFrame:
 def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
     """Patterns that appeared, vanished, grew or shrank between two snapshots, largest memory change first.
 
-    Columns: change, db, pattern, n_keys_old, n_keys_new, n_keys_delta,
+    Columns: change, leak, db, pattern, n_keys_old, n_keys_new, n_keys_delta,
     memory_bytes_old, memory_bytes_new, memory_bytes_delta, memory_change_share
     (delta over the old memory; null for appeared patterns). A pattern whose
-    memory and key count moved less than 1% is ``unchanged``.
+    memory and key count moved less than 1% is ``unchanged``. ``leak`` is the code of
+    a growth finding of the new side (GRO001, LIB001) whose pattern gained keys since
+    the old one, which confirms it; "" otherwise.
     """
     left = old.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
     right = new.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
@@ -145,11 +149,15 @@ def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
     merged["change"] = np.select(
         [merged["_merge"] == "right_only", merged["_merge"] == "left_only", steady, merged["memory_bytes_delta"] > 0],
         ["appeared", "vanished", "unchanged", "grew"], default="shrank")
+    leaks = new.findings[new.findings["code"].isin(GROWTH_CODES)]
+    leak_of = dict(zip(zip(leaks["db"], leaks["pattern"], strict=True), leaks["code"], strict=True))
+    rows = zip(merged["db"], merged["pattern"], merged["n_keys_delta"], strict=True)
+    merged["leak"] = [leak_of.get((db, pattern), "") if grew > 0 else "" for db, pattern, grew in rows]
     if not include_unchanged:
         merged = merged[merged["change"] != "unchanged"]
     merged = merged.assign(_size=merged["memory_bytes_delta"].abs()).sort_values(
         ["_size", "db", "pattern"], ascending=[False, True, True], kind="stable")
-    return merged[["change", "db", "pattern", "n_keys_old", "n_keys_new", "n_keys_delta", "memory_bytes_old",
+    return merged[["change", "leak", "db", "pattern", "n_keys_old", "n_keys_new", "n_keys_delta", "memory_bytes_old",
                    "memory_bytes_new", "memory_bytes_delta", "memory_change_share"]].reset_index(drop=True)
 
 
@@ -185,11 +193,12 @@ def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7) -> pd.DataFrame
     """One row per (instance, db, pattern), one column per date (the ``last`` dates), plus the change.
 
     Patterns are the ``top`` largest on their instance's latest date; a pattern
-    absent on a date shows 0. Columns: instance, db, pattern, the dates, and
-    ``change`` (latest minus earliest shown).
+    absent on a date shows 0. Columns: instance, db, pattern, the dates,
+    ``grew_each_date`` (more on every date shown than on the one before, over at least
+    two: a growth that confirms GRO001) and ``change`` (latest minus earliest shown).
     """
     if rows.empty:
-        return pd.DataFrame(columns=["instance", "db", "pattern", "change"])
+        return pd.DataFrame(columns=["instance", "db", "pattern", "grew_each_date", "change"])
     dates = sorted(rows["date"].unique())[-last:]
     # Parquet keeps the sums as uint64, where a shrinking pattern's change would wrap around.
     rows = rows[rows["date"].isin(dates)].astype({metric: "int64"})
@@ -198,6 +207,7 @@ def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7) -> pd.DataFrame
     table = table.reindex(columns=dates, fill_value=0)
     latest = rows.groupby("instance")["date"].max()
     latest_values = [table.loc[idx, latest[idx[0]]] for idx in table.index]
+    table["grew_each_date"] = (len(dates) >= 2) & (table[dates].diff(axis=1).iloc[:, 1:] > 0).all(axis=1)
     table["change"] = table[dates[-1]] - table[dates[0]]
     table["_latest"] = latest_values
     table = table.sort_values("_latest", ascending=False, kind="stable").drop(columns="_latest")

@@ -75,6 +75,8 @@ def _field(name, typ, doc, nullable=True):
 PATTERNS_SCHEMA = pa.schema([
     _field("db", pa.int32(), "database number", False),
     _field("pattern", pa.string(), "the inferred pattern, e.g. user:{id}:profile", False),
+    _field("library", pa.string(), "the library that writes such keys (Celery, RQ, BullMQ, ...); null if none"),
+    _field("key_kind", pa.string(), "what such keys hold for their library (job, session, ...); null if none"),
     _field("n_keys", pa.int64(), "keys of the pattern", False),
     _field("share", pa.float64(), "share of the dump's keys"),
     _field("memory_bytes_sum", pa.uint64(), "memory of the keys (est_memory_bytes, or rdb_bytes: memory_basis)"),
