@@ -13,14 +13,15 @@ from .base import PassOutput
 
 MIXED_TTL = Check(
     "TTL001", "mixed-ttl", Severity.WARNING,
-    "A pattern (at least `mixed_min_keys` keys) where some keys have a TTL and others none.",
+    "A pattern (at least `mixed_min_keys` keys) where some keys have a TTL and others none "
+    "(a known library's patterns are left to LIB001-LIB004).",
     "Keys of one pattern are written by the same code, so they should all expire or none "
     "should. A mix usually means a TTL was lost: SET without KEEPTTL, PERSIST, or a "
     "write path that forgets EXPIRE. The keys without TTL stay forever.")
 VOLATILE_WITHOUT_TTL = Check(
     "TTL002", "volatile-name-without-ttl", Severity.ERROR,
     "Keys without TTL in a pattern whose name says cache, session, lock, rate, tmp, temp, "
-    "otp, token or captcha (`volatile_words`).",
+    "otp, token or captcha (`volatile_words`); a known library's patterns are left to LIB001-LIB004.",
     "OneUptime's guide: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
     "one-time passwords and captchas are short-lived by nature; without a TTL they pile "
     "up until maxmemory, and a lock without TTL is held forever once its owner dies. "
@@ -105,8 +106,9 @@ class TtlPass:
 
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
-        groups = ctx.output("patterns").shared
-        coverage = _Coverage(columns, groups, options)
+        patterns = ctx.output("patterns")
+        groups = patterns.shared
+        coverage = _Coverage(columns, groups, options, _library_owned(patterns.tables["patterns"], groups))
         findings = _pattern_findings(coverage, columns, groups, options)
         findings += _persistent_findings(coverage, columns, options)
         findings += _expired_findings(coverage, columns, groups)
@@ -117,8 +119,9 @@ class TtlPass:
 class _Coverage:
     """Per-group TTL counts (numpy arrays indexed by group), from the patterns pass's measures."""
 
-    def __init__(self, columns, groups, options):
+    def __init__(self, columns, groups, options, library_owned):
         stats = groups.stats
+        self.library_owned = library_owned
         self.n_keys = stats.n_keys
         self.n_with_ttl = stats.n_with_ttl
         self.n_without = self.n_keys - self.n_with_ttl
@@ -171,10 +174,21 @@ def volatile_words(pattern, words):
     return [t.lower() for t in tokens if t.lower() in words]
 
 
+def _library_owned(patterns, groups):
+    """Per group: True when a known library owns its pattern (see :mod:`rdbscope.libraries`)."""
+    owned = {(db, pattern) for db, pattern, library in zip(patterns["db"].to_pylist(), patterns["pattern"].to_pylist(),
+                                                          patterns["library"].to_pylist(), strict=True)
+             if library is not None}
+    return np.array([(db, pattern) in owned for db, pattern in zip(groups.db.tolist(), groups.pattern, strict=True)],
+                    dtype=bool)
+
+
 def _pattern_findings(coverage, columns, groups, options):
     findings = []
-    volatile_fired = np.flatnonzero(coverage.volatile & (coverage.n_without > 0))
-    mixed_fired = np.flatnonzero(~coverage.volatile & (coverage.n_keys >= options.mixed_min_keys)
+    # a library's keys are judged by its own checks (LIB001-LIB004), which name the setting to change
+    judged = ~coverage.library_owned
+    volatile_fired = np.flatnonzero(judged & coverage.volatile & (coverage.n_without > 0))
+    mixed_fired = np.flatnonzero(judged & ~coverage.volatile & (coverage.n_keys >= options.mixed_min_keys)
                                  & (coverage.n_with_ttl > 0) & (coverage.n_without > 0))
     fired = np.concatenate((volatile_fired, mixed_fired))
     if len(fired) == 0:

@@ -82,6 +82,17 @@ def test_caches_without_ttl_name_the_timeout_setting(result):
     assert "flask_cache_page_{id}" not in found  # written with a timeout
 
 
+def test_library_patterns_get_their_library_finding_not_the_generic_ttl_ones(result, owners):
+    """flask_cache_... and laravel_..._cache_... say 'cache' and have no TTL: LIB003 names the setting; TTL002,
+    which would say the same without it, and TTL001 leave library patterns alone."""
+    generic = [f.pattern for f in result.finding_list if f.code in ("TTL001", "TTL002")]
+    assert not [p for p in generic if owners[p][0] is not None]
+    caches = {"flask_cache_user_{id}_feed", "laravel_database_laravel_cache_:report:{id}"}
+    assert caches <= set(by_code(result, "LIB003"))
+    on_user_keys = rdbscope.analyze(key_table(["app:cache:" + str(i) for i in range(20)])).finding_list
+    assert [f.code for f in on_user_keys if f.code in ("TTL001", "TTL002") or f.code.startswith("LIB")] == ["TTL002"]
+
+
 def test_sessions_and_rate_limits_with_their_ttl_are_not_reported(result):
     assert not by_code(result, "LIB002") and not by_code(result, "LIB004")
 
