@@ -26,7 +26,7 @@ PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share"
 BIG_KEY_COLUMNS = ["db", "key", "source", "type", "encoding", "memory_bytes", "n_elements", "codes"]
 TTL_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
                "volatile_name"]
-BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share_of_ttl_keys"]
+BURST_COLUMNS = ["scope", "db", "pattern", "start", "end", "n_keys", "memory_bytes", "share_of_ttl_keys"]
 NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "ttl_share", "slots"]
 FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
@@ -58,7 +58,7 @@ def report_command(
     load=None,
     parallel=None,
 ):
-    """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
+    """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry incidents and findings.
 
     Several dumps (paths, a directory, a quoted glob) are one keyspace, a
     cluster's nodes: one report over them all, with a table of the nodes, and
@@ -114,7 +114,7 @@ def report_command(
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
                   "big_keys": ("Biggest keys", BIG_KEY_COLUMNS),
                   "ttl": ("Patterns with the most memory without TTL", TTL_COLUMNS),
-                  "expiry": ("Expiry cliffs", BURST_COLUMNS)}
+                  "expiry": ("Expiry incidents", BURST_COLUMNS)}
         for name, (title, columns) in titles.items():
             frame = sections[name]["patterns"] if name == "ttl" else sections[name]
             frame = frame["bursts"] if name == "expiry" else frame

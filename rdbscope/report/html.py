@@ -40,7 +40,7 @@ _FIGURE_CAPTIONS = {
 
 #: The sections, in page order: (id, heading).
 SECTIONS = (("overview", "Overview"), ("memory", "Memory"), ("findings", "Findings"), ("keys", "Biggest keys"),
-            ("ttl", "TTL coverage"), ("expiry", "Expiry cliffs"))
+            ("ttl", "TTL coverage"), ("expiry", "Expiry incidents"))
 #: The section a report of several dumps (a cluster's nodes) has after the overview: one row per dump.
 NODES_SECTION = ("nodes", "Nodes")
 
@@ -158,7 +158,7 @@ def render_html(res, source=None, top=25, title=None) -> str:
                 _table(ttl_pattern_rows(res, top), ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl",
                                                     "memory_bytes_without_ttl", "volatile_name", "ttl_s_p50",
                                                     "ttl_s_max"])],
-        "expiry": [_figure(plots, "expiry"), _expiry_table(res, top)],
+        "expiry": [_figure(plots, "expiry"), _expiry_table(res)],
     }
     if o.n_sources > 1:
         sections["nodes"] = [_table(node_rows(res), _NODE_COLUMNS)]
@@ -250,12 +250,13 @@ def _finding_groups(findings, most):
     return groups
 
 
-def _expiry_table(res, top):
-    bursts = expiry_burst_rows(res, top)
-    if not len(bursts):
-        return "<p>No expiry cliffs.</p>"
-    return _table(bursts, ["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys",
-                           "share_of_ttl_keys"])
+def _expiry_table(res):
+    """Every incident: the timeline above marks each of them."""
+    incidents = expiry_burst_rows(res)
+    if not len(incidents):
+        return "<p>No expiry incidents.</p>"
+    return _table(incidents, ["scope", "db", "pattern", "start", "end", "n_keys", "memory_bytes",
+                              "share_of_ttl_keys", "keys_in_batches"])
 
 
 def _cards(o):

@@ -210,7 +210,7 @@ def plot_ttl_distribution(res, ax=None) -> Figure:
 
 
 def plot_expiry_timeline(res, ax=None) -> Figure:
-    """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; cliffs marked.
+    """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; every expiry incident marked.
 
     When nothing expires for most of the span, the empty start is cut and the
     title says how long after ctime the first key expires.
@@ -240,35 +240,34 @@ def plot_expiry_timeline(res, ax=None) -> Figure:
     twin.yaxis.set_major_formatter(lambda v, _p: f"{v:.0%}")
     twin.set_ylabel("share of TTL keys expired (line)")
     twin.spines[["top"]].set_visible(False)
-    marked = _mark_cliffs(ax, res.tables.get("expiry_bursts"), start[0], end[-1])
+    marked = _mark_incidents(ax, res.tables.get("expiry_bursts"), start[0], end[-1])
     bucket = human_seconds(timeline["bucket_s"][0].as_py())
     ax.set_title(f"Expiry timeline from the dump's ctime: buckets of {bucket}, "
-                 f"{marked} cliff{'s' if marked != 1 else ''} marked{note}", loc="left")
+                 f"{marked} incident{'s' if marked != 1 else ''} marked{note}", loc="left")
     fig.autofmt_xdate()
     _tidy(ax, grid="y")
     return fig
 
 
-def _mark_cliffs(ax, bursts, left, right, most=4):
-    """Dashed red lines at the largest bursts (one per instant), labelled on the side with room."""
-    if bursts is None or bursts.num_rows == 0:
+def _mark_incidents(ax, incidents, left, right, labelled=4):
+    """A dashed red line at every expiry incident (the rows of the table beside the chart); the
+    ``labelled`` largest named on the side with room. Returns how many were marked."""
+    if incidents is None or incidents.num_rows == 0:
         return 0
-    rows = sorted(bursts.to_pylist(), key=lambda r: (-r["n_keys"], r["window_s"]))
-    seen, marked = set(), 0
+    rows = sorted(incidents.to_pylist(), key=lambda r: (-r["n_keys"], r["start"]))
     middle = left + (right - left) / 2
-    for row in rows:
-        if row["start"] in seen or marked >= most:
-            continue
-        seen.add(row["start"])
+    for rank, row in enumerate(rows):
         ax.axvline(row["start"], color=ACCENT, linewidth=1.2, linestyle="--")
+        if rank >= labelled:
+            continue
         label = row["pattern"] if row["pattern"] else "whole dump"
+        span = human_seconds((row["end"] - row["start"]).total_seconds())
         on_right = row["start"] < middle
-        ax.annotate(f"{row['n_keys']:,} keys in {human_seconds(row['window_s'])}\n{_printable(label)}",
-                    xy=(row["start"], ax.get_ylim()[1]), xytext=(5 if on_right else -5, -4 - 28 * marked),
+        ax.annotate(f"{row['n_keys']:,} keys in {span}\n{_printable(label)}",
+                    xy=(row["start"], ax.get_ylim()[1]), xytext=(5 if on_right else -5, -4 - 28 * rank),
                     textcoords="offset points", va="top", ha="left" if on_right else "right", fontsize=8,
                     color=ACCENT)
-        marked += 1
-    return marked
+    return len(rows)
 
 
 def plot_types_and_encodings(res, ax=None) -> Figure:
@@ -346,7 +345,7 @@ class PlotAccessor:
         return plot_ttl_distribution(self._result, ax=ax)
 
     def expiry(self, ax=None) -> Figure:
-        """Expiry timeline with cliffs; see :func:`plot_expiry_timeline`."""
+        """Expiry timeline with its incidents; see :func:`plot_expiry_timeline`."""
         return plot_expiry_timeline(self._result, ax=ax)
 
     def types(self, ax=None) -> Figure:

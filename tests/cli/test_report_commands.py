@@ -157,7 +157,7 @@ def test_report_select_and_ignore_keep_the_findings_they_name():
 def test_report_terminal_summary():
     result = invoke("report", DUMP)
     assert result.exit_code == 0
-    for text in ("2,073 keys", "Top patterns by memory", "Biggest keys", "without TTL", "Expiry cliffs",
+    for text in ("2,073 keys", "Top patterns by memory", "Biggest keys", "without TTL", "Expiry incidents",
                  "Top findings", "redis 7.0.15"):
         assert text in result.stdout, text
     assert result.stderr == ""

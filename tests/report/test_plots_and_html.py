@@ -54,11 +54,15 @@ def test_key_sizes_counts_every_key(res):
     assert sum(p.get_height() for p in ax.patches) == res.keys.num_rows
 
 
-def test_expiry_timeline_marks_the_cliffs(res):
+def test_expiry_timeline_marks_every_incident_of_the_table(res):
     fig = res.plot.expiry()
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
-    biggest = max(res.tables["expiry_bursts"].to_pylist(), key=lambda r: r["n_keys"])
+    incidents = res.tables["expiry_bursts"].to_pylist()
+    biggest = max(incidents, key=lambda r: r["n_keys"])
     assert f"{biggest['n_keys']:,} keys in" in texts
+    assert f"{len(incidents)} incidents marked" in fig.axes[0].get_title(loc="left") and len(incidents) >= 2
+    dashed = [line for line in fig.axes[0].lines if line.get_linestyle() == "--"]
+    assert len(dashed) == len(incidents)
     n_with_ttl = res.keys.num_rows - res.keys.table["expire_at"].null_count
     assert sum(p.get_height() for p in fig.axes[0].patches) == n_with_ttl
 
