@@ -95,8 +95,10 @@ def report_command(
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:
+        from ..report.triage import triage
+
         nodes = {"nodes": records(views.node_rows(res))} if res.keys.n_sources > 1 else {}
-        write_json({"overview": overview.as_dict(), **nodes,
+        write_json({"overview": overview.as_dict(), "summary": triage(res).as_dict(records), **nodes,
                     **{name: _plain(section) for name, section in sections.items()},
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:
@@ -108,7 +110,11 @@ def report_command(
 
         sys.stdout.write(render_openmetrics(res, source, top))
     else:
+        from ..report.triage import triage
+        from ._summary import summary_renderable
+
         print_renderable(_headline(overview))
+        print_renderable(summary_renderable(triage(res)))
         if res.keys.n_sources > 1:
             emit(views.node_rows(res), output, title="Nodes", columns=NODE_COLUMNS)
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
@@ -172,18 +178,18 @@ def _headline(o):
         if o.ctime:
             lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
     lines.append("\n")
-    memory = "of estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
+    memory = "estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
     lines.append(count(o.n_keys, "key"), style="bold")
     lines.append(f" in {count(o.n_dbs, 'db')}, {count(o.n_patterns, 'pattern')}; ")
     lines.append(format_bytes(o.memory_bytes), style="bold")
     lines.append(f" {memory}")
     extras = []
     if o.est_total_memory_bytes is not None:
-        extras.append(f"{format_bytes(o.est_total_memory_bytes)} with key tables")
+        extras.append(f"with key tables {format_bytes(o.est_total_memory_bytes)}")
     if o.used_mem_bytes is not None:
         extras.append(f"used-mem {format_bytes(o.used_mem_bytes)}")
-    extras.append(f"{format_bytes(o.rdb_bytes)} in the dump")
-    lines.append(f" ({'; '.join(extras)})\n")
+    extras.append(f"dump {format_bytes(o.rdb_bytes)}")
+    lines.append(f" ({', '.join(extras)})\n")
     if o.n_keys:
         ttl_share = format_share(o.n_with_ttl / o.n_keys)
         lines.append(f"TTL: {count(o.n_with_ttl, 'key')} ({ttl_share}) {'has' if o.n_with_ttl == 1 else 'have'} one")

@@ -32,8 +32,8 @@ COLD_WITHOUT_TTL = Check(
     "maxmemory-policy record idle times. Delete what is dead, or give the pattern a TTL so it leaves on its own.")
 
 #: How each counter is written, for the note shown when a dump has neither.
-COUNTER_SETTINGS = ("maxmemory-policy allkeys-lru or volatile-lru records idle times; "
-                    "allkeys-lfu or volatile-lfu records LFU counters")
+COUNTER_SETTINGS = ("set maxmemory-policy allkeys-lru/volatile-lru (idle times) "
+                    "or allkeys-lfu/volatile-lfu (LFU counters)")
 
 
 @dataclass(frozen=True)
