@@ -120,11 +120,13 @@ def report_command(
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
                   "big_keys": ("Biggest keys", BIG_KEY_COLUMNS),
                   "ttl": ("Patterns with the most memory without TTL", TTL_COLUMNS),
-                  "expiry": ("Expiry incidents", BURST_COLUMNS)}
+                  "expiry": ("Expiry incidents", BURST_COLUMNS),
+                  "activity": ("Cold and hot memory by pattern", None)}
         for name, (title, columns) in titles.items():
             frame = sections[name]["patterns"] if name == "ttl" else sections[name]
             frame = frame["bursts"] if name == "expiry" else frame
-            if len(frame):
+            frame = frame["patterns"] if name == "activity" else frame
+            if frame is not None and len(frame):
                 emit(frame, output, title=title, columns=columns)
         findings = views.finding_rows(res, top)
         if len(findings):
@@ -152,13 +154,23 @@ def _sections(res, top):
         "big_keys": views.big_key_rows(res, min(top, 10)),
         "ttl": {"overview": views.ttl_overview_rows(res), "patterns": views.ttl_pattern_rows(res, top)},
         "expiry": {"bursts": views.expiry_burst_rows(res, top)},
+        "activity": _activity_section(res, top),
     }
+
+
+def _activity_section(res, top):
+    from ..report.triage import activity_rows
+
+    if "activity" not in res.tables:
+        return {"note": "not run", "patterns": None}
+    note, frame = activity_rows(res, top)
+    return {"note": note, "patterns": frame}
 
 
 def _plain(section):
     if isinstance(section, dict):
-        return {name: records(frame) for name, frame in section.items()}
-    return records(section)
+        return {name: _plain(part) for name, part in section.items()}
+    return records(section) if section is not None and not isinstance(section, str) else section
 
 
 def _headline(o):

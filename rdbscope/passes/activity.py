@@ -95,8 +95,8 @@ class ActivityPass:
         cold = np.flatnonzero(has_idle & (idle > options.cold_idle_s) & ~columns.has_ttl)
         cold_memory = counts(groups.group[cold], groups.n, memory[cold])
         data["memory_bytes_cold_without_ttl"] = pa.array(cold_memory, pa.uint64())
-        data["idle_s_min"] = _group_extreme(groups, idle, has_idle, np.minimum, pa.uint64())
-        data["idle_s_max"] = _group_extreme(groups, idle, has_idle, np.maximum, pa.uint64())
+        data["min_idle_s"] = _group_extreme(groups, idle, has_idle, np.minimum, pa.uint64())
+        data["max_idle_s"] = _group_extreme(groups, idle, has_idle, np.maximum, pa.uint64())
         n_lfu = counts(groups.group[has_lfu], groups.n)
         lfu_sum = np.bincount(groups.group[has_lfu], weights=lfu[has_lfu], minlength=groups.n)
         data["n_with_lfu"] = pa.array(n_lfu, pa.int64())
@@ -126,8 +126,8 @@ def activity_columns(options):
         docs[f"memory_bytes_idle_over_{label}"] = f"memory of the keys idle more than {label}"
     docs.update({
         "memory_bytes_cold_without_ttl": "memory of keys without a TTL idle more than cold_idle_s (TTL005)",
-        "idle_s_min": "the least idle time of its keys (its most recent read), seconds; null without idle times",
-        "idle_s_max": "the longest idle time of its keys, seconds; null without idle times",
+        "min_idle_s": "the least idle time of its keys (its most recent read), seconds; null without idle times",
+        "max_idle_s": "the longest idle time of its keys, seconds; null without idle times",
         "n_with_lfu": "keys with an LFU counter in the dump (maxmemory-policy *-lfu)",
         "lfu_mean": "mean LFU counter (logarithmic, decayed at save time); null without counters",
         "lfu_max": "highest LFU counter; null without counters",

@@ -16,6 +16,7 @@ import os
 from .atomic import atomic_path
 from .cells import cell_text, is_numeric_column, label
 from .plots import PlotAccessor
+from .triage import triage
 from .views import (
     big_key_rows,
     expiry_burst_rows,
@@ -39,8 +40,9 @@ _FIGURE_CAPTIONS = {
 }
 
 #: The sections, in page order: (id, heading).
-SECTIONS = (("overview", "Overview"), ("memory", "Memory"), ("findings", "Findings"), ("keys", "Biggest keys"),
-            ("ttl", "TTL coverage"), ("expiry", "Expiry incidents"))
+SECTIONS = (("overview", "Overview"), ("summary", "Summary"), ("memory", "Memory"), ("findings", "Findings"),
+            ("keys", "Biggest keys"), ("ttl", "TTL coverage"), ("expiry", "Expiry incidents"),
+            ("activity", "Cold and hot memory"))
 #: The section a report of several dumps (a cluster's nodes) has after the overview: one row per dump.
 NODES_SECTION = ("nodes", "Nodes")
 
@@ -59,6 +61,8 @@ h1 {{ font-size: 22px; margin: 0 0 4px; }} h2 {{ font-size: 17px; margin: 32px 0
 h3 {{ font-size: 14px; margin: 20px 0 8px; }}
 .sub {{ color: #555; margin: 0 0 10px; }}
 nav {{ font-size: 13px; margin: 0 0 16px; }} nav a {{ color: #1f5fa8; margin-right: 14px; text-decoration: none; }}
+.pair {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 0 24px; }}
+ol.savings li {{ margin: 3px 0; }} ol.savings b {{ display: inline-block; min-width: 76px; }}
 .cards {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 10px; }}
 .card {{ background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; padding: 10px 14px; }}
 .card b {{ display: block; font-size: 20px; }} .card span {{ color: #555; font-size: 12px; }}
@@ -147,6 +151,7 @@ def render_html(res, source=None, top=25, title=None) -> str:
                      f"did not run (they need every key in memory).</p>")
     sections: dict[str, list[str]] = {
         "overview": [_cards(o)],
+        "summary": _summary(triage(res)),
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
                    "<h3>Top patterns by memory</h3>", _table(pattern_rows(res, top), _PATTERN_COLUMNS),
                    _figure(plots, "key_sizes"), _figure(plots, "types")],
@@ -159,6 +164,7 @@ def render_html(res, source=None, top=25, title=None) -> str:
                                                     "memory_bytes_without_ttl", "volatile_name", "ttl_s_p50",
                                                     "ttl_s_max"])],
         "expiry": [_figure(plots, "expiry"), _expiry_table(res)],
+        "activity": _activity(res, top),
     }
     if o.n_sources > 1:
         sections["nodes"] = [_table(node_rows(res), _NODE_COLUMNS)]
@@ -248,6 +254,39 @@ def _finding_groups(findings, most):
             f"<span class=\"name\">{_e(name)}</span><span class=\"stats\">{_e(' · '.join(stats))}</span>"
             f"</summary>{_table(rows.head(most), _FINDING_COLUMNS)}{more}</details>")
     return groups
+
+
+def _summary(tri):
+    """The triage summary: its parts two by two, then the savings as a numbered list."""
+    def part(title, frame, columns=None, note=None):
+        body = _table(frame, columns) if frame is not None and len(frame) else f"<p class=\"sub\">{_e(note)}</p>"
+        return f"<div><h3>{_e(title)}</h3>{body}</div>"
+
+    notes = tri.notes
+    activity = tri.activity
+    blocks = [
+        part("Memory by type", tri.by_type, ["type", "n_keys", "memory_bytes", "memory_share", "avg_bytes",
+                                              "largest_key", "largest_bytes"], notes.get("by_type")),
+        part("Top patterns by memory", tri.top_patterns, None, "no patterns"),
+        part("Memory freed over time (TTL left at save)", tri.ttl_buckets, None, notes.get("ttl_buckets")),
+        part("Expiry incidents", tri.incidents, ["scope", "pattern", "start", "end", "n_keys", "memory_bytes"],
+             notes.get("incidents") or "None: no pattern's keys expire together."),
+    ]
+    cold = part("Cold and hot memory", None, note=notes.get("activity")) if activity is None else \
+        (f"<div><h3>Cold and hot memory</h3><p class=\"sub\">{_e(activity.note)}</p>"
+         f"{_table(activity.rows, None) if len(activity.rows) else ''}</div>")
+    items = "".join(f"<li><b>{_e(cell_text('bytes', s.bytes))}</b> {_e(s.action)} <span class=\"code\">{_e(s.code)}"
+                    f"</span></li>" for s in tri.savings) or "<li>none found</li>"
+    savings = f"<div><h3>Largest savings</h3><ol class=\"savings\">{items}</ol></div>"
+    return [f"<div class=\"pair\">{''.join(blocks)}{cold}{savings}</div>"]
+
+
+def _activity(res, top):
+    """Every pattern's idle memory and LFU counters, or why there are none."""
+    from .triage import activity_rows
+
+    note, frame = activity_rows(res, top)
+    return [f"<p class=\"sub\">{_e(note)}</p>"] + ([_table(frame, None)] if frame is not None and len(frame) else [])
 
 
 def _expiry_table(res):

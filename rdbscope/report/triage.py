@@ -192,33 +192,57 @@ def ttl_buckets(res) -> pd.DataFrame:
 
 
 def _activity(res):
+    note, frame = activity_rows(res)
+    counter = None if frame is None else ("idle" if "max_idle_s" in frame.columns else "lfu")
+    if counter == "idle":
+        idle = [c for c in frame.columns if c.startswith("memory_bytes_idle_over_")]
+        frame = frame[frame[idle[0]] > 0][["db", "pattern", "memory_bytes", *idle]]
+        if not len(frame):
+            note += f"; none idle more than {idle[0].rsplit('_', 1)[1]}"
+    elif counter == "lfu":
+        frame = frame[["db", "pattern", "n_keys", "memory_bytes", "lfu_mean", "lfu_max", "memory_bytes_lfu_zero"]]
+    else:
+        frame = pd.DataFrame({"db": [], "pattern": []})
+    return Activity(counter, note, frame.head(5).reset_index(drop=True))
+
+
+def activity_rows(res, top=None):
+    """``(note, frame)``: what the dump's access counters say, and the patterns by them.
+
+    With LRU idle times: the patterns with the most memory idle past the longest
+    threshold first; with LFU counters: the highest mean counter first; with
+    neither, the frame is None and the note names the settings that record them.
+    """
     from ..passes.activity import COUNTER_SETTINGS, ActivityOptions, idle_label
 
     frame = res.tables["activity"].to_pandas()
     options = getattr(res.config, "activity", None) or ActivityOptions()
     if frame["n_with_idle"].sum() > 0:
         labels = [idle_label(t) for t in options.idle_thresholds_s]
-        longest = f"memory_bytes_idle_over_{labels[-1]}"
-        rows = frame[frame[f"memory_bytes_idle_over_{labels[0]}"] > 0].sort_values(
-            [longest, f"memory_bytes_idle_over_{labels[0]}", "db", "pattern"],
-            ascending=[False, False, True, True], kind="stable")
-        columns = ["db", "pattern", "memory_bytes", *[f"memory_bytes_idle_over_{label}" for label in labels]]
-        youngest = int(frame["idle_s_max"].max())  # the longest idle time of all
+        frame = frame[frame["n_with_idle"] > 0].sort_values(
+            [f"memory_bytes_idle_over_{label}" for label in labels[::-1]] + ["memory_bytes", "db", "pattern"],
+            ascending=[False] * (len(labels) + 1) + [True, True], kind="stable")
+        columns = ["db", "pattern", "n_keys", "memory_bytes", *[f"memory_bytes_idle_over_{label}" for label in labels],
+                   "memory_bytes_cold_without_ttl", "min_idle_s", "max_idle_s"]
+        longest = int(frame["max_idle_s"].max())
         note = (f"LRU idle times at save (maxmemory-policy *-lru): the longest idle key was unread "
-                f"for {_duration(youngest)}")
-        if not len(rows):
-            note += f"; none idle more than {labels[0]}"
-        return Activity("idle", note, rows[columns].head(5).reset_index(drop=True))
+                f"for {_duration(longest)}")
+        return note, _head(frame[columns], top)
     if frame["n_with_lfu"].sum() > 0:
-        rows = frame[frame["n_with_lfu"] > 0].sort_values(
+        frame = frame[frame["n_with_lfu"] > 0].sort_values(
             ["lfu_mean", "memory_bytes", "db", "pattern"], ascending=[False, False, True, True], kind="stable")
         decay = options.lfu_decay_time_min
         note = (f"LFU counters (maxmemory-policy *-lfu), logarithmic: ~100 reads make 10, 1M 255; "
                 f"assumed decay: 1 point per {decay} min unread (lfu-decay-time {decay})")
-        columns = ["db", "pattern", "n_keys", "memory_bytes", "lfu_mean", "lfu_max", "memory_bytes_lfu_zero"]
-        return Activity("lfu", note, rows[columns].head(5).reset_index(drop=True))
-    return Activity(None, f"none in the dump: {COUNTER_SETTINGS}",
-                    pd.DataFrame({"db": [], "pattern": []}))
+        columns = ["db", "pattern", "n_keys", "memory_bytes", "lfu_mean", "lfu_max", "n_lfu_zero",
+                   "memory_bytes_lfu_zero"]
+        return note, _head(frame[columns], top)
+    return f"none in the dump: {COUNTER_SETTINGS}", None
+
+
+def _head(frame, top):
+    frame = frame.reset_index(drop=True)
+    return frame.head(top) if top else frame
 
 
 def _duration(seconds):

@@ -125,7 +125,8 @@ def test_expiry_json_finds_the_shared_expiry(oracle):
 
 def test_report_json_shape(oracle):
     data = json.loads(invoke("report", DUMP, "--format", "json", "--top", "4").stdout)
-    assert set(data) == {"overview", "summary", "patterns", "big_keys", "ttl", "expiry", "findings"}
+    assert set(data) == {"overview", "summary", "patterns", "big_keys", "ttl", "expiry", "activity", "findings"}
+    assert data["activity"]["patterns"] is None and "allkeys-lru" in data["activity"]["note"]
     summary = data["summary"]
     assert {"by_type", "top_patterns", "ttl_buckets", "incidents", "activity", "savings"} <= set(summary)
     assert sum(row["n_keys"] for row in summary["by_type"]) == len(oracle["keys"])

@@ -30,7 +30,7 @@ def test_idle_keys_and_memory_are_counted_per_threshold():
     assert (activity["n_idle_over_1h"], activity["n_idle_over_1d"], activity["n_idle_over_7d"]) == (3, 2, 1)
     assert activity["memory_bytes_idle_over_1h"] == 200 + 300 + 400
     assert activity["memory_bytes_idle_over_7d"] == 400
-    assert (activity["idle_s_min"], activity["idle_s_max"]) == (10, 8 * DAY)
+    assert (activity["min_idle_s"], activity["max_idle_s"]) == (10, 8 * DAY)
     assert activity["n_with_lfu"] == 0 and activity["lfu_mean"] is None and activity["lfu_max"] is None
 
 
@@ -49,7 +49,7 @@ def test_cold_patterns_without_ttl_are_reported_with_ttl_not():
 def test_without_counters_every_count_is_zero():
     result = rdbscope.analyze(make_keys([key("user:1"), key("user:2")]))
     (row,) = result.tables["activity"].to_pylist()
-    assert row["n_with_idle"] == 0 and row["n_with_lfu"] == 0 and row["idle_s_max"] is None
+    assert row["n_with_idle"] == 0 and row["n_with_lfu"] == 0 and row["max_idle_s"] is None
 
 
 # ---- against live servers: keys aged with RESTORE ... IDLETIME / FREQ, read back with OBJECT before SAVE
@@ -116,7 +116,7 @@ def test_idle_memory_per_pattern_matches_object_idletime():
             idle = [name for name in mine if idletime[name] > threshold]
             assert activity[pattern][f"n_idle_over_{label}"] == len(idle), (prefix, label)
             assert activity[pattern][f"memory_bytes_idle_over_{label}"] == sum(memory[n] for n in idle)
-        assert activity[pattern]["idle_s_max"] >= max(idletime[n] for n in mine)
+        assert activity[pattern]["max_idle_s"] >= max(idletime[n] for n in mine)
     cold = [f for f in result.finding_list if f.code == "TTL005"]
     # archive is cold without TTL; cart is idle as long but expires by itself
     assert [(f.pattern, f.n_keys) for f in cold] == [(next(p for p in activity if p.startswith("archive:")), 30)]

@@ -156,7 +156,11 @@ def test_html_escapes_text_from_the_dump(res):
 def test_html_groups_findings_by_code_after_the_memory_section(res):
     text = render_html(res)
     sections = re.findall(r'<section id="(\w+)">', text)
-    assert sections == ["overview", "memory", "findings", "keys", "ttl", "expiry"]
+    assert sections == ["overview", "summary", "memory", "findings", "keys", "ttl", "expiry", "activity"]
+    summary = text[text.index('<section id="summary">'):text.index('<section id="memory">')]
+    for part in ("Memory by type", "Top patterns by memory", "Memory freed over time", "Expiry incidents",
+                 "Cold and hot memory", "Largest savings", "CONFIG SET"):
+        assert part in summary
     groups = re.findall(r'<details id="finding-(\w+)"', text)
     assert groups == list(dict.fromkeys(f.code for f in res.finding_list))
     assert 'title="emoji:🍕:orders"' in text  # the whole name, for a cell cut short
