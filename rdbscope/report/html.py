@@ -34,8 +34,10 @@ _FIGURE_CAPTIONS = {
     "memory_by_pattern": "Memory by pattern",
     "treemap": "Memory by pattern (treemap)",
     "key_sizes": "Key size distribution",
+    "key_sizes_memory": "Memory by key size",
     "types": "Types and encodings",
     "ttl": "TTL distribution",
+    "ttl_memory": "TTL distribution by memory",
     "expiry": "Expiry timeline",
 }
 
@@ -154,12 +156,12 @@ def render_html(res, source=None, top=25, title=None) -> str:
         "summary": _summary(triage(res)),
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
                    "<h3>Top patterns by memory</h3>", _table(pattern_rows(res, top), _PATTERN_COLUMNS),
-                   _figure(plots, "key_sizes"), _figure(plots, "types")],
+                   _figure(plots, "key_sizes"), _figure(plots, "key_sizes_memory"), _figure(plots, "types")],
         "findings": _finding_groups(findings, top * 2) if len(findings) else ["<p>No findings.</p>"],
         "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "source", "pattern", "type", "encoding",
                                                           "memory_bytes", "rdb_bytes", "n_elements", "expire_at",
                                                           "codes"])],
-        "ttl": [_figure(plots, "ttl"), _table(ttl_overview_rows(res), None), "<p></p>",
+        "ttl": [_figure(plots, "ttl"), _figure(plots, "ttl_memory"), _table(ttl_overview_rows(res), None), "<p></p>",
                 _table(ttl_pattern_rows(res, top), ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl",
                                                     "memory_bytes_without_ttl", "volatile_name", "ttl_s_p50",
                                                     "ttl_s_max"])],
@@ -199,7 +201,7 @@ def figure_data_uri(fig) -> str:
 
 
 #: Figures drawn from every key; a bounded run keeps only the keys it names, so it draws none of them.
-_PER_KEY_FIGURES = ("key_sizes", "types", "ttl", "expiry")
+_PER_KEY_FIGURES = ("key_sizes", "key_sizes_memory", "types", "ttl", "ttl_memory", "expiry")
 
 
 def _figure(plots, name):
@@ -207,7 +209,8 @@ def _figure(plots, name):
     if plots.bounded and name in _PER_KEY_FIGURES:
         return (f"<p class=\"sub\">{_e(caption)}: not drawn, since the dump was analysed in bounded memory "
                 f"and this figure needs every key (raise --memory-budget to draw it).</p>")
-    fig = getattr(plots, name)()
+    # "<figure>_memory": the figure by memory rather than by keys.
+    fig = getattr(plots, name.removesuffix("_memory"))(**({"by": "memory"} if name.endswith("_memory") else {}))
     return (f"<figure><img alt=\"{_e(caption)}\" src=\"{figure_data_uri(fig)}\">"
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
