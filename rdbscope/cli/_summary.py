@@ -21,6 +21,18 @@ def summary_renderable(tri):
     )
 
 
+def summary_text(tri, width=120):
+    """The summary as plain text ``width`` wide, without the spaces the side-by-side tables pad lines with
+    (what a pipe or file gets: the terminal layout, not one stretched to the widest table)."""
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(summary_renderable(tri))
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
 def _side_by_side(left, right):
     grid = Table.grid(padding=(0, 2))
     grid.add_column(vertical="top")

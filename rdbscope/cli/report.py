@@ -2,6 +2,7 @@
 Parquet dataset."""
 
 import datetime
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -104,17 +105,19 @@ def report_command(
     elif fmt == Format.csv:
         emit(views.finding_rows(res), output)
     elif fmt == Format.openmetrics:
-        import sys
-
         from ..report.openmetrics import render_openmetrics
 
         sys.stdout.write(render_openmetrics(res, source, top))
     else:
         from ..report.triage import triage
-        from ._summary import summary_renderable
+        from ._console import out
+        from ._summary import summary_renderable, summary_text
 
         print_renderable(_headline(overview))
-        print_renderable(summary_renderable(triage(res)))
+        if out.is_terminal:
+            print_renderable(summary_renderable(triage(res)))
+        else:
+            sys.stdout.write(summary_text(triage(res)))
         if res.keys.n_sources > 1:
             emit(views.node_rows(res), output, title="Nodes", columns=NODE_COLUMNS)
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
