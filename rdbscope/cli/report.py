@@ -164,8 +164,6 @@ def _sections(res, top):
 def _activity_section(res, top):
     from ..report.triage import activity_rows
 
-    if "activity" not in res.tables:
-        return {"note": "not run", "patterns": None}
     note, frame = activity_rows(res, top)
     return {"note": note, "patterns": frame}
 

@@ -211,10 +211,12 @@ def activity_rows(res, top=None):
 
     With LRU idle times: the patterns with the most memory idle past the longest
     threshold first; with LFU counters: the highest mean counter first; with
-    neither, the frame is None and the note names the settings that record them.
+    neither, the frame is None and the note names the settings that record them (or says the pass did not run).
     """
     from ..passes.activity import COUNTER_SETTINGS, ActivityOptions, idle_label
 
+    if "activity" not in res.tables:
+        return _not_run(res, "activity"), None
     frame = res.tables["activity"].to_pandas()
     options = getattr(res.config, "activity", None) or ActivityOptions()
     if frame["n_with_idle"].sum() > 0:

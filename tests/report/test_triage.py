@@ -10,6 +10,7 @@ from rich.console import Console
 
 import rdbscope
 from rdbscope.cli._summary import summary_renderable
+from rdbscope.report.html import render_html
 from rdbscope.report.triage import Saving, largest_savings, triage
 
 VARIANTS = sorted(p.name for p in SAMPLE_DUMPS.glob("*.rdb") if p.stem.rsplit("-", 1)[1] in ("default", "lfu", "lru"))
@@ -130,5 +131,6 @@ def test_a_bounded_run_renders_what_it_has():
     screen = io.StringIO()
     Console(file=screen, width=120, color_system=None).print(summary_renderable(tri))
     assert "not run in a bounded run" in screen.getvalue()
+    assert "not run in a bounded run" in render_html(res)
     data = tri.as_dict(lambda frame: frame.to_dict("records"))
     assert data["incidents"] is None and data["top_patterns"] and data["notes"]["by_type"]
