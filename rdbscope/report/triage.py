@@ -227,8 +227,7 @@ def activity_rows(res, top=None):
         columns = ["db", "pattern", "n_keys", "memory_bytes", *[f"memory_bytes_idle_over_{label}" for label in labels],
                    "memory_bytes_cold_without_ttl", "min_idle_s", "max_idle_s"]
         longest = int(frame["max_idle_s"].max())
-        note = (f"LRU idle times at save (maxmemory-policy *-lru): the longest idle key was unread "
-                f"for {_duration(longest)}")
+        note = f"LRU idle times at save (maxmemory-policy *-lru); longest unread: {_duration(longest)}"
         return note, _head(frame[columns], top)
     if frame["n_with_lfu"].sum() > 0:
         frame = frame[frame["n_with_lfu"] > 0].sort_values(
@@ -272,6 +271,9 @@ def largest_savings(findings, most=5) -> list:
         saving = _saving(f, details)
         if saving is not None and saving.bytes > 0:
             actions.append(saving)
+    # A cold pattern without TTL is also a volatile name without one (TTL002): one action, the specific one.
+    cold = {s.pattern for s in actions if s.code == "TTL005"}
+    actions = [s for s in actions if not (s.code == "TTL002" and s.pattern in cold)]
     for setting, (saved, value, code) in by_setting.items():
         actions.append(Saving(f"CONFIG SET {setting} {value}", int(saved), code))
     return sorted(actions, key=lambda s: (-s.bytes, s.code, s.action))[:most]

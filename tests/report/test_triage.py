@@ -110,6 +110,7 @@ def test_incidents_and_savings_merge_one_setting_and_name_the_jitter():
         finding("EXP001", {"start": "2030-01-01T00:42:08Z", "end": "2030-01-01T00:42:09Z"}, pattern="api:{hex}",
                 n_keys=150_000, est_memory_bytes=90),
         finding("TTL005", {"cold_idle_s": 604800}, pattern="session:{uuid}", n_keys=3, est_memory_bytes=2000),
+        finding("TTL002", {"n_without_ttl": 3}, pattern="session:{uuid}", n_keys=3, est_memory_bytes=2000),
         finding("BIG001", {}, pattern="big", n_keys=1, est_memory_bytes=10**9),
     ]
     assert largest_savings(findings) == [
