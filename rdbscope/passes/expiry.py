@@ -205,11 +205,12 @@ class ExpiryPass:
         memory = columns.memory
         incidents = _incidents(pattern_found, expiring, expiring.group, memory)
         incidents, batches = _with_batches(incidents, expiring.batches(options.min_batch_keys), expiring.base_s)
+        n_incidents = counts(np.array([i.group for i in incidents], np.int64), groups.n)
         incidents = _largest_per_group(incidents, options.max_bursts)
         dump_incidents = _largest_per_group(
             _incidents(_not_one_pattern(dump_found, pattern_found), expiring, np.zeros(expiring.n, np.int64), memory),
             options.max_bursts)
-        findings = _incident_findings(incidents, expiring, columns, groups)
+        findings = _incident_findings(incidents, n_incidents, expiring, columns, groups)
         findings += _dump_incident_findings(dump_incidents, expiring, columns, groups)
         findings += _jitter_findings(batches, expiring, columns, groups, options)
         scoped = [("pattern", i) for i in incidents] + [("all", i) for i in dump_incidents]
@@ -498,7 +499,8 @@ def _largest_per_group(incidents, most):
     return _busiest(ordered, most)
 
 
-def _incident_findings(incidents, expiring, columns, groups):
+def _incident_findings(incidents, n_incidents, expiring, columns, groups):
+    """One finding per incident; ``n_incidents``: how many each group had before the largest were kept."""
     findings = []
     for incident in incidents:
         g = incident.group
@@ -511,10 +513,12 @@ def _incident_findings(incidents, expiring, columns, groups):
                 f"are in {incident.n_batches:,} batches sharing one millisecond each"
             message += f"; {incident.keys_in_batches:,} of them {batches}"
         message += ": add random jitter to the TTL"
+        if n_incidents[g] > 1:
+            message += f" (one of its {int(n_incidents[g]):,} incidents)"
         findings.append(EXPIRY_BURST.finding(
             message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=incident.n_keys,
             est_memory_bytes=incident.memory_bytes, examples=columns.key_text(list(incident.examples)),
-            details={**_incident_detail(incident, expiring),
+            details={**_incident_detail(incident, expiring), "incidents_of_pattern": int(n_incidents[g]),
                      "n_with_ttl": n_ttl, "share_of_ttl_keys": round(share, 4),
                      "memory_basis": columns.memory_basis}))
     return findings

@@ -259,9 +259,12 @@ def largest_savings(findings, most=5) -> list:
     Compact-encoding limits are one ``CONFIG SET`` per setting (the highest value any
     pattern needs, the savings summed); the others are one action per finding.
     """
-    by_setting, actions = {}, []
+    by_setting, jitter, actions = {}, {}, []
     for f in findings:
         details = f.details_dict
+        if f.code == "EXP001":  # one action per pattern, however many incidents it has
+            jitter.setdefault(f.pattern, []).append(f)
+            continue
         if f.code in ("ENC001", "ENC003") and details.get("est_saving_bytes"):
             setting, value = (details["setting"], details["largest"]) if f.code == "ENC001" \
                 else ("list-compress-depth", 1)
@@ -276,6 +279,12 @@ def largest_savings(findings, most=5) -> list:
     actions = [s for s in actions if not (s.code == "TTL002" and s.pattern in cold)]
     for setting, (saved, value, code) in by_setting.items():
         actions.append(Saving(f"CONFIG SET {setting} {value}", int(saved), code))
+    for pattern, incidents in jitter.items():
+        largest = max(incidents, key=lambda f: f.n_keys)
+        what = f"{largest.n_keys:,} keys expire {_at(largest.details_dict)}" if len(incidents) == 1 else \
+            f"{len(incidents)} incidents, the largest {largest.n_keys:,} keys {_at(largest.details_dict)}"
+        actions.append(Saving(f"add ±10% TTL jitter to {pattern}: {what}",
+                              sum(f.est_memory_bytes for f in incidents), "EXP001", pattern))
     return sorted(actions, key=lambda s: (-s.bytes, s.code, s.action))[:most]
 
 
@@ -285,9 +294,6 @@ def _saving(f, details):
         return Saving(f"{pattern}: {count(f.n_keys, 'key')} without TTL idle more than "
                       f"{_duration(details['cold_idle_s'])}: delete them or add a TTL", f.est_memory_bytes, f.code,
                       pattern)
-    if f.code == "EXP001":
-        return Saving(f"add ±10% TTL jitter to {pattern}: {f.n_keys:,} keys expire {_at(details)}",
-                      f.est_memory_bytes, f.code, pattern)
     if f.code == "EXP002":
         patterns = [p["pattern"] for p in details.get("patterns", [])]
         more = f" (+{count(len(patterns) - 1, 'pattern')})" if len(patterns) > 1 else ""

@@ -159,6 +159,8 @@ def test_max_bursts_and_share_in_busiest_windows():
     result = analyze(rows, max_bursts=2)
     incidents = found(result, "EXP001")
     assert [i.n_keys for i in incidents] == [104, 103]
+    assert all(i.details_dict["incidents_of_pattern"] == 5 and "(one of its 5 incidents)" in i.message
+               for i in incidents)
     assert abs(incidents[0].details_dict["share_of_ttl_keys"] - 104 / 610) < 1e-3
     # each batch is its own incident; the three not reported are no EXP003 either
     assert not found(result, "EXP003")

@@ -112,11 +112,17 @@ def test_incidents_and_savings_merge_one_setting_and_name_the_jitter():
         finding("TTL005", {"cold_idle_s": 604800}, pattern="session:{uuid}", n_keys=3, est_memory_bytes=2000),
         finding("TTL002", {"n_without_ttl": 3}, pattern="session:{uuid}", n_keys=3, est_memory_bytes=2000),
         finding("BIG001", {}, pattern="big", n_keys=1, est_memory_bytes=10**9),
+        finding("EXP001", {"start": "2030-01-02T00:00:00Z", "end": "2030-01-02T00:01:00Z"}, pattern="lock:{id}",
+                n_keys=500, est_memory_bytes=60),
+        finding("EXP001", {"start": "2030-01-03T00:00:00Z", "end": "2030-01-03T00:00:01Z"}, pattern="lock:{id}",
+                n_keys=400, est_memory_bytes=50),
     ]
     assert largest_savings(findings) == [
         Saving("session:{uuid}: 3 keys without TTL idle more than 7 d: delete them or add a TTL", 2000, "TTL005",
                "session:{uuid}"),
         Saving("CONFIG SET hash-max-listpack-entries 700", 150, "ENC001"),
+        Saving("add ±10% TTL jitter to lock:{id}: 2 incidents, the largest 500 keys in 1 min from "
+               "2030-01-02 00:00:00Z", 110, "EXP001", "lock:{id}"),
         Saving("add ±10% TTL jitter to api:{hex}: 150,000 keys expire at 2030-01-01 00:42:08Z", 90, "EXP001",
                "api:{hex}"),
     ]
