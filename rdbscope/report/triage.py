@@ -281,8 +281,9 @@ def largest_savings(findings, most=5) -> list:
         actions.append(Saving(f"CONFIG SET {setting} {value}", int(saved), code))
     for pattern, incidents in jitter.items():
         largest = max(incidents, key=lambda f: f.n_keys)
-        what = f"{largest.n_keys:,} keys expire {_at(largest.details_dict)}" if len(incidents) == 1 else \
-            f"{len(incidents)} incidents, the largest {largest.n_keys:,} keys {_at(largest.details_dict)}"
+        n = max(len(incidents), largest.details_dict.get("incidents_of_pattern", 0))
+        what = f"{largest.n_keys:,} keys expire {_at(largest.details_dict)}" if n == 1 else \
+            f"{n} incidents, the largest {largest.n_keys:,} keys {_at(largest.details_dict)}"
         actions.append(Saving(f"add ±10% TTL jitter to {pattern}: {what}",
                               sum(f.est_memory_bytes for f in incidents), "EXP001", pattern))
     return sorted(actions, key=lambda s: (-s.bytes, s.code, s.action))[:most]
