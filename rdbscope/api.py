@@ -7,6 +7,7 @@ selection and without the pattern tables it does not report.
 
 import dataclasses
 import os
+from types import MappingProxyType
 
 import pyarrow as pa
 
@@ -15,7 +16,7 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import memory_basis
-from .passes import PASSES, dependency_order, run_passes
+from .passes import PASSES, PatternGroupsPass, dependency_order, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
@@ -30,8 +31,10 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
     Args:
-        keys: what :func:`load` returned, or what it reads: a dump's path, or several
-            dumps (a list, a directory, a glob) read as one keyspace.
+        keys: what :func:`load` returned, or what it reads: a dump's path or URL, or several
+            dumps (a list, a directory, a glob) read as one keyspace. A dump whose size is not
+            known before it is read (``"-"``, a live server) is read in memory while it fits
+            ``memory_budget``, and in bounded memory from there on.
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
@@ -62,7 +65,18 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
                         f"got {type(keys).__name__}")
     from .scale import budget
     limit = budget.default_budget() if memory_budget is None else budget.parse_size(memory_budget)
-    if chunk_keys is None and budget.in_memory_peak(keys) <= limit:
+    peak = budget.in_memory_peak(keys)
+    if peak is None and isinstance(keys, (str, os.PathLike)):  # a stream: its size is known once read
+        from .scale.streams import read_within
+
+        fits = 0 if chunk_keys is not None else limit
+        # the keys held when the stream turns out too large are measured beside the budget's chunks
+        chunk_keys = chunk_keys or budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
+        held, overflow = read_within(os.fspath(keys), fits, chunk_keys, **scan_options)
+        if overflow is None:
+            return _run(held, config, passes)
+        return _run_bounded(overflow, config, passes, chunk_keys, budget.sample_keys_for(limit))
+    if chunk_keys is None and (peak is None or peak <= limit):
         return _run(load(keys, **scan_options), config, passes)
     # Each of the ``jobs`` processes of a bounded run holds a chunk of its own; a budget too small
     # for several is better spent on one.
@@ -101,7 +115,12 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
                   given=given)
-    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=columns.n_keys)
+    stats = given[PatternGroupsPass.id].shared.stats
+    errors = {name: counts.relative_error for name, counts in
+              (("memory", stats.memory), ("rdb_bytes", stats.rdb_bytes), ("ttl", stats.ttl_s))
+              if counts is not None and counts.relative_error}
+    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=columns.n_keys,
+                               percentile_error=MappingProxyType(errors))
 
 
 def _run(keys, config, wanted, columns=None, given=None):

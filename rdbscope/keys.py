@@ -8,6 +8,7 @@ read one by one and joined into one table with a ``source`` column.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ import pyarrow.parquet as pq
 from .errors import InputError, RdbError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
-from .sources import SOURCE_FIELD, error_naming, input_paths, is_url, opened, source_column, summarize_source
+from .sources import SOURCE_FIELD, error_naming, input_paths, is_url, open_dump, opened, source_column, summarize_source
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -148,7 +149,16 @@ def load_one(source, **options):
 
 
 def is_parquet(source) -> bool:
-    """True when ``source`` is the path of a file that starts as Parquet does, or is named ``*.parquet``."""
+    """True when ``source`` is the path (or an fsspec URL) of a file that starts as Parquet does, or is
+    named ``*.parquet``."""
+    if isinstance(source, str) and is_url(source):
+        if source.endswith(".parquet"):
+            return True
+        try:
+            with open_dump(source) as f:
+                return f.read(4) == PARQUET_MAGIC
+        except InputError:
+            return False
     if not isinstance(source, (str, os.PathLike)) or not os.path.isfile(source):
         return False
     with open(source, "rb") as f:
@@ -156,24 +166,25 @@ def is_parquet(source) -> bool:
 
 
 def read_keys_parquet(path, *, db=None, types=None, key_glob=None) -> KeyTable:
-    """Read a keys table written by ``rdbscope scan`` back into a :class:`KeyTable`.
+    """Read a keys table written by ``rdbscope scan`` (a path, or an fsspec URL) back into a :class:`KeyTable`.
 
     Filters are applied to the rows read (the same meaning as :func:`rdbscope.scan`'s).
 
     Raises:
         InputError: the file has no rdbscope dump metadata or lacks key columns.
     """
-    try:
-        file = pq.ParquetFile(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
-    metadata = file.metadata.metadata or {}
-    if PARQUET_METADATA_KEY not in metadata:
-        raise InputError(f"{path}: a Parquet file, but not a keys table written by 'rdbscope scan'")
-    missing = [name for name in KEYS_SCHEMA.names if name not in file.schema_arrow.names]
-    if missing:
-        raise InputError(f"{path}: the keys table lacks the columns {', '.join(missing)}")
-    table = file.read(columns=KEYS_SCHEMA.names)
+    with contextlib.closing(open_dump(path)) if is_url(os.fspath(path)) else contextlib.nullcontext(path) as f:
+        try:
+            file = pq.ParquetFile(f)
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
+        metadata = file.metadata.metadata or {}
+        if PARQUET_METADATA_KEY not in metadata:
+            raise InputError(f"{path}: a Parquet file, but not a keys table written by 'rdbscope scan'")
+        missing = [name for name in KEYS_SCHEMA.names if name not in file.schema_arrow.names]
+        if missing:
+            raise InputError(f"{path}: the keys table lacks the columns {', '.join(missing)}")
+        table = file.read(columns=KEYS_SCHEMA.names)
     table = table.cast(KEYS_SCHEMA) if table.schema != KEYS_SCHEMA else table
     table = filter_keys(table, db=db, types=types, key_glob=key_glob)
     return KeyTable(table, DumpInfo.from_json(metadata[PARQUET_METADATA_KEY], path))

@@ -38,6 +38,10 @@ class Result:
             then holds only the keys the tables and findings name.
         skipped: ids of the passes a bounded run could not make (they need every key in memory).
         key_count: the keys analysed, when ``keys`` does not hold them all (bounded runs).
+        percentile_error: in a bounded run whose keys had too many distinct sizes or TTLs to be
+            counted exactly, ``{measure: bound}`` (``memory``, ``rdb_bytes``, ``ttl``): percentiles
+            and top-k sums of that measure are at most ``bound`` (relative) below the exact value.
+            Empty when every figure is exact.
     """
 
     keys: Any
@@ -51,6 +55,7 @@ class Result:
     bounded: bool = False
     skipped: tuple = ()
     key_count: int | None = None
+    percentile_error: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     #: ``result.plot.patterns()`` and the other figures; :mod:`rdbscope.report` attaches it (imports point down).
     plot: ClassVar[Any]
 

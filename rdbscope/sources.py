@@ -184,6 +184,29 @@ def check_dump(path):
     return path
 
 
+def size_and_head(item):
+    """``(bytes, the first 5 bytes)`` of a dump file or an fsspec URL's object, or None when its size is
+    not known before it is read (standard input, a live server, a store that gives no size).
+
+    Raises:
+        InputError: the file or object cannot be read.
+    """
+    if item == STDIN or is_live(item):
+        return None
+    if not is_url(item):
+        with open(item, "rb") as f:
+            return os.fstat(f.fileno()).st_size, f.read(5)
+    fs, path = open_url_fs(item)
+    try:
+        size = fs.size(path)
+        if size is None:
+            return None
+        with fs.open(path, "rb") as f:
+            return size, f.read(5)
+    except (OSError, ValueError) as exc:
+        raise url_error(item, exc) from None
+
+
 def item_name(item):
     """How an error names an item: a path or URL as given."""
     return os.fspath(item) if isinstance(item, (str, os.PathLike)) else str(item)

@@ -1,5 +1,5 @@
 """Imports point one way (DESIGN.md):
-cli -> report -> api/result/codes/config -> scale -> passes/rules
+cli -> report -> api/result/codes/config -> scale -> passes/rules -> libraries
     -> keys/sources/findings/options/patterns/summary/keyspace -> rdb -> errors.
 """
 
@@ -15,6 +15,7 @@ LAYERS = [
     {"api", "result", "codes", "config"},
     {"scale"},
     {"passes", "rules"},
+    {"libraries"},
     {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
     {"rdb"},
     {"errors"},

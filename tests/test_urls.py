@@ -179,3 +179,68 @@ def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
     assert report_json(f"file://{DUMP}")["overview"]["n_keys"] == 2073
     result = rdbscope("info", f"file://{tmp_path}/nope.rdb")
     assert (result.returncode, result.stderr) == (2, f"error: file://{tmp_path}/nope.rdb: no such file\n")
+
+
+def test_a_keys_parquet_file_on_s3_is_an_input(s3, tmp_path):
+    env, client = s3
+    keys = tmp_path / "keys.parquet"
+    assert rdbscope("scan", DUMP, "-o", keys, "--quiet", env=env).returncode == 0
+    client.put_object(Bucket=BUCKET, Key="scans/keys.parquet", Body=keys.read_bytes())
+    client.put_object(Bucket=BUCKET, Key="scans/keys-without-suffix", Body=keys.read_bytes())
+    local = report_json(keys, env=env)
+    for key in ("scans/keys.parquet", "scans/keys-without-suffix"):
+        remote = report_json(f"s3://{BUCKET}/{key}", env=env)
+        assert remote["overview"].pop("source") == key.rsplit("/", 1)[-1]
+        local["overview"].pop("source", None)
+        assert remote == local
+    result = rdbscope("patterns", f"s3://{BUCKET}/scans/keys.parquet", "--type", "hash", "--format", "json",
+                      env=env)
+    assert result.returncode == 0, result.stderr
+    assert {"hash"} == {t for row in json.loads(result.stdout) for t in row["types"]}
+
+
+def test_trend_and_diff_read_a_dataset_on_s3(s3, tmp_path):
+    """The same two reports written to S3 and to a directory give the same trend and the same diff."""
+    env, _client = s3
+    remote, local = f"s3://{BUCKET}/history", tmp_path / "history"
+    days = (("2026-11-22", NODES[0]), ("2026-11-23", NODES[1]))
+    for out in (remote, local):
+        for day, dump in days:
+            result = rdbscope("report", dump, "--out", out, "--instance", "cache-1", "--date", day, "--quiet",
+                              env=env)
+            assert result.returncode == 0, result.stderr
+    trend = rdbscope("trend", remote, "--format", "json", env=env)
+    assert trend.returncode == 0, trend.stderr
+    rows = json.loads(trend.stdout)
+    assert {r["date"] for r in rows} == {"2026-11-22", "2026-11-23"}
+    assert rows == json.loads(rdbscope("trend", local, "--format", "json", env=env).stdout)
+    grown = rdbscope("trend", remote, "--fail-if-growth", "0%", env=env)
+    assert grown.returncode == 1 and "instance cache-1: total memory grew" in grown.stderr
+    partitions = [f"{remote}/instance=cache-1/date={day}" for day, _dump in days]
+    diff = rdbscope("diff", *partitions, "--format", "json", env=env)
+    assert diff.returncode == 0, diff.stderr
+    local_diff = rdbscope("diff", *[local / f"instance=cache-1/date={day}" for day, _dump in days],
+                          "--format", "json", env=env)
+    remote_doc, local_doc = json.loads(diff.stdout), json.loads(local_diff.stdout)
+    for doc in (remote_doc, local_doc):
+        for side in ("old", "new"):
+            doc[side].pop("source")
+    assert remote_doc == local_doc and remote_doc["patterns"]
+    missing = rdbscope("trend", f"s3://{BUCKET}/nothing-here", env=env)
+    assert (missing.returncode, missing.stderr) == (
+        2, f"error: s3://{BUCKET}/nothing-here: no patterns.parquet under instance=*/date=* "
+           "(not a report dataset?)\n")
+
+
+@pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
+def test_an_s3_dump_over_the_budget_is_analysed_in_bounded_memory(s3, key):
+    """The object's size is known before it is read (the store says), so the run is bounded from the start."""
+    env, _client = s3
+    result = rdbscope("report", f"s3://{BUCKET}/{key}", "--memory-budget", "100KB", "--format", "json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "note: analysed in bounded memory (100KB); not run: expiry, rules" in result.stderr
+    remote = json.loads(result.stdout)
+    local = report_json(DUMP, "--memory-budget", "100KB", env=env)
+    assert remote["overview"].pop("source") == key
+    local["overview"].pop("source")
+    assert remote["expiry"] == {"bursts": []} and remote == local

@@ -153,6 +153,8 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     """
     load = load or LoadOptions()
     paths = _inputs(path)
+    if len(paths) == 1 and is_stream(paths[0]):
+        return _analyze_stream(paths[0], config, passes, load, needs)
     bounded = bounded_run(paths, load)
     from ..api import analyze
 
@@ -161,9 +163,7 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
-    from ..scale.bounded import BOUNDED_PASSES
-
-    missing = [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
+    missing = _not_bounded(needs)
     if missing:
         raise _needs_memory(f"the {' and '.join(missing)} analysis needs", limit, peak)
     from ..sources import shown_name
@@ -172,12 +172,81 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
     with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_budget(limit)})") as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
+    return _checked(res, load, limit, f"about {format_budget(peak)}")
+
+
+def _checked(res, load, limit, needed):
+    """``res`` of a run that may have been bounded (by ``limit``), once it is known to hold keys; says
+    on stderr what a bounded run left out (the passes that need ``needed`` memory) and rounded."""
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
     if res.skipped and not load.quiet:
         message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
-                f"(they need every key in memory, about {format_budget(peak)})")
+                f"(they need every key in memory, {needed})")
+    if res.percentile_error and not load.quiet:
+        said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
+        message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")
     return res
+
+
+def _not_bounded(needs):
+    """The passes of ``needs`` that a bounded run cannot make."""
+    from ..scale.bounded import BOUNDED_PASSES
+
+    return [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
+
+
+def is_stream(path):
+    """True for an input whose size is known only once it is read: standard input, a live server."""
+    from ..sources import STDIN, is_live
+
+    return path == STDIN or is_live(path)
+
+
+def _analyze_stream(path, config, passes, load, needs):
+    """:func:`analyze_input` of a stream: in memory while it fits the budget, bounded from there on
+    (see :mod:`rdbscope.scale.streams`); a command that ``needs`` every key stops where it would not fit."""
+    from ..api import analyze
+    from ..sources import shown_name
+
+    missing = _not_bounded(needs)
+    if missing:
+        keys = load_within(path, load, f"the {' and '.join(missing)} analysis needs")
+        with stage(load.quiet, "analysing"):
+            return analyze(keys, config=config, passes=passes)
+    limit = _budget(load)
+    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+        res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
+                      **load.scan_options())
+    return _checked(res, load, limit, f"more than {format_budget(limit)} for this stream")
+
+
+def load_within(path, load, what):
+    """The KeyTable of the stream ``path`` (see :func:`is_stream`), read in memory; exits 2 as soon as
+    it would not fit ``--memory-budget``, since ``what`` (``"the naming rules need"``) every key."""
+    from ..scale.budget import chunk_keys_for
+    from ..scale.streams import read_within
+    from ..sources import STDIN, shown_name
+
+    limit = _budget(load)
+    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+        keys, overflow = read_within(path, limit, chunk_keys_for(limit), on_progress=on_progress,
+                                     **load.scan_options())
+    if overflow is not None:
+        overflow.close()
+        name = "standard input" if path == STDIN else shown_name(path)
+        raise UsageError(f"{what} every key in memory: {name} holds more keys than the --memory-budget of "
+                         f"{format_budget(limit)} allows ({format_budget(overflow.held_bytes)} of keys table read "
+                         f"when it stopped)")
+    if load.filtered and keys.num_rows == 0:
+        raise nothing_kept(keys.info, load)
+    return keys
+
+
+def _budget(load):
+    from ..scale.budget import default_budget, parse_size
+
+    return parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
 
 
 def refuse_bounded(path, load, what):
@@ -197,15 +266,14 @@ def bounded_run(paths, load):
     """``(budget, estimated peak)`` when ``paths`` (dumps, not a keys Parquet file; see :func:`_inputs`)
     would not fit the memory budget, else None."""
     from ..keys import is_parquet
-    from ..scale.budget import default_budget, in_memory_peak, parse_size
-    from ..sources import is_local
+    from ..scale.budget import in_memory_peak
 
-    # a stream's size is not known before it is read: standard input and URLs are read in memory
-    if any(is_parquet(p) or not is_local(p) for p in paths):
+    if any(is_parquet(p) for p in paths):
         return None
-    limit = parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
+    limit = _budget(load)
     peak = in_memory_peak(paths)
-    return (limit, peak) if peak > limit else None
+    # None: a stream among several dumps (one alone goes by _analyze_stream) is read in memory
+    return (limit, peak) if peak is not None and peak > limit else None
 
 
 def _inputs(path):

@@ -114,6 +114,7 @@ class LoadOptions:
     quiet: bool = False
     memory_budget: str | None = None
     save_dump: str | None = None
+    timeout: float | None = None
 
     @property
     def filtered(self):
@@ -130,6 +131,7 @@ class LoadOptions:
             "allocator": self.allocator,
             "list_compress_depth": self.list_compress_depth,
             **({"save_dump": self.save_dump} if self.save_dump is not None else {}),
+            **({"timeout": self.timeout} if self.timeout is not None else {}),
         }
 
 
@@ -179,6 +181,10 @@ READ_PARAMETERS = (
         "--save-dump", metavar="FILE",
         help="With a running server's URL (redis://...): also write the snapshot it sends to FILE "
              "(written whole under a temporary name, then renamed).", show_default=False)], None),
+    ("timeout", Annotated[float | None, typer.Option(
+        "--timeout", metavar="SECONDS", min=0.001,
+        help="With a running server's URL: how long to wait for the connection, each reply and each part of "
+             "the snapshot.", show_default="5 s to connect, then 60 s")], None),
     ("askpass", Annotated[bool, typer.Option(
         "--askpass", help="Ask for a running server's password on the terminal, as redis-cli --askpass does, "
                           "instead of taking it from the URL or REDISCLI_AUTH.")], False),
@@ -230,7 +236,7 @@ def adds_options(name, parameters, build):
 
 def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
                   allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False, memory_budget=None,
-                  save_dump=None, askpass=False):
+                  save_dump=None, timeout=None, askpass=False):
     types = _split_types(type_)
     if types:
         _check_types(types)
@@ -249,7 +255,7 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
         os.environ["REDISCLI_AUTH"] = getpass.getpass("Please input password: ")
     return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
                        allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet,
-                       memory_budget=memory_budget, save_dump=save_dump)
+                       memory_budget=memory_budget, save_dump=save_dump, timeout=timeout)
 
 
 def takes_load_options(*, filters=True, reading=True, budget=False):

@@ -32,7 +32,7 @@ def growth_option(name, help):
 
 Side = Annotated[str, typer.Argument(
     help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD); "
-         "'-' reads a dump from standard input, a URL (s3://...) one through fsspec.",
+         "'-' reads a dump from standard input, a URL (s3://...) a dump or a partition through fsspec.",
     show_default=False)]
 
 
@@ -108,9 +108,12 @@ def diff_command(
 
 def _snapshot(path, config, load):
     from ..report.compare import is_partition, snapshot_of_partition, snapshot_of_result
-    from ..sources import is_local
+    from ..sources import is_local, is_url
 
-    if not is_local(path):  # a dump from standard input or a URL
+    if not is_local(path):  # a dump from standard input or a URL, or a partition at a URL
+        if is_url(path) and is_partition(path):
+            return snapshot_of_partition(path, db=list(load.db) or None, types=list(load.types) or None,
+                                         match=load.match)
         label = "<stdin>" if path == "-" else path.rsplit("/", 1)[-1]
         return snapshot_of_result(analyze_input(path, config, load=load), label)
     path = Path(path)

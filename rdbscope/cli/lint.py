@@ -7,14 +7,14 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ._analysis import load_keys, refuse_bounded, settings, where_to_run
+from ._analysis import is_stream, load_keys, load_within, refuse_bounded, settings, where_to_run
 from ._console import err, exits_on_bad_input, out, stage
 from ._options import WHERE, FailOn, Format, JsonAlias, takes_load_options, takes_output_options, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
 #: The names of rules.PRESETS and rules.DEPRECATED_PRESETS, spelled here so that --help does not import
 #: the rules (a test ties them).
-PRESETS = ("layered-names", "short-keys")
+PRESETS = ("layered-names", "short-keys", "growth")
 DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
 Source = Annotated[list[str], typer.Argument(
@@ -50,7 +50,7 @@ def lint_command(
         "--preset", callback=_current_presets, metavar="NAME",
         help="Turn on the opt-in rules of a guide's convention: layered-names (the layered naming spec: no "
              "abbreviations, module:submodule:description:identifier), short-keys (Baidu Cloud's guidelines: "
-             "keys within 30 bytes).")] = None,
+             "keys within 30 bytes), growth (key families numbered by a growing counter, without TTL).")] = None,
     masters: Masters = None,
     as_json: JsonAlias = False,
     output=None,
@@ -70,9 +70,12 @@ def lint_command(
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name])
     config = with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
     started = time.perf_counter()
-    refuse_bounded(source, load, "the naming rules need")
-    with where_to_run(parallel) as where:
-        keys = load_keys(source, load, **where)
+    if len(source) == 1 and is_stream(source[0]):
+        keys = load_within(source[0], load, "the naming rules need")
+    else:
+        refuse_bounded(source, load, "the naming rules need")
+        with where_to_run(parallel) as where:
+            keys = load_keys(source, load, **where)
     with stage(load.quiet, "linting"):
         result = lint(keys, config)
     seconds = time.perf_counter() - started

@@ -16,8 +16,8 @@ class PatternSort(str, Enum):
     rdb = "rdb"
 
 
-TABLE_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
-                 "memory_bytes_max", "ttl_share", "ttl_s_p50", "types", "encodings"]
+TABLE_COLUMNS = ["db", "pattern", "library", "key_kind", "n_keys", "share", "memory_bytes_sum", "memory_share",
+                 "memory_bytes_p50", "memory_bytes_max", "ttl_share", "ttl_s_p50", "types", "encodings"]
 
 
 @analysis_command()

@@ -23,7 +23,7 @@ from ._formats import emit, print_renderable, records, write_json
 from ._options import Format, Inputs, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
-PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
+PATTERN_COLUMNS = ["db", "pattern", "library", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share", "types"]
 BIG_KEY_COLUMNS = ["db", "key", "source", "type", "encoding", "memory_bytes", "n_elements", "codes"]
 TTL_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
                "volatile_name"]

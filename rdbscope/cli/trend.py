@@ -24,9 +24,9 @@ METRIC_COLUMNS = {Metric.memory: "memory_bytes_sum", Metric.keys: "n_keys"}
 @takes_load_options(reading=False)
 @takes_output_options(Format.table, Format.json, Format.csv, top=20, config=False)
 def trend_command(
-    directory: Annotated[Path, typer.Argument(
-        help="A report dataset written by 'rdbscope report --out DIR'.", exists=True, file_okay=False,
-        show_default=False)],
+    directory: Annotated[str, typer.Argument(
+        help="A report dataset written by 'rdbscope report --out DIR': a directory, or a URL "
+             "(s3://bucket/reports).", show_default=False)],
     instance: Annotated[str | None, typer.Option(
         "--instance", help="Only this instance (default: every instance).", show_default=False)] = None,
     metric: Annotated[Metric, typer.Option("--metric", help="What to follow: memory or key count.")] = Metric.memory,
@@ -48,6 +48,7 @@ def trend_command(
     """
     from ..report.compare import pivot_trend, trend_rows
 
+    _check_dataset(directory)
     rows = trend_rows(directory, instance, db=list(load.db) or None, types=list(load.types) or None,
                       match=load.match)
     column = METRIC_COLUMNS[metric]
@@ -67,6 +68,18 @@ def trend_command(
         raise typer.Exit(1)
 
 
+def _check_dataset(directory):
+    from ..errors import InputError
+    from ..sources import is_url
+
+    if is_url(directory):
+        return
+    if not Path(directory).exists():
+        raise InputError(f"{directory}: no such directory")
+    if not Path(directory).is_dir():
+        raise InputError(f"{directory}: a file, not a report dataset (a directory written by 'report --out')")
+
+
 def _grown_instances(rows, limit):
     """Say on stderr which instances grew by more than ``limit`` between their two latest dates; True if any."""
     from ..report.compare import format_change, latest_memory_changes
@@ -84,7 +97,7 @@ def _with_units(table, metric):
     """Name the date columns so the formatter shows bytes for memory."""
     if metric != Metric.memory:
         return table
-    renamed = {c: f"{c} bytes" for c in table.columns if c not in ("instance", "db", "pattern")}
+    renamed = {c: f"{c} bytes" for c in table.columns if c not in ("instance", "db", "pattern", "grew_each_date")}
     renamed["change"] = "change bytes"
     return table.rename(columns=renamed)
 

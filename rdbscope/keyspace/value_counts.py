@@ -5,12 +5,26 @@ many keys of each group have each distinct value: sizes fall on a few allocator
 classes and TTLs on whole seconds, so the distinct (group, value) pairs are far
 fewer than the keys. Counts of chunks add up, and every percentile, sum and
 top-k sum is then exact, the same as from the sorted values themselves.
+
+Where they are not far fewer (thousands of patterns with TTLs spread over days,
+say), merged counts past :data:`MAX_ENTRIES` entries round their values down to
+fewer significant bits, one bit at a time, until they fit: percentiles and top-k
+sums are then within ``2 ** (1 - precision)`` of the exact value, below it
+(values under ``2 ** precision`` stay exact). Counts and sums stay exact.
 """
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+#: Entries (distinct group and value pairs) a merge may keep before it rounds values: 2M
+#: entries, 48 MB.
+MAX_ENTRIES = 1 << 21
+#: Significant bits of exact values (all of a uint64).
+EXACT = 64
+#: The fewest significant bits rounding goes down to (relative error under 1/32).
+MIN_PRECISION = 6
 
 
 @dataclass(frozen=True)
@@ -23,6 +37,8 @@ class ValueCounts:
         count: int64 keys of each entry.
         counts: int64 keys per group.
         sums: uint64 exact sum of each group's values.
+        precision: significant bits each value keeps (values rounded down); :data:`EXACT` when
+            no value was rounded.
     """
 
     group: np.ndarray
@@ -30,6 +46,12 @@ class ValueCounts:
     count: np.ndarray
     counts: np.ndarray
     sums: np.ndarray
+    precision: int = EXACT
+
+    @property
+    def relative_error(self):
+        """Bound on how far below the exact value a percentile or top-k sum may be (0 when exact)."""
+        return 0.0 if self.precision == EXACT else 2.0 ** (1 - self.precision)
 
     @classmethod
     def of_sorted(cls, sorted_groups):
@@ -58,6 +80,26 @@ class ValueCounts:
         ``new_groups``: per part, the new number of each of its groups (groups may merge);
         default: the parts' groups are numbered alike already.
         """
+        precision = min((p.precision for p in parts), default=EXACT)
+        merged = replace(cls._merged([p.rounded(precision) for p in parts], n_groups, new_groups),
+                         precision=precision)
+        while len(merged.count) > MAX_ENTRIES and merged.precision > MIN_PRECISION:
+            merged = merged.rounded(min(merged.precision, int(_bit_length(merged.value).max())) - 1)
+        return merged
+
+    def rounded(self, precision):
+        """These counts with each value rounded down to ``precision`` significant bits."""
+        if precision >= self.precision or len(self.value) == 0:
+            return self if precision >= self.precision else replace(self, precision=precision)
+        shift = np.maximum(_bit_length(self.value), precision) - np.uint64(precision)
+        value = (self.value >> shift) << shift  # monotonic: entries stay sorted by group, then value
+        starts = np.concatenate(([0], np.flatnonzero((self.group[1:] != self.group[:-1])
+                                                     | (value[1:] != value[:-1])) + 1))
+        return replace(self, group=self.group[starts], value=value[starts], count=np.add.reduceat(self.count, starts),
+                       precision=precision)
+
+    @classmethod
+    def _merged(cls, parts, n_groups, new_groups):
         if new_groups is None:
             new_groups = [np.arange(len(p.counts), dtype=np.int64) for p in parts]
         group = np.concatenate([np.asarray(ids, np.int64)[p.group] for p, ids in zip(parts, new_groups, strict=True)])
@@ -73,7 +115,7 @@ class ValueCounts:
         shift = 64 - max(1, int(n_groups - 1).bit_length())
         if int(value.max()) < 1 << shift:  # one 64-bit key per entry: one sort instead of a lexsort of two
             key = (group.astype(np.uint64) << np.uint64(shift)) | value
-            order = np.argsort(key)
+            order = np.argsort(key, kind="stable")  # timsort: each part is sorted runs already
             key = key[order]
             starts = np.concatenate(([0], np.flatnonzero(key[1:] != key[:-1]) + 1))
             first = key[starts]
@@ -146,3 +188,14 @@ class ValueCounts:
             ranks = np.maximum(np.ceil(np.asarray(qs) * size).astype(np.int64), 1)
             out[u] = value[np.searchsorted(cumulative, ranks, side="left")]
         return out
+
+
+def _bit_length(values):
+    """The bit length of each uint64 value (0 for 0)."""
+    values = np.asarray(values, np.uint64).copy()
+    bits = np.zeros(len(values), np.uint64)
+    for k in (32, 16, 8, 4, 2, 1):
+        high = values >= np.uint64(1 << k)
+        bits[high] += np.uint64(k)
+        values[high] >>= np.uint64(k)
+    return bits + (values > 0).astype(np.uint64)

@@ -7,6 +7,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..keyspace.measures import MEASURE_DOCS, GroupStats
+from ..libraries import recognize
+from ..libraries.findings import CHECKS as LIBRARY_CHECKS
+from ..libraries.findings import library_findings
 from ..options import option, require_positive
 from ..patterns import pattern_segments
 from .base import PassOutput
@@ -14,6 +17,8 @@ from .base import PassOutput
 PATTERN_COLUMNS = {
     "db": "database number",
     "pattern": "the inferred pattern, e.g. user:{id}:profile",
+    "library": "the library that writes such keys (Celery, RQ, BullMQ, ...); null for the application's own",
+    "key_kind": "what such keys hold for their library (task result, job, session, ...); null without a library",
     "share": "share of the dump's keys",
     "memory_share": "share of the dump's memory",
     "memory_basis": "est_memory_bytes or rdb_bytes: what the memory_bytes_* columns measure",
@@ -38,9 +43,13 @@ class PatternOptions:
     """Options of the ``patterns`` pass (pattern table and namespace tree)."""
 
     n_examples: int = option(3, "example keys kept per pattern and per namespace node")
+    library_min_keys: int = option(100, "LIB001: jobs or results of one pattern without TTL before they are reported")
+    library_min_set_bytes: int = option(8192, "LIB001: memory of a finished/dead job set without TTL before it "
+                                              "is reported")
 
     def __post_init__(self):
         require_positive(self, "n_examples")
+        require_positive(self, "library_min_keys")
 
 
 class PatternsPass:
@@ -50,13 +59,14 @@ class PatternsPass:
         patterns: one row per (db, pattern), largest memory first.
         namespaces: one row per (db, namespace node), in tree order (children
             after their parent, larger memory first).
+    Findings: LIB001-LIB004, leaks in the keys a known library owns (:mod:`rdbscope.libraries.findings`).
     Shares: the pattern groups with their measures (``PatternGroups.stats``).
     """
 
     id = "patterns"
     requires = ("pattern_groups",)
     Options = PatternOptions
-    checks = ()
+    checks = LIBRARY_CHECKS
 
     def run(self, ctx):
         columns = ctx.columns
@@ -66,10 +76,14 @@ class PatternsPass:
             stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
                                        group_counts=groups.n_keys)
             groups = dataclasses.replace(groups, stats=stats)
-        patterns = _pattern_table(groups, stats.table_columns(columns), columns)
+        measures = stats.table_columns(columns)
+        owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist())
+        patterns = _pattern_table(groups, measures, columns, owners)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(
             tables={"patterns": patterns, "namespaces": namespaces},
+            findings=tuple(library_findings(patterns, zip(groups.db.tolist(), groups.pattern, owners, strict=True),
+                                            columns.memory_basis, ctx.options)),
             shared=groups,
         )
 
@@ -93,9 +107,11 @@ def _table(leading, measures, columns, docs):
     return pa.Table.from_arrays(list(data.values()), schema=pa.schema(fields))
 
 
-def _pattern_table(groups, measures, columns):
-    table = _table({"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string())},
-                   measures, columns, PATTERN_COLUMNS)
+def _pattern_table(groups, measures, columns, owners):
+    leading = {"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string()),
+               "library": pa.array([o.library.name if o else None for o in owners], pa.string()),
+               "key_kind": pa.array([o.key_kind if o else None for o in owners], pa.string())}
+    table = _table(leading, measures, columns, PATTERN_COLUMNS)
     return table.sort_by([("memory_bytes_sum", "descending"), ("n_keys", "descending"),
                           ("db", "ascending"), ("pattern", "ascending")])
 

@@ -68,6 +68,8 @@ class Thresholds:
             separator the same number of times for the values to be split on it.
         split_max_literals: in such a split, the most values a constant part
             may take.
+        constant_min_keys: keys a pattern needs before a number that is the
+            same in all of them is shown as that number rather than ``{id}``.
     """
 
     min_distinct: int = 10
@@ -78,6 +80,7 @@ class Thresholds:
     flat_min_distinct: int = 50
     split_share: float = 0.9
     split_max_literals: int = 4
+    constant_min_keys: int = 10
 
 
 _UNIFY = ((m.HEX, (m.ID,)), (m.ID, (m.TS, m.DATE)))
@@ -186,7 +189,7 @@ def _split_templates(values, counts, thresholds, delimiters):
             for v in chosen:
                 part_counts[parts[v][j]] += counts[v]
             decided.append(decide(part_counts, thresholds, softer_than(delimiter)))
-        variable = [set(d.values()) == {_ANY} for d in decided]
+        variable = [all(_ANY in shown for shown in d.values()) for d in decided]
         constant_enough = all(
             is_variable or len(set(d.values())) <= thresholds.split_max_literals
             for is_variable, d in zip(variable, decided, strict=True)
@@ -195,7 +198,7 @@ def _split_templates(values, counts, thresholds, delimiters):
             break
         templates = {v: delimiter.join(decided[j][parts[v][j]] for j in range(times + 1)) for v in chosen}
         return {v: templates.get(v, _ANY) for v in values}
-    return dict.fromkeys(values, _numbered_word(values) or _ANY)
+    return dict.fromkeys(values, _numbered_word(values) or _glued_word(values) or _ANY)
 
 
 _WORD_NUMBER = re.compile(r"([A-Za-z]+)(?:[0-9]+|" + re.escape(m.marker(m.ID)) + ")")
@@ -212,6 +215,32 @@ def _numbered_word(values):
         if len(words) > 1:
             return None
     return words.pop() + m.marker(m.ID)
+
+
+_LEADING_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def _glued_word(values):
+    """``cache{*}`` when every value is one word with an id glued on (``cache0qkgkc2j…``), else None.
+
+    The word is the letters all values start with; it is kept only when what follows it
+    looks like an id: holds a digit in nearly every value, or has one length in all of them
+    (names such as ``alice`` and ``alan`` share ``al`` but neither).
+    """
+    word = _LEADING_LETTERS.match(min(values))
+    if word is None or len(word.group(0)) < 2:
+        return None
+    common = word.group(0)
+    for value in values:
+        while not value.startswith(common):
+            common = common[:-1]
+        if len(common) < 2:
+            return None
+    rests = [value[len(common):] for value in values]
+    with_digit = sum(1 for rest in rests if _DIGIT.search(rest))
+    if with_digit < 0.9 * len(rests) and len({len(rest) for rest in rests}) > 1:
+        return None
+    return common + _ANY
 
 
 def decide(counts, thresholds, delimiters, min_distinct=None, continuations=None):
@@ -244,6 +273,12 @@ def decide(counts, thresholds, delimiters, min_distinct=None, continuations=None
         out.update(_split_templates(variable, literals, thresholds, delimiters))
     for v in literals:
         out.setdefault(v, v)
+    if variable and m.marker(m.B64) in out.values():
+        # Random ids of a wider alphabet than base64 (url-safe session ids) are typed {b64}
+        # only when they happen to hold no "-" or "_": they are the same variable.
+        for v, shown in out.items():
+            if shown == m.marker(m.B64):
+                out[v] = _ANY
     for value, template in absorbed.items():
         out[value] = out[template]
     return out

@@ -7,6 +7,7 @@
 4. Generalize high-cardinality literals per prefix-tree node (:mod:`.tree`,
    :mod:`.generalize`).
 5. Map every key to its pattern through the form and typed-form numbers.
+6. Write out the numbers that are the same in every key of a pattern (:mod:`.constants`).
 
 Python loops run over typed forms (steps 3-4), never over keys.
 """
@@ -16,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import markers as m
+from .constants import keep_constant_numbers
 from .digits import settle, settle_typed
 from .forms import as_binary_array, decode, encode, encode_forms, restore_short_versions, version_candidates
 from .generalize import Thresholds
@@ -110,4 +112,5 @@ def infer_patterns(keys, thresholds=None):
         indices = np.zeros(len(keys), np.int32)
     else:
         indices = key_forms.per_key(renumbered[pattern_of_settled][settled_of_typed][typed_of_form])
+    indices, dictionary = keep_constant_numbers(keys, indices, dictionary, thresholds.constant_min_keys)
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string()))

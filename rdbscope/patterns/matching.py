@@ -53,18 +53,36 @@ def _specificity(pattern):
     return (placeholders.count("{*}"), len(placeholders), -literal, pattern)
 
 
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])[0-9]+(?![A-Za-z0-9])")
+
+
+def _literal(text):
+    """A literal part of a learned pattern: itself, where a number may also be ``{id}``.
+
+    A number the same in all of a pattern's keys stays literal (``shop:1:product:{id}``) only
+    when the pattern has enough keys; a chunk with fewer of them shows it as ``{id}``.
+    """
+    parts, position = [], 0
+    for match in _NUMBER.finditer(text):
+        parts.append(re.escape(text[position:match.start()]))
+        parts.append(f"(?:{re.escape(match.group(0))}|\\{{id\\}})")
+        position = match.end()
+    parts.append(re.escape(text[position:]))
+    return "".join(parts)
+
+
 def _regex(pattern):
     """A regex over pattern texts: literals match themselves, placeholders what they cover."""
     separator = delimiter(pattern)
     anything = f"[^{re.escape(separator)}]+" if separator else ".+"
     parts, position = [], 0
     for match in PLACEHOLDER.finditer(pattern):
-        parts.append(re.escape(pattern[position:match.start()]))
+        parts.append(_literal(pattern[position:match.start()]))
         name = match.group(0)
         if name == "{*}":
             parts.append(anything)
         else:
             parts.append(f"(?:{re.escape(name)}|{_COVERS.get(name, anything)})")
         position = match.end()
-    parts.append(re.escape(pattern[position:]))
+    parts.append(_literal(pattern[position:]))
     return re.compile("".join(parts), re.S)

@@ -63,16 +63,19 @@ class Scan:
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
                  implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True,
-                 contiguous=False, save_dump=None) -> None:
-        if save_dump is not None and not is_server_url(source):
-            raise InputError("save_dump (--save-dump) applies to a running server's URL (redis://, rediss://, "
-                             "unix://) only")
+                 contiguous=False, save_dump=None, timeout=None) -> None:
+        for name, given in (("save_dump (--save-dump)", save_dump), ("timeout (--timeout)", timeout)):
+            if given is not None and not is_server_url(source):
+                raise InputError(f"{name} applies to a running server's URL (redis://, rediss://, unix://) only")
+        if timeout is not None and not timeout > 0:
+            raise ValueError("timeout must be a positive number of seconds")
         if on_error not in ("raise", "stop"):
             raise ValueError("on_error must be 'raise' or 'stop'")
         if batch_rows < 1:
             raise ValueError("batch_rows must be positive")
         self._source_arg = source
         self._save_dump = save_dump
+        self._timeout = timeout
         self._db = None if db is None else frozenset([db] if isinstance(db, int) else db)
         self._types = _type_indices(types)
         self._key_filter = _key_matcher(key_glob)
@@ -105,7 +108,7 @@ class Scan:
         return self._iter
 
     def _run(self):
-        with Source(self._source_arg, save_dump=self._save_dump) as src:
+        with Source(self._source_arg, save_dump=self._save_dump, timeout=self._timeout) as src:
             self.info.path = src.name
             self.info.compression = src.compression
             # The compiled scanner reads a plain dump file mapped in memory, without copies,
@@ -211,6 +214,9 @@ def scan(source, **options) -> Scan:
             uses. ``batch_rows`` then only spaces the ``on_progress`` calls.
         save_dump: for a live server, also write the snapshot to this path
             (under a temporary name, renamed once it has arrived whole).
+        timeout: for a live server, the seconds to wait for the connection and, after it, for
+            each reply and each part of the snapshot (default 5 s to connect, then 60 s: a server
+            writing a large dump to disk first may be silent for long).
 
     Returns:
         A :class:`Scan`: iterate it for batches; its ``info`` holds the metadata.

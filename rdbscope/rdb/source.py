@@ -59,10 +59,11 @@ class Source:
             announced for its snapshot, else None.
     """
 
-    def __init__(self, source, save_dump=None):
+    def __init__(self, source, save_dump=None, timeout=None):
         self._owned = None
         if is_server_url(source):
-            raw = ReplicationStream(source, save_dump=save_dump)
+            waits = {} if timeout is None else {"connect_timeout_s": timeout, "idle_timeout_s": timeout}
+            raw = ReplicationStream(source, save_dump=save_dump, **waits)
             self._owned = raw
             self.name = raw.name
         elif isinstance(source, (str, os.PathLike)):

@@ -37,6 +37,7 @@ LABELS = {
     "bucket_s": "bucket", "memory_bytes_old": "memory before", "memory_bytes_new": "memory after",
     "memory_bytes_delta": "memory Δ", "n_keys_old": "keys before", "n_keys_new": "keys after",
     "n_keys_delta": "keys Δ", "memory_change_share": "memory Δ %", "change bytes": "change",
+    "key_kind": "key kind", "grew_each_date": "grew each date",
 }
 
 

@@ -6,6 +6,7 @@ dump can be compared with last week's Parquet report.
 """
 
 import fnmatch
+import os
 import pathlib
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..sources import is_url, open_url_fs
 from .dataset import read_table
 from .views import overview
 
@@ -25,6 +27,8 @@ PATTERN_COLUMNS = ["db", "pattern", "n_keys", "memory_bytes_sum", "types"]
 FINDING_COLUMNS = ["code", "name", "severity", "db", "pattern", "n_keys", "est_memory_bytes", "message"]
 #: Relative change below which a pattern counts as unchanged.
 STEADY = 0.01
+#: Findings of a family of keys that only grows: diff and trend confirm them with a later dump.
+GROWTH_CODES = ("GRO001", "LIB001")
 
 
 @dataclass(frozen=True)
@@ -55,25 +59,48 @@ def snapshot_of_result(res, label) -> Snapshot:
 
 
 def is_partition(path) -> bool:
-    """True for a directory holding a report partition (``patterns.parquet`` and ``findings.parquet``)."""
+    """True for a directory (or an fsspec URL's prefix) holding a report partition: ``patterns.parquet``
+    and ``findings.parquet``."""
+    files = _partition_files(path)
+    return "patterns.parquet" in files and "findings.parquet" in files
+
+
+def _partition_files(path):
+    """The names of the files directly under ``path`` (a directory or an fsspec URL); empty if none."""
+    if is_url(os.fspath(path)):
+        fs, prefix = open_url_fs(os.fspath(path))
+        try:
+            return {p.rsplit("/", 1)[-1] for p in fs.ls(prefix.rstrip("/"), detail=False)} if fs.isdir(prefix) \
+                else set()
+        except OSError:
+            return set()
     path = pathlib.Path(path)
-    return path.is_dir() and (path / "patterns.parquet").exists() and (path / "findings.parquet").exists()
+    return {p.name for p in path.iterdir()} if path.is_dir() else set()
+
+
+def _read(partition, name):
+    if is_url(os.fspath(partition)):
+        fs, prefix = open_url_fs(os.fspath(partition))
+        with fs.open(f"{prefix.rstrip('/')}/{name}", "rb") as f:
+            return pq.read_table(f)
+    return pq.read_table(pathlib.Path(partition) / name)
 
 
 def snapshot_of_partition(path, *, db=None, types=None, match=None) -> Snapshot:
-    """A :class:`Snapshot` read from one partition directory of a report dataset, filtered like a scan.
+    """A :class:`Snapshot` read from one partition of a report dataset (a directory, or an fsspec URL
+    such as ``s3://bucket/reports/instance=cache-1/date=2026-11-23``), filtered like a scan.
 
     Raises:
         InputError: the directory is not a report partition.
     """
-    path = pathlib.Path(path)
-    if not is_partition(path):
+    files = _partition_files(path)
+    if not ("patterns.parquet" in files and "findings.parquet" in files):
         raise InputError(f"{path}: not a report partition (no patterns.parquet and findings.parquet)")
-    patterns = filter_patterns(pq.read_table(path / "patterns.parquet").to_pandas(), db, types, match)
-    findings = pq.read_table(path / "findings.parquet").to_pandas()
+    patterns = filter_patterns(_read(path, "patterns.parquet").to_pandas(), db, types, match)
+    findings = _read(path, "findings.parquet").to_pandas()
     findings = findings[findings["pattern"].isna() | findings.set_index(["db", "pattern"]).index.isin(
         patterns.set_index(["db", "pattern"]).index)] if (db or types or match) else findings
-    summary = pq.read_table(path / "summary.parquet").to_pylist()[0] if (path / "summary.parquet").exists() else {}
+    summary = _read(path, "summary.parquet").to_pylist()[0] if "summary.parquet" in files else {}
     filtered = bool(db or types or match)
     return Snapshot(
         str(path), patterns[PATTERN_COLUMNS].reset_index(drop=True), findings[FINDING_COLUMNS].reset_index(drop=True),
@@ -99,10 +126,12 @@ def filter_patterns(frame, db=None, types=None, match=None) -> pd.DataFrame:
 def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
     """Patterns that appeared, vanished, grew or shrank between two snapshots, largest memory change first.
 
-    Columns: change, db, pattern, n_keys_old, n_keys_new, n_keys_delta,
+    Columns: change, leak, db, pattern, n_keys_old, n_keys_new, n_keys_delta,
     memory_bytes_old, memory_bytes_new, memory_bytes_delta, memory_change_share
     (delta over the old memory; null for appeared patterns). A pattern whose
-    memory and key count moved less than 1% is ``unchanged``.
+    memory and key count moved less than 1% is ``unchanged``. ``leak`` is the code of
+    a growth finding of the new side (GRO001, LIB001) whose pattern gained keys since
+    the old one, which confirms it; "" otherwise.
     """
     left = old.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
     right = new.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
@@ -120,11 +149,15 @@ def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
     merged["change"] = np.select(
         [merged["_merge"] == "right_only", merged["_merge"] == "left_only", steady, merged["memory_bytes_delta"] > 0],
         ["appeared", "vanished", "unchanged", "grew"], default="shrank")
+    leaks = new.findings[new.findings["code"].isin(GROWTH_CODES)]
+    leak_of = dict(zip(zip(leaks["db"], leaks["pattern"], strict=True), leaks["code"], strict=True))
+    rows = zip(merged["db"], merged["pattern"], merged["n_keys_delta"], strict=True)
+    merged["leak"] = [leak_of.get((db, pattern), "") if grew > 0 else "" for db, pattern, grew in rows]
     if not include_unchanged:
         merged = merged[merged["change"] != "unchanged"]
     merged = merged.assign(_size=merged["memory_bytes_delta"].abs()).sort_values(
         ["_size", "db", "pattern"], ascending=[False, True, True], kind="stable")
-    return merged[["change", "db", "pattern", "n_keys_old", "n_keys_new", "n_keys_delta", "memory_bytes_old",
+    return merged[["change", "leak", "db", "pattern", "n_keys_old", "n_keys_new", "n_keys_delta", "memory_bytes_old",
                    "memory_bytes_new", "memory_bytes_delta", "memory_change_share"]].reset_index(drop=True)
 
 
@@ -160,11 +193,12 @@ def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7) -> pd.DataFrame
     """One row per (instance, db, pattern), one column per date (the ``last`` dates), plus the change.
 
     Patterns are the ``top`` largest on their instance's latest date; a pattern
-    absent on a date shows 0. Columns: instance, db, pattern, the dates, and
-    ``change`` (latest minus earliest shown).
+    absent on a date shows 0. Columns: instance, db, pattern, the dates,
+    ``grew_each_date`` (more on every date shown than on the one before, over at least
+    two: a growth that confirms GRO001) and ``change`` (latest minus earliest shown).
     """
     if rows.empty:
-        return pd.DataFrame(columns=["instance", "db", "pattern", "change"])
+        return pd.DataFrame(columns=["instance", "db", "pattern", "grew_each_date", "change"])
     dates = sorted(rows["date"].unique())[-last:]
     # Parquet keeps the sums as uint64, where a shrinking pattern's change would wrap around.
     rows = rows[rows["date"].isin(dates)].astype({metric: "int64"})
@@ -173,6 +207,7 @@ def pivot_trend(rows, metric="memory_bytes_sum", top=20, last=7) -> pd.DataFrame
     table = table.reindex(columns=dates, fill_value=0)
     latest = rows.groupby("instance")["date"].max()
     latest_values = [table.loc[idx, latest[idx[0]]] for idx in table.index]
+    table["grew_each_date"] = (len(dates) >= 2) & (table[dates].diff(axis=1).iloc[:, 1:] > 0).all(axis=1)
     table["change"] = table[dates[-1]] - table[dates[0]]
     table["_latest"] = latest_values
     table = table.sort_values("_latest", ascending=False, kind="stable").drop(columns="_latest")

@@ -75,6 +75,8 @@ def _field(name, typ, doc, nullable=True):
 PATTERNS_SCHEMA = pa.schema([
     _field("db", pa.int32(), "database number", False),
     _field("pattern", pa.string(), "the inferred pattern, e.g. user:{id}:profile", False),
+    _field("library", pa.string(), "the library that writes such keys (Celery, RQ, BullMQ, ...); null if none"),
+    _field("key_kind", pa.string(), "what such keys hold for their library (job, session, ...); null if none"),
     _field("n_keys", pa.int64(), "keys of the pattern", False),
     _field("share", pa.float64(), "share of the dump's keys"),
     _field("memory_bytes_sum", pa.uint64(), "memory of the keys (est_memory_bytes, or rdb_bytes: memory_basis)"),
@@ -287,15 +289,30 @@ def summary_table(res, source=None, version=None) -> pa.Table:
 
 
 def table_files(directory, table, instance=None) -> list[str]:
-    """The files of one table in a dataset, sorted by instance then date."""
+    """The files of one table in a dataset (a directory or an fsspec URL), sorted by instance then date.
+
+    On object storage only partitions holding a ``summary.parquet`` count: one being published has none
+    until it is whole (see the module's docstring).
+    """
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
     pattern = f"instance={instance or '*'}/date=*/{table}.parquet"
-    return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
+    if not is_url(os.fspath(directory)):
+        return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
+    fs, root = open_url_fs(os.fspath(directory))
+    try:
+        found = fs.glob(f"{root.rstrip('/')}/{pattern}")
+        whole = {p.rsplit("/", 1)[0] for p in fs.glob(f"{root.rstrip('/')}/instance={instance or '*'}/date=*/"
+                                                     f"summary.parquet")}
+    except OSError as exc:
+        raise InputError(f"{directory}: {exc.strerror or exc}") from None
+    return sorted(fs.unstrip_protocol(p) for p in found if p.rsplit("/", 1)[0] in whole)
 
 
 def read_table(directory, table="patterns", instance=None) -> pa.Table:
     """One table across every partition, with ``instance`` and ``date`` columns, as a ``pyarrow.Table``.
+
+    ``directory`` may be an fsspec URL (``s3://bucket/reports``).
 
     Raises:
         InputError: the directory holds no such table.
@@ -306,7 +323,13 @@ def read_table(directory, table="patterns", instance=None) -> pa.Table:
     if not files:
         raise InputError(f"{directory}: no {table}.parquet under instance=*/date=* (not a report dataset?)")
     partitioning = ds.partitioning(pa.schema([("instance", pa.string()), ("date", pa.string())]), flavor="hive")
-    dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(directory))
+    if not is_url(os.fspath(directory)):
+        dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(directory))
+        return dataset.to_table()
+    fs, root = open_url_fs(os.fspath(directory))
+    paths = [open_url_fs(f)[1] for f in files]
+    dataset = ds.dataset(paths, format="parquet", partitioning=partitioning, partition_base_dir=root.rstrip("/"),
+                         filesystem=fs)
     return dataset.to_table()
 
 

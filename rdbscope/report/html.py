@@ -125,8 +125,8 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
 _KEY_COLUMNS = {"pattern": "key", "key": "key", "examples": "keys"}
 _NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "n_with_ttl", "ttl_share", "slots"]
 _FINDING_COLUMNS = ["db", "pattern", "n_keys", "est_memory_bytes", "message"]
-_PATTERN_COLUMNS = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
-                    "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
+_PATTERN_COLUMNS = ["db", "pattern", "library", "n_keys", "share", "memory_bytes_sum", "memory_share",
+                    "memory_bytes_p50", "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
 
 
 def render_html(res, source=None, top=25, title=None) -> str:
@@ -155,7 +155,7 @@ def render_html(res, source=None, top=25, title=None) -> str:
         "overview": [_cards(o)],
         "summary": _summary(triage(res)),
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
-                   "<h3>Top patterns by memory</h3>", _table(pattern_rows(res, top), _PATTERN_COLUMNS),
+                   "<h3>Top patterns by memory</h3>", _table(*_with_library(pattern_rows(res, top))),
                    _figure(plots, "key_sizes"), _figure(plots, "key_sizes_memory"), _figure(plots, "types")],
         "findings": _finding_groups(findings, top * 2) if len(findings) else ["<p>No findings.</p>"],
         "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "source", "pattern", "type", "encoding",
@@ -213,6 +213,14 @@ def _figure(plots, name):
     fig = getattr(plots, name.removesuffix("_memory"))(**({"by": "memory"} if name.endswith("_memory") else {}))
     return (f"<figure><img alt=\"{_e(caption)}\" src=\"{figure_data_uri(fig)}\">"
             f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _with_library(rows):
+    """The pattern rows and columns: library and key kind in one column, there when a library owns a pattern."""
+    if not rows["library"].notna().any():
+        return rows, [c for c in _PATTERN_COLUMNS if c != "library"]
+    owner = (rows["library"].fillna("") + ": " + rows["key_kind"].fillna("")).where(rows["library"].notna(), "")
+    return rows.assign(library=owner), _PATTERN_COLUMNS
 
 
 def _table(frame, columns):

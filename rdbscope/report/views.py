@@ -159,7 +159,7 @@ def key_memory(res) -> pa.ChunkedArray:
 def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
     """The pattern table: largest first by ``sort`` (memory, keys or rdb), at most ``top`` rows.
 
-    Columns: db, pattern, n_keys, share, memory_bytes_sum, memory_share,
+    Columns: db, pattern, library, key_kind, n_keys, share, memory_bytes_sum, memory_share,
     memory_bytes_p50, memory_bytes_max, rdb_bytes_sum, n_with_ttl, ttl_share,
     ttl_s_p50, ttl_s_max, types, encodings, examples.
     """
@@ -167,9 +167,9 @@ def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
     frame["ttl_share"] = np.where(frame["n_keys"] > 0, frame["n_with_ttl"] / frame["n_keys"].clip(lower=1), 0.0)
     frame = frame.sort_values([PATTERN_SORTS[sort], "n_keys", "db", "pattern"],
                               ascending=[False, False, True, True], kind="stable")
-    columns = ["db", "pattern", "n_keys", "share", "memory_bytes_sum", "memory_share", "memory_bytes_p50",
-               "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50", "ttl_s_max",
-               "types", "encodings", "examples"]
+    columns = ["db", "pattern", "library", "key_kind", "n_keys", "share", "memory_bytes_sum", "memory_share",
+               "memory_bytes_p50", "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50",
+               "ttl_s_max", "types", "encodings", "examples"]
     return _top(frame[columns], top)
 
 

@@ -8,6 +8,7 @@ import pyarrow.compute as pc
 
 from ..keyspace.columns import dictionary_codes
 from ..keyspace.grouping import bincount, example_positions
+from ..libraries import recognize
 from ..patterns.text import PLACEHOLDER
 from . import keybytes
 from .base import PatternHit
@@ -317,6 +318,22 @@ class RuleContext:
         if selected > self.n_keys // 2:  # gather the smaller side
             return self.pattern_n_keys - np.bincount(self.groups.group[~mask], minlength=self.groups.n)
         return np.bincount(self.groups.group[mask], minlength=self.groups.n).astype(np.int64)
+
+    @functools.cached_property
+    def pattern_types(self):
+        """The types present in each pattern group, as lists of names."""
+        codes, names = _small_codes(self.columns.table["type"])
+        types = [[] for _ in range(self.groups.n)]
+        if len(names):
+            pairs = self.groups.group.astype(np.int64) * len(names) + codes
+            for pair in np.flatnonzero(np.bincount(pairs, minlength=self.groups.n * len(names))).tolist():
+                types[pair // len(names)].append(names[pair % len(names)])
+        return types
+
+    @functools.cached_property
+    def owners(self):
+        """The library that owns each pattern group (:class:`~rdbscope.libraries.Recognized`), or None."""
+        return recognize([int(d) for d in self.groups.db], list(self.groups.pattern), self.pattern_types)
 
     @functools.cached_property
     def pattern_n_with_ttl(self):

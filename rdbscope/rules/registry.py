@@ -4,10 +4,12 @@ from .big_lists import UncompressedBigList
 from .characters import NonAsciiKey, SpecialCharacter, UnprintableByte
 from .cluster import NodeImbalance
 from .compact_limits import JustOverCompactLimit
+from .growth import GrowingIds
 from .hashtag_rules import HashTagHotspot, NeedlessHashTag
 from .layered_names import AbbreviatedWord, LayoutMismatch
 from .length import KeyOverMaxLength, KeyOverRecommendedLength
 from .letter_case import CamelCaseWord, UppercaseWord
+from .library_names import LibraryNames
 from .slotinfo import ClusterNodeSlots, SlotInfoMismatch
 from .structure import DeepHierarchy, FlatKey, GenericKeyName, MixedDelimiters
 from .timeseries import TimeSeriesZset
@@ -30,6 +32,7 @@ RULES = (
     UserInputInKey,          # NAM012
     AbbreviatedWord,         # NAM013 (opt-in)
     LayoutMismatch,          # NAM014 (opt-in)
+    LibraryNames,            # NAM015
     NodeImbalance,           # CLU001
     HashTagHotspot,          # CLU002
     NeedlessHashTag,         # CLU003
@@ -39,6 +42,7 @@ RULES = (
     TinyStrings,             # ENC002
     UncompressedBigList,     # ENC003
     TimeSeriesZset,          # ENC004
+    GrowingIds,              # GRO001 (opt-in)
 )
 
 #: Families of rule codes and what they cover.
@@ -46,6 +50,7 @@ FAMILIES = {
     "NAM": "naming: how keys are written",
     "CLU": "Redis Cluster: hash slots, hash tags, balance",
     "ENC": "encoding: memory a different layout would save",
+    "GRO": "growth: key families that only grow",
 }
 
 #: Opt-in conventions the guides (see guides.py) disagree on, by preset name.
@@ -54,6 +59,8 @@ PRESETS = {
     "layered-names": ("NAM013", "NAM014"),
     # Baidu Cloud's guidelines: keys within 30 bytes.
     "short-keys": ("NAM007",),
+    # Families numbered by a growing counter without TTL: a leak, or a table of users that only grows.
+    "growth": ("GRO001",),
 }
 
 #: Former preset names, still accepted because users' configs and scripts name them: the preset each became.

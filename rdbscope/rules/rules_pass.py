@@ -9,6 +9,7 @@ from ..keyspace.columns import KeyColumns
 from ..passes.base import PassContext, PassOutput
 from ..passes.pattern_groups import PatternGroupsPass
 from .context import RuleContext
+from .library_names import LibraryNames
 from .registry import RULES
 from .settings import RuleSettings
 from .slottable import slot_table
@@ -17,11 +18,22 @@ log = logging.getLogger(__name__)
 
 
 def run_rules(ctx, settings):
-    """Every enabled rule over ``ctx``; returns ``(findings, {code: seconds})``."""
+    """Every enabled rule over ``ctx``; returns ``(findings, {code: seconds})``.
+
+    Names a library owns (Celery's ``celery-task-meta-{uuid}``) are not the user's to change:
+    naming rules say nothing of them; ``library-names`` says once per library who owns them.
+    """
     findings, seconds = [], {}
+    owned = None
     for rule, options in settings.enabled:
         started = time.perf_counter()
-        findings.extend(rule().check(ctx, options))
+        found = list(rule().check(ctx, options))
+        if rule.family() == "NAM" and rule is not LibraryNames and found:
+            if owned is None:
+                owned = {(int(db), pattern) for db, pattern, owner
+                         in zip(ctx.groups.db, ctx.groups.pattern, ctx.owners, strict=True) if owner}
+            found = [f for f in found if (f.db, f.pattern) not in owned]
+        findings.extend(found)
         seconds[rule.code] = time.perf_counter() - started
         log.debug("rule %s: %.3f s", rule.code, seconds[rule.code])
     return findings, seconds

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 
+from ..errors import RdbError
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
 from ..keyspace.groups import PatternGroups
@@ -23,7 +24,7 @@ from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
-from ..sources import SOURCE_FIELD, add_summaries, summarize_source
+from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
 from .partial import (
     GROUP,
     KEY,
@@ -74,22 +75,35 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
     Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and, when
     ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over its chunks; else None).
     """
+    with opened(source) as readable:
+        result = scan(readable, batch_rows=chunk_keys, **scan_options)
+        tables = (pa.Table.from_batches([batch], schema=KEYS_SCHEMA) for batch in result)
+        try:
+            done = partial_of_tables(tables, result, plan, salt, measured_as, summarize, share)
+        except RdbError as exc:
+            raise error_naming(exc, source) from None
+    if is_url(source):  # the file object fsspec opened names the object without its scheme
+        result.info.path = source
+    return done
+
+
+def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=False, share=(0, 1)):
+    """:func:`partial_of_source` of the chunks ``tables`` (``pyarrow.Table`` chunks of a dump's keys, in
+    order) that the scan ``result`` reads; see there."""
     mine, shares = share
-    result = scan(source, batch_rows=chunk_keys, **scan_options)
     total, pending, summary = None, [], None
     first_row = 0
-    for index, batch in enumerate(result):
+    for index, table in enumerate(tables):
         if index % shares != mine:
-            first_row += batch.num_rows
+            first_row += table.num_rows
             continue
-        table = pa.Table.from_batches([batch], schema=KEYS_SCHEMA)
         cutoff = min([p.sample_cutoff for p in (total, *pending) if p is not None], default=1 << 64)
         pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
             summary = part if summary is None else add_summaries(summary, part)
         first_row += table.num_rows
-        del table, batch
+        del table
         if len(pending) == MERGE_EVERY:
             total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)],
                           plan.sample_keys)
@@ -166,22 +180,28 @@ def _source_task(item, plan, chunk_keys, measured_as, summarize, scan_options):
 
 def header_info(path):
     """The :class:`~rdbscope.DumpInfo` of a dump's header (AUX fields such as ctime), read alone."""
-    result = scan(path, batch_rows=1)
-    batches = iter(result)
-    next(batches, None)
-    batches.close()
+    with opened(path) as readable:
+        result = scan(readable, batch_rows=1)
+        batches = iter(result)
+        next(batches, None)
+        batches.close()
     return result.info
 
 
 def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
     """What a bounded run of ``source`` (a dump, or several) hands the pipeline (see :func:`finish`)."""
     from ..sources import input_paths
+    from .streams import Overflow
 
+    if isinstance(source, Overflow):  # a stream, part read
+        partial, info, _summary = partial_of_tables(source.tables(), source.result, plan)
+        return finish(partial, info, plan)
     if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
         paths = [source]
     else:
         paths = input_paths(source)
-    if len(paths) == 1 and (jobs or 1) > 1 and client is None and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES:
+    if len(paths) == 1 and (jobs or 1) > 1 and client is None and is_local(paths[0]) \
+            and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES:
         partial, info, _summary = partial_of_dump_on_processes(paths[0], plan, chunk_keys, jobs, **scan_options)
         return finish(partial, info, plan)
     partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, jobs=jobs, client=client,

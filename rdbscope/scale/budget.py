@@ -14,6 +14,10 @@ DEFAULT_SHARE = 0.5
 #: Peak bytes of an in-memory analysis per byte of an uncompressed dump (small keys: ~170 bytes
 #: of table and temporaries per key, ~27 bytes per key in the dump).
 MEMORY_PER_DUMP_BYTE = 7
+#: Peak bytes of an in-memory analysis per byte of its keys table (``MEMORY_PER_DUMP_BYTE`` again,
+#: for a table of ~100 bytes per key read from ~31 dump bytes per key): what decides whether a dump
+#: of unknown size, read as a stream, still fits.
+MEMORY_PER_TABLE_BYTE = 2.2
 #: What a compressed backup is assumed to expand to.
 COMPRESSION_RATIO = 4
 #: Working memory per key of a chunk being measured (its table, the pattern inference's
@@ -77,15 +81,17 @@ def default_budget():
 
 
 def in_memory_peak(source):
-    """Estimated peak bytes of analysing ``source`` (paths, a directory or a glob) in memory."""
-    from ..sources import input_paths
+    """Estimated peak bytes of analysing ``source`` (paths, URLs, a directory or a glob) in memory;
+    None when an input's size is not known before it is read (standard input, a live server)."""
+    from ..sources import input_paths, size_and_head
 
     total = 0
     for path in input_paths(source):
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            plain = f.read(5) in (b"REDIS", b"VALKE")
-        total += size * MEMORY_PER_DUMP_BYTE * (1 if plain else COMPRESSION_RATIO)
+        known = size_and_head(path)
+        if known is None:
+            return None
+        size, head = known
+        total += size * MEMORY_PER_DUMP_BYTE * (1 if head in (b"REDIS", b"VALKE") else COMPRESSION_RATIO)
     return total
 
 

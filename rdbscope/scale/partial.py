@@ -155,9 +155,10 @@ def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
     cutoff, see :func:`merge_samples`) and the cutoff."""
     rank = _mix(np.arange(first_row, first_row + len(keys), dtype=np.uint64) ^ np.uint64(salt << 40))
+    cutoff = _cutoff_for(rank, size, cutoff)  # before the keys are taken: only those kept are
     chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
-    return _below_cutoff(sample, size, cutoff)
+    return sample, cutoff
 
 
 def _mix(x):
@@ -183,12 +184,19 @@ def merge_samples(samples, cutoffs, size):
 
 def _below_cutoff(sample, size, cutoff):
     rank = sample["rank"].to_numpy()
-    kept, below = len(rank), None
+    lowered = _cutoff_for(rank, size, cutoff)
+    if lowered == cutoff:
+        return sample, cutoff
+    return sample.filter(pa.array(rank < np.uint64(lowered))), lowered
+
+
+def _cutoff_for(rank, size, cutoff):
+    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of ``rank`` fall."""
+    kept = int(np.count_nonzero(rank < np.uint64(cutoff))) if cutoff < 1 << 64 else len(rank)
     while kept > 2 * size:
         cutoff >>= 1
-        below = rank < np.uint64(cutoff)
-        kept = int(np.count_nonzero(below))
-    return (sample if below is None else sample.filter(pa.array(below))), cutoff
+        kept = int(np.count_nonzero(rank < np.uint64(cutoff)))
+    return cutoff
 
 
 def merge(parts, sample_keys):

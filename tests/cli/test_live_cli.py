@@ -1,7 +1,9 @@
 """A running server as the CLI's input: its password is never shown, whatever the command."""
 
+import re
 import subprocess
 import sys
+import time
 
 import pytest
 import redis
@@ -80,3 +82,28 @@ def test_askpass_asks_on_the_terminal(guarded_server):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "REDIS RDB 10" in child.before and PASSWORD not in child.before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("diskless, said", [
+    ("yes", r"offset \d+: snapshot ends early: the connection closed while reading the replication stream"),
+    ("no", r"the server closed the connection before sending a snapshot")])  # still writing it to its disk
+def test_a_server_killed_mid_snapshot_is_one_line_and_exit_2(diskless, said):
+    """The server writes its snapshot slowly (rdb-key-save-delay) and is killed while the report waits for it."""
+    config = {"repl-diskless-sync": diskless, "repl-diskless-sync-delay": "0", "enable-debug-command": "local"}
+    with make_sample_dumps.RunningServer(server("redis-7.0"), config) as running:
+        client = redis.Redis(port=running.port)
+        client.execute_command("DEBUG", "POPULATE", 200_000, "user:session", 100)
+        client.config_set("rdb-key-save-delay", 40)  # microseconds per key: about 8 s for the snapshot
+        started = subprocess.Popen([sys.executable, "-m", "rdbscope", "report", f"redis://127.0.0.1:{running.port}"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not client.info("replication")["connected_slaves"]:
+            time.sleep(0.05)
+        time.sleep(1)  # part of the snapshot on its way
+        running.process.kill()
+        running.process.wait()
+        out, err = started.communicate(timeout=120)
+    assert started.returncode == 2, err
+    assert out == ""
+    assert re.fullmatch(rf"error: redis://127\.0\.0\.1:{running.port}: {said}\n", err), err

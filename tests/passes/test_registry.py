@@ -28,7 +28,7 @@ def test_finding_codes_are_unique_documented_and_in_their_family():
     codes = [c.code for c in CHECKS]
     assert len(codes) == len(set(codes))
     assert len({c.name for c in CHECKS}) == len(CHECKS)
-    families = {"bigkeys": "BIG", "ttl": "TTL", "expiry": "EXP", "activity": "TTL"}
+    families = {"bigkeys": "BIG", "ttl": "TTL", "expiry": "EXP", "patterns": "LIB", "activity": "TTL"}
     for p in PASSES:
         for check in p.checks:
             assert check.family == families[p.id]
@@ -43,6 +43,8 @@ def test_codes_stay_stable():
         "TTL001": "mixed-ttl", "TTL002": "volatile-name-without-ttl", "TTL003": "persistent-memory",
         "TTL004": "expired-at-save", "TTL005": "cold-without-ttl",
         "EXP001": "expiry-burst", "EXP002": "dump-expiry-burst", "EXP003": "no-ttl-jitter",
+        "LIB001": "library-jobs-kept", "LIB002": "library-session-without-ttl",
+        "LIB003": "library-cache-without-ttl", "LIB004": "library-rate-limit-without-ttl",
     }
 
 

@@ -5,6 +5,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -193,9 +194,20 @@ def test_a_server_that_does_not_answer_times_out():
         os.kill(server.process.pid, signal.SIGSTOP)
         try:
             with pytest.raises(InputError, match=r"no answer within 0\.5 s$"):
-                ReplicationStream(f"redis://127.0.0.1:{server.port}", idle_timeout_s=0.5)
+                rdbscope.load(f"redis://127.0.0.1:{server.port}", timeout=0.5)
+            started = time.monotonic()
+            result = subprocess.run([sys.executable, "-m", "rdbscope", "info", f"redis://127.0.0.1:{server.port}",
+                                     "--timeout", "0.5"], capture_output=True, text=True, timeout=60)
+            assert time.monotonic() - started < 30
+            assert (result.returncode, result.stderr) == (
+                2, f"error: redis://127.0.0.1:{server.port}: no answer within 0.5 s\n")
         finally:
             os.kill(server.process.pid, signal.SIGCONT)
+
+
+def test_timeout_is_for_servers_only(tmp_path):
+    with pytest.raises(ValueError, match="timeout .--timeout. applies to a running server"):
+        rdbscope.scan(tmp_path / "dump.rdb", timeout=3)
 
 
 @pytest.mark.slow

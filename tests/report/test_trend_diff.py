@@ -1,4 +1,4 @@
-"""trend and diff on a pattern that shrank between two dumps written by a real server."""
+"""trend and diff on a pattern that shrank between two dumps written by a real server, and on one that grew."""
 
 import json
 import re
@@ -86,3 +86,49 @@ def test_diff_lists_unchanged_patterns_only_with_all(shrinking):
     (row,) = json.loads(invoke("diff", same, same, "--all", "-f", "json").stdout)["patterns"]
     assert row["change"] == "unchanged" and row["pattern"] == "rate:{ip}"
     assert row["n_keys_old"] == row["n_keys_new"] == before and row["memory_bytes_delta"] == 0
+
+
+#: An audit log numbered by a counter, never expired: (date, keys written by then).
+
+DAYS = (("2030-01-01", 1200), ("2030-01-02", 1500), ("2030-01-03", 1900))
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory):
+    """A dump per day of an audit log numbered by a counter, never expired, and a dataset of their reports."""
+    out = tmp_path_factory.mktemp("growing")
+    with make_sample_dumps.RunningServer(REDIS_7[0], {}) as server:
+        client = server.client(0)
+        written = 0
+        for day, total in DAYS:
+            pipe = client.pipeline(transaction=False)
+            for event in range(written + 1, total + 1):
+                pipe.execute_command("SET", f"audit:event:{event}", '{"action": "login"}')
+            pipe.execute()
+            written = total
+            client.execute_command("SAVE")
+            shutil.copy(server.dump_path, out / f"{day}.rdb")
+    for day, _total in DAYS:
+        assert invoke("report", out / f"{day}.rdb", "--out", out / "ds", "--instance", "a", "--date", day,
+                      "--extend-select", "GRO001", "-f", "json").exit_code == 0
+    (out / "rdbscope.toml").write_text('extend_select = ["GRO001"]\n')
+    return out
+
+
+def test_diff_confirms_the_growing_ids_of_the_later_dump(days):
+    partitions = days / "ds" / "instance=a"
+    for old, new in ((days / "2030-01-01.rdb", days / "2030-01-02.rdb"),
+                     (partitions / "date=2030-01-02", partitions / "date=2030-01-03")):
+        result = json.loads(invoke("diff", old, new, "--config", days / "rdbscope.toml", "-f", "json").stdout)
+        (row,) = result["patterns"]
+        assert (row["change"], row["leak"], row["pattern"]) == ("grew", "GRO001", "audit:event:{id}")
+    assert row["n_keys_delta"] == DAYS[2][1] - DAYS[1][1]
+    result = json.loads(invoke("diff", days / "2030-01-01.rdb", days / "2030-01-02.rdb", "-f", "json").stdout)
+    assert result["patterns"][0]["leak"] == ""  # GRO001 not selected: nothing to confirm
+
+
+def test_trend_shows_the_pattern_growing_every_day(days):
+    table = pivot_trend(trend_rows(days / "ds"), "n_keys").set_index("pattern")
+    assert [table.loc["audit:event:{id}", day] for day, _ in DAYS] == [total for _, total in DAYS]
+    assert table.loc["audit:event:{id}", "grew_each_date"]
+    row = next(line for line in invoke("trend", days / "ds").stdout.splitlines() if "audit:event" in line)
+    assert "│ yes " in row

@@ -36,7 +36,7 @@ def test_text_groups_findings_by_rule(expected):
     assert len(headers) == len({f.code for f in expected})
     # Keys are printed with their control characters escaped.
     assert "      e.g. key\\twith\\ttabs" in lines and "\t" not in result.stdout
-    assert "23 findings (16 warnings, 7 info) in 2,092 keys; 20 rules (CLU, ENC, NAM)" in result.stderr
+    assert "23 findings (16 warnings, 7 info) in 2,092 keys; 21 rules (CLU, ENC, NAM)" in result.stderr
 
 
 @pytest.mark.parametrize("fail_on, code", [("info", 1), ("warning", 1), ("error", 0), ("never", 0)])
@@ -51,7 +51,7 @@ def test_json(expected):
     assert [f["code"] for f in document["findings"]] == [f.code for f in expected]
     first = document["findings"][0]
     assert first["code"] == "CLU003" and first["pattern"] == "feed:{user42}:timeline"
-    assert document["passes"] == [] and len(document["rules"]) == 20
+    assert document["passes"] == [] and len(document["rules"]) == 21
 
 
 def test_sarif():

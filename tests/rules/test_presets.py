@@ -21,7 +21,7 @@ def codes(result):
 
 
 def test_presets_are_named_for_their_convention():
-    assert set(PRESETS) == {"layered-names", "short-keys"}
+    assert set(PRESETS) == {"layered-names", "short-keys", "growth"}
     assert {"NAM013", "NAM014"} <= codes(lint("--preset", "layered-names"))
     help_text = CliRunner().invoke(app, ["lint", "--help"], terminal_width=200).stdout
     assert "layered-names" in help_text and "short-keys" in help_text and "seed" not in help_text.lower()

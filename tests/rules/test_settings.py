@@ -7,7 +7,7 @@ from rdbscope.errors import ConfigError
 from rdbscope.rules import PRESETS, RULES, RuleSettings, preset_codes
 
 DEFAULT_CODES = tuple(rule.code for rule in RULES if rule.default)
-OPT_IN = ("NAM007", "NAM013", "NAM014")
+OPT_IN = ("NAM007", "NAM013", "NAM014", "GRO001")
 
 
 def codes(table):
@@ -17,12 +17,12 @@ def codes(table):
 def test_defaults_run_every_rule_but_the_opt_in_ones():
     assert RuleSettings.from_config(Config()).codes == DEFAULT_CODES
     assert not set(OPT_IN) & set(DEFAULT_CODES)
-    assert len(DEFAULT_CODES) == len(RULES) - 3
+    assert len(DEFAULT_CODES) == len(RULES) - 4
 
 
 def test_select_by_family_or_prefix_keeps_opt_in_rules_out():
     assert codes({"select": ["CLU"]}) == ("CLU001", "CLU002", "CLU003", "CLU004", "CLU005")
-    assert codes({"select": ["NAM01"]}) == ("NAM010", "NAM011", "NAM012")
+    assert codes({"select": ["NAM01"]}) == ("NAM010", "NAM011", "NAM012", "NAM015")
     assert codes({"select": ["BIG"]}) == ()
 
 
@@ -36,7 +36,7 @@ def test_opt_in_rules_need_their_code():
 def test_ignore_wins():
     assert codes({"ignore": ["NAM", "CLU00"]}) == ("ENC001", "ENC002", "ENC003", "ENC004")
     assert codes({"select": ["NAM013"], "ignore": ["NAM013"]}) == ()
-    assert codes({"extend_select": ["NAM013"], "ignore": ["NAM"]}) == DEFAULT_CODES[11:]
+    assert codes({"extend_select": ["NAM013"], "ignore": ["NAM"]}) == DEFAULT_CODES[12:]
 
 
 def test_presets():

@@ -1,0 +1,88 @@
+"""Leaks in the keys a library owns, with the library's setting that causes them (LIB001-LIB004).
+
+Read from the pattern table alone (its ``library``/``key_kind`` columns and TTL
+counts), so a bounded run reports the same as an in-memory one.
+"""
+
+from ..findings import Check, Severity, count, format_memory
+from .schemas import CACHE, JOB, RATE_LIMIT, REGISTRY, RESULT, SESSION
+
+JOBS_KEPT = Check(
+    "LIB001", "library-jobs-kept", Severity.WARNING,
+    "A job queue's jobs or results kept without a TTL (at least `library_min_keys` keys, or a finished/dead "
+    "job set of at least `library_min_set_bytes`).",
+    "BullMQ, Bull and Bee-Queue keep every job unless removeOnComplete/removeOnFail (removeOnSuccess/"
+    "removeOnFailure) are set; RQ keeps jobs enqueued with result_ttl=-1 or failure_ttl=-1; Celery keeps "
+    "results forever with result_expires=None; Sidekiq's dead set holds up to dead_max_jobs. Such keys pile "
+    "up until maxmemory. The message names the library's setting.")
+SESSION_WITHOUT_TTL = Check(
+    "LIB002", "library-session-without-ttl", Severity.ERROR,
+    "Sessions of a session store (express-session, Django, Spring Session) without a TTL.",
+    "A session store gives every session the cookie's lifetime as TTL; a session without one is never "
+    "removed, and with it whatever it holds about the user. The message names the store's setting.")
+CACHE_WITHOUT_TTL = Check(
+    "LIB003", "library-cache-without-ttl", Severity.WARNING,
+    "Entries of a cache library (Django, Flask-Caching, Laravel) without a TTL.",
+    "Flask-Caching's timeout=0 and Django's TIMEOUT=None keep entries forever: the cache grows until "
+    "maxmemory and then relies on eviction. The message names the setting.")
+RATE_LIMIT_WITHOUT_TTL = Check(
+    "LIB004", "library-rate-limit-without-ttl", Severity.ERROR,
+    "Rate-limit keys (limits, Flask-Limiter, express-rate-limit) without a TTL.",
+    "A rate-limit window expires with its window; a window key without a TTL never resets, so its "
+    "client stays limited and the key stays forever.")
+
+CHECKS = (JOBS_KEPT, SESSION_WITHOUT_TTL, CACHE_WITHOUT_TTL, RATE_LIMIT_WITHOUT_TTL)
+
+_CHECK_OF_ROLE = {JOB: JOBS_KEPT, RESULT: JOBS_KEPT, REGISTRY: JOBS_KEPT, SESSION: SESSION_WITHOUT_TTL,
+                  CACHE: CACHE_WITHOUT_TTL, RATE_LIMIT: RATE_LIMIT_WITHOUT_TTL}
+
+
+def _fires(role, n_without, memory_without, options):
+    if n_without == 0:
+        return False
+    if role in (JOB, RESULT):
+        return n_without >= options.library_min_keys
+    if role == REGISTRY:
+        return memory_without >= options.library_min_set_bytes
+    return role in (SESSION, CACHE, RATE_LIMIT)
+
+
+def _message(role, library, pattern, key_kind, n_without, memory, setting):
+    if role == REGISTRY:
+        return f"{pattern} ({library}: {key_kind}) has no TTL and holds {memory}; setting: {setting}"
+    what = {JOB: "are never removed", RESULT: "are never removed", SESSION: "never expire",
+            CACHE: "never expire", RATE_LIMIT: "never reset"}[role]
+    return f"{count(n_without, 'key')} of {pattern} ({library}: {key_kind}) have no TTL and {what} ({memory}); " \
+           f"setting: {setting}"
+
+
+def library_findings(patterns, owners, memory_basis, options):
+    """The LIB findings of a pattern table (``n_with_ttl``, ``memory_bytes_without_ttl``, ``examples``).
+
+    ``owners``: ``(db, pattern, Recognized or None)`` of each pattern group.
+    """
+    owned = {}
+    for db, pattern, owner in owners:
+        if owner is not None:
+            owned[(db, pattern)] = owner
+    rows = patterns.select(["db", "pattern", "n_keys", "n_with_ttl", "memory_bytes_without_ttl",
+                            "examples"]).to_pylist()
+    findings = []
+    for row in rows:
+        owner = owned.get((row["db"], row["pattern"]))
+        if owner is None:
+            continue
+        role, library = owner.schema.role, owner.library
+        n_without = row["n_keys"] - row["n_with_ttl"]
+        memory_without = row["memory_bytes_without_ttl"]
+        if not _fires(role, n_without, memory_without, options):
+            continue
+        setting = library.ttl_setting.get(role) or next(iter(library.ttl_setting.values()))
+        memory = format_memory(memory_without, memory_basis)
+        findings.append(_CHECK_OF_ROLE[role].finding(
+            _message(role, library.name, row["pattern"], owner.key_kind, n_without, memory, setting),
+            db=row["db"], pattern=row["pattern"], n_keys=n_without, est_memory_bytes=memory_without,
+            examples=row["examples"][:3],
+            details={"library": library.name, "key_kind": owner.key_kind, "setting": setting,
+                     "evidence": library.evidence, "memory_basis": memory_basis}))
+    return findings

@@ -1,0 +1,75 @@
+"""Which library wrote each pattern's keys: the pattern text and types against :data:`.schemas.SCHEMAS`."""
+
+import re
+from dataclasses import dataclass
+
+from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, DJANGO_CACHE_ENTRY, DJANGO_SESSIONS, SCHEMAS, KeySchema, Library
+
+_COMPILED = tuple((schema, re.compile(schema.regex, re.S)) for schema in SCHEMAS)
+_BULL_QUEUE = re.compile(r"(.*?bull:[^:]+):")
+_BULLMQ_ONLY = re.compile(r".*?bull:[^:]+:(?:events|meta|marker)")
+
+
+@dataclass(frozen=True)
+class Recognized:
+    """A pattern a library owns.
+
+    Attributes:
+        schema: the kind of key (:class:`~.schemas.KeySchema`).
+        library: the library (for Bull queues, told apart from BullMQ ones by the keys beside them).
+        prefix: what a prefix setting put before the library's own name ("" when none).
+    """
+
+    schema: KeySchema
+    library: Library
+    prefix: str
+
+    @property
+    def key_kind(self):
+        return self.schema.key_kind
+
+
+def _match(pattern, types):
+    for schema, regex in _COMPILED:
+        found = regex.fullmatch(pattern)
+        if found and set(types) <= set(schema.types):
+            return schema, found.groupdict().get("prefix") or ""
+    return None
+
+
+def recognize(dbs, patterns, types):
+    """A :class:`Recognized` or None for each (db, pattern, types present) of a pattern table."""
+    found = [_match(p, t) for p, t in zip(patterns, types, strict=True)]
+    present = {}
+    for db, pattern in zip(dbs, patterns, strict=True):
+        present.setdefault(db, []).append(pattern)
+    out = []
+    for db, pattern, hit in zip(dbs, patterns, found, strict=True):
+        if hit is None:
+            out.append(None)
+            continue
+        schema, prefix = hit
+        if schema.needs and not any(re.fullmatch(re.escape(prefix) + schema.needs, other)
+                                    for other in present[db]):
+            out.append(None)
+            continue
+        library = schema.library
+        if library is BULL_OR_BULLMQ:
+            queue = _BULL_QUEUE.match(pattern).group(1)
+            library = BULLMQ if any(o.startswith(queue + ":") and _BULLMQ_ONLY.fullmatch(o)
+                                    for o in present[db]) else BULL
+        out.append(Recognized(schema, library, prefix))
+    return _django_cache_entries(dbs, patterns, out)
+
+
+def _django_cache_entries(dbs, patterns, out):
+    """Patterns under the KEY_PREFIX:VERSION: of a Django session store are that cache's entries."""
+    prefixes = {(db, r.prefix) for db, r in zip(dbs, out, strict=True) if r and r.schema.library is DJANGO_SESSIONS}
+    if not prefixes:
+        return out
+    marked = []
+    for db, pattern, r in zip(dbs, patterns, out, strict=True):
+        prefix = next((p for d, p in prefixes if d == db and pattern.startswith(p)), None)
+        marked.append(Recognized(DJANGO_CACHE_ENTRY, DJANGO_CACHE_ENTRY.library, prefix)
+                      if r is None and prefix is not None else r)
+    return marked

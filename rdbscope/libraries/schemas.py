@@ -1,0 +1,241 @@
+"""SCHEMAS: the keys that job queues, caches, session stores and rate limiters write, library by library.
+
+Each entry is one kind of key a library writes, read from the library's own source
+(the file is named in the comment above it). ``regex`` runs over rdbscope's
+*pattern* text (``bull:emails:{id}``), not over keys; a ``prefix`` group takes
+whatever a prefix setting put in front. Entries marked ``evidence="documented
+shape"`` come from the source of a library that could not be run where the
+sample dump was made (see sample_dumps/make_library_dump.py): weaker evidence
+than the others, whose keys were written by the library itself.
+"""
+
+from dataclasses import dataclass
+
+#: What a key kind is for; the findings about keys without a TTL go by it.
+JOB, RESULT, QUEUE, REGISTRY, SESSION, CACHE, RATE_LIMIT, RECORD, STATE = (
+    "job", "result", "queue", "registry", "session", "cache", "rate limit", "record", "state")
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library and how its key names are set.
+
+    Attributes:
+        name: as its users call it.
+        versions: the versions whose source the schemas were read from.
+        prefix_setting: the setting that puts a prefix before its keys, or why there is none.
+        ttl_setting: the setting that gives its keys a TTL (or removes them), by key role.
+        evidence: "library" (keys written by the library ran here) or "documented shape".
+    """
+
+    name: str
+    versions: str
+    prefix_setting: str
+    ttl_setting: dict
+    evidence: str = "library"
+
+
+@dataclass(frozen=True)
+class KeySchema:
+    """One kind of key of a library.
+
+    Attributes:
+        library: the :class:`Library`.
+        template: the key as the library's source writes it.
+        regex: matches the pattern text of such keys.
+        types: Redis types the key has.
+        key_kind: what the key holds, in a few words.
+        role: JOB, RESULT, QUEUE, … (module constants).
+        needs: for names too plain to tell by themselves (Sidekiq's ``dead``), a regex that another
+            pattern of the same database and prefix must match.
+    """
+
+    library: Library
+    template: str
+    regex: str
+    types: tuple
+    key_kind: str
+    role: str
+    needs: str = ""
+
+
+CELERY = Library(
+    "Celery", "5.x (kombu 5.x)",
+    "result_backend_transport_options={'global_keyprefix': ...} for results; "
+    "broker_transport_options={'global_keyprefix': ...} for the broker",
+    {RESULT: "result_expires (default 1 day; None keeps results forever)"})
+RQ = Library("RQ", "1.x-3.x", "none: the rq: namespace is fixed (use a separate database)",
+             {JOB: "result_ttl / failure_ttl on enqueue (-1 keeps the job forever)",
+              RESULT: "result_ttl on enqueue (-1 keeps the result forever)"})
+SIDEKIQ = Library("Sidekiq", "6.x-7.x", "redis-namespace (Sidekiq 6) or a separate database",
+                  {REGISTRY: "dead_max_jobs / dead_timeout_in_seconds (the dead set is trimmed, not expired)"})
+BULLMQ = Library("BullMQ", "3.x-6.x", "the prefix queue option (default bull)",
+                 {JOB: "removeOnComplete / removeOnFail job options (default: keep every job)"})
+BULL = Library("Bull", "3.x-4.x", "the prefix queue option (default bull)",
+               {JOB: "removeOnComplete / removeOnFail job options (default: keep every job)"})
+BULL_OR_BULLMQ = Library("BullMQ or Bull", "Bull 3-4, BullMQ 3-6", "the prefix queue option (default bull)",
+                         {JOB: "removeOnComplete / removeOnFail job options (default: keep every job)"})
+BEE_QUEUE = Library("Bee-Queue", "1.x-2.x", "the prefix queue setting (default bq)",
+                    {JOB: "removeOnSuccess / removeOnFailure queue settings (default: keep every job)"})
+RESQUE = Library("Resque", "2.x", "Resque.redis = Redis::Namespace.new(...) (default resque)",
+                 {QUEUE: "resque failure backend: clear resque:failed (Resque::Failure.clear)"},
+                 evidence="documented shape")
+DJANGO_SESSIONS = Library("Django sessions", "4.x-5.x", "CACHES KEY_PREFIX and VERSION (the cache's)",
+                          {SESSION: "SESSION_COOKIE_AGE (sessions expire with it)"})
+DJANGO_CACHE = Library("Django cache", "4.x-5.x", "CACHES KEY_PREFIX and VERSION",
+                       {CACHE: "CACHES TIMEOUT (None keeps entries forever) or timeout= on set()"})
+FLASK_CACHING = Library("Flask-Caching", "1.x-2.x", "CACHE_KEY_PREFIX (default flask_cache_)",
+                        {CACHE: "CACHE_DEFAULT_TIMEOUT or timeout= on set() (0 keeps entries forever)"})
+RAILS_CACHE = Library("Rails cache", "6.x-7.x", "namespace: option of the Redis cache store",
+                      {CACHE: "expires_in (default: none)"})
+LARAVEL_CACHE = Library("Laravel cache", "8.x-11.x",
+                        "REDIS_PREFIX (database.redis.options.prefix) and CACHE_PREFIX",
+                        {CACHE: "the seconds passed to Cache::put (Cache::forever keeps entries)"},
+                        evidence="documented shape")
+HORIZON = Library("Laravel Horizon", "5.x", "horizon.prefix (default horizon:)",
+                  {JOB: "horizon.trim (minutes recent/completed/failed jobs are kept)"},
+                  evidence="documented shape")
+LIMITS = Library("limits", "3.x-5.x (also Flask-Limiter)",
+                 "key_prefix of the storage (default LIMITS) / RATELIMIT_KEY_PREFIX in Flask-Limiter",
+                 {RATE_LIMIT: "the window of each limit (keys expire with their window)"})
+EXPRESS_SESSION = Library("express-session", "connect-redis 6-9", "the prefix store option (default sess:)",
+                          {SESSION: "cookie.maxAge, or connect-redis's ttl option (default 1 day)"})
+EXPRESS_RATE_LIMIT = Library("express-rate-limit", "rate-limit-redis 3-6", "the prefix store option (default rl:)",
+                             {RATE_LIMIT: "windowMs (keys expire with their window)"})
+DRAMATIQ = Library("Dramatiq", "1.x-2.x", "the namespace broker option (default dramatiq)",
+                   {QUEUE: "messages leave the queue when acknowledged; dead_message_ttl for dead letters"})
+HUEY = Library("Huey", "2.x", "the huey name (RedisHuey('name')) is part of every key",
+               {RESULT: "results are read once and deleted; results=False stores none"})
+REDIS_OM = Library("Redis OM", "redis-om-python 0.x-1.x", "Meta.global_key_prefix and Meta.model_key_prefix",
+                   {RECORD: "Model.expire(seconds) on each saved model"})
+SPRING_SESSION = Library("Spring Session", "2.x-3.x",
+                         "@EnableRedisHttpSession(redisNamespace=...) (default spring:session)",
+                         {SESSION: "maxInactiveIntervalInSeconds (default 1800)"}, evidence="documented shape")
+SOCKET_IO = Library("Socket.IO streams adapter", "@socket.io/redis-streams-adapter 0.x",
+                    "the streamName option (default socket.io)",
+                    {QUEUE: "maxLen option (the stream is trimmed, not expired)"})
+
+_P = r"(?P<prefix>.*?)"
+_Q = r"(?:[^:]+)"  # a queue name: literal or a placeholder
+
+SCHEMAS = (
+    # celery/backends/base.py KeyValueStoreBackend: task_keyprefix 'celery-task-meta-',
+    # group_keyprefix 'celery-taskset-meta-', chord_keyprefix 'chord-unlock-'.
+    KeySchema(CELERY, "celery-task-meta-<task id>", _P + r"celery-task-meta-\{uuid\}", ("string",),
+              "task result", RESULT),
+    KeySchema(CELERY, "celery-taskset-meta-<group id>", _P + r"celery-taskset-meta-\{uuid\}", ("string",),
+              "group result", RESULT),
+    # kombu/transport/redis.py: the queue is a list named after it (default queue 'celery'),
+    # bindings in the set '_kombu.binding.<exchange>', unacked messages in 'unacked' / 'unacked_index'.
+    KeySchema(CELERY, "celery", _P + r"celery", ("list",), "broker queue", QUEUE),
+    KeySchema(CELERY, "_kombu.binding.<exchange>", _P + r"_kombu\.binding(?:_permanent)?\.[^:]+", ("set",),
+              "queue binding", STATE),
+    KeySchema(CELERY, "unacked", _P + r"unacked(?:_index|_mutex)?", ("hash", "zset", "string"),
+              "unacknowledged messages", QUEUE, needs=r"_kombu\.binding\..+"),
+    # rq/job.py Job.key_for 'rq:job:<id>' (and '<id>:dependents'); rq/results.py 'rq:results:<id>';
+    # rq/queue.py 'rq:queue:<name>';
+    # rq/registry.py 'rq:<finished|failed|started|deferred|scheduled|canceled>:<queue>'.
+    KeySchema(RQ, "rq:job:<id>", r"rq:job:\{(?:uuid|hex|\*)\}", ("hash",), "job", JOB),
+    KeySchema(RQ, "rq:job:<id>:dependents", r"rq:job:\{(?:uuid|hex|\*)\}:dependents", ("set",),
+              "job dependents", STATE),
+    KeySchema(RQ, "rq:results:<id>", r"rq:results:\{(?:uuid|hex|\*)\}", ("stream",), "job result", RESULT),
+    KeySchema(RQ, "rq:queue:<name>", r"rq:queue:" + _Q, ("list",), "queue", QUEUE),
+    KeySchema(RQ, "rq:<registry>:<queue>", r"rq:(?:finished|failed|started|deferred|scheduled|canceled):" + _Q,
+              ("zset",), "job registry", REGISTRY),
+    KeySchema(RQ, "rq:worker:<name>", r"rq:worker:[^:]+", ("hash",), "worker", STATE),
+    KeySchema(RQ, "rq:<bookkeeping>", r"rq:(?:queues|workers|clean_groups|workers:" + _Q + r"|suspended)",
+              ("set", "string"), "bookkeeping", STATE),
+    # resque lib/resque/data_store.rb: 'queues', 'queue:<name>', 'failed', 'workers', 'worker:<id>',
+    # 'stat:<name>' under the 'resque' namespace.
+    KeySchema(RESQUE, "resque:queue:<name>", r"resque:queue:" + _Q, ("list",), "queue", QUEUE),
+    KeySchema(RESQUE, "resque:failed", r"resque:failed", ("list",), "failed jobs", QUEUE),
+    KeySchema(RESQUE, "resque:<bookkeeping>", r"resque:(?:queues|workers|worker:.+|stat:[^:]+)",
+              ("set", "string"), "bookkeeping", STATE),
+    # sidekiq lib/sidekiq/client.rb (atomic_push): 'queues' set, 'queue:<name>' lists; api.rb: 'schedule',
+    # 'retry', 'dead' sorted sets (DeadSet#kill trims to dead_max_jobs / dead_timeout_in_seconds);
+    # launcher.rb: 'processes', 'stat:processed[:<date>]', 'stat:failed[:<date>]'.
+    KeySchema(SIDEKIQ, "queue:<name>", _P + r"queue:" + _Q, ("list",), "queue", QUEUE, needs="queues"),
+    KeySchema(SIDEKIQ, "queues", _P + r"queues", ("set",), "queue names", STATE, needs="queue:.+"),
+    KeySchema(SIDEKIQ, "dead", _P + r"dead", ("zset",), "dead jobs", REGISTRY, needs="queues"),
+    KeySchema(SIDEKIQ, "retry / schedule", _P + r"(?:retry|schedule)", ("zset",), "jobs to run later", REGISTRY,
+              needs="queues"),
+    KeySchema(SIDEKIQ, "stat:<name>[:<date>]", _P + r"stat:(?:processed|failed)(?::\{date\})?", ("string",),
+              "counter", STATE, needs="queues"),
+    # bullmq src/classes/queue-keys.ts (dist/cjs/classes/queue-keys.js): '<prefix>:<queue>:<type>' for wait,
+    # active, paused, completed, failed, delayed, prioritized, events (stream), meta, id, marker, stalled-check,
+    # ...; jobs are '<prefix>:<queue>:<job id>' hashes with '<job id>:logs' lists. Bull lib/queue.js: the same
+    # keys, without events, meta and marker (which tell a BullMQ queue, see recognize.py).
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>", _P + r"bull:" + _Q + r":\{id\}", ("hash",), "job", JOB),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:logs", _P + r"bull:" + _Q + r":\{id\}:logs", ("list",),
+              "job log", JOB),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<state>", _P + r"bull:" + _Q +
+              r":(?:completed|failed|delayed|prioritized|wait|active|paused|waiting-children)", ("zset", "list"),
+              "job state set", REGISTRY),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:events", _P + r"bull:" + _Q + r":events", ("stream",),
+              "event stream", STATE),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<bookkeeping>", _P + r"bull:" + _Q +
+              r":(?:meta|id|marker|stalled-check|stalled|limiter|repeat|de:[^:]+|pc|metrics:[^:]+)",
+              ("hash", "string", "zset", "set", "list"), "bookkeeping", STATE),
+    # bee-queue lib/queue.js: keyPrefix '<prefix>:<queue>:'; 'jobs' (one hash of every job), 'id',
+    # 'waiting', 'active', 'succeeded', 'failed', 'delayed', 'stalling', 'stallBlock'.
+    KeySchema(BEE_QUEUE, "bq:<queue>:jobs", _P + r"bq:" + _Q + r":jobs", ("hash",), "every job", REGISTRY),
+    KeySchema(BEE_QUEUE, "bq:<queue>:<state>", _P + r"bq:" + _Q +
+              r":(?:id|waiting|active|succeeded|failed|delayed|stalling|stallBlock|earlierDelayed)",
+              ("string", "list", "set", "zset"), "job state", REGISTRY),
+    # django/contrib/sessions/backends/cache.py KEY_PREFIX 'django.contrib.sessions.cache' (cached_db:
+    # 'django.contrib.sessions.cached_db'), through django/core/cache/backends/base.py
+    # default_key_func '<KEY_PREFIX>:<VERSION>:<key>'.
+    KeySchema(DJANGO_SESSIONS, "<KEY_PREFIX>:<VERSION>:django.contrib.sessions.cache<session key>",
+              r"(?P<prefix>[^:]*:(?:\{id\}|[0-9]+):)django\.contrib\.sessions\.cache(?:d_db)?\{\*\}",
+              ("string",), "session", SESSION),
+    # flask_caching/__init__.py: CACHE_KEY_PREFIX defaults to 'flask_cache_'; backends/rediscache.py puts
+    # key_prefix before every key.
+    KeySchema(FLASK_CACHING, "flask_cache_<key>", r"flask_cache_.+", ("string",), "cache entry", CACHE),
+    # Illuminate/Cache/RedisStore.php: '<redis prefix><cache prefix>:<key>'; config/database.php and
+    # config/cache.php default the prefixes to '<app>_database_' and '<app>_cache_'.
+    KeySchema(LARAVEL_CACHE, "<app>_database_<app>_cache_:<key>", r"[a-z0-9_]+_database_[a-z0-9_]+_cache_?:.+",
+              ("string",), "cache entry", CACHE),
+    # laravel/horizon src/Repositories/RedisJobRepository.php: 'horizon:<job id>' hashes and the sorted
+    # sets recent_jobs, pending_jobs, completed_jobs, failed_jobs, ...
+    KeySchema(HORIZON, "horizon:<job id>", r"horizon:\{(?:id|uuid)\}", ("hash",), "job", JOB),
+    KeySchema(HORIZON, "horizon:<list>", r"horizon:[a-z_:]+(?:\{\*\})?", ("zset", "hash", "set", "string"),
+              "job index", REGISTRY),
+    # limits/limits.py RateLimitItem.key_for: 'LIMITER/<identifiers>/<amount>/<multiples>/<granularity>';
+    # the storage's key_prefix ('LIMITS') leads.
+    KeySchema(LIMITS, "LIMITS:LIMITER/<id>/.../<amount>/<multiples>/<granularity>",
+              r"(?P<prefix>[^:]*?)LIMITS:LIMITER/.*", ("string", "list", "hash"), "rate-limit window", RATE_LIMIT),
+    # connect-redis dist/esm/index.js: this.prefix = opts.prefix ?? 'sess:'; key = prefix + sid.
+    KeySchema(EXPRESS_SESSION, "sess:<session id>", r"sess:\{(?:\*|b64|uuid|hex)\}", ("string",),
+              "session", SESSION),
+    # rate-limit-redis dist/index.mjs: this.prefix = options.prefix ?? 'rl:'; key = prefix + client key.
+    KeySchema(EXPRESS_RATE_LIMIT, "rl:<client key>", r"rl:.+", ("string",), "rate-limit counter", RATE_LIMIT),
+    # dramatiq/brokers/redis.py (namespace 'dramatiq') and brokers/redis/dispatch.lua: '<namespace>:<queue>',
+    # '<queue>.msgs', '<queue>.XQ' (dead letters), '__heartbeats__', '__acks__.<worker>.<queue>'.
+    KeySchema(DRAMATIQ, "dramatiq:<queue>[.msgs|.DQ|.XQ]", r"dramatiq:[^:]+", ("list", "hash", "zset", "set"),
+              "queue", QUEUE),
+    # huey/storage.py RedisStorage: 'huey.redis.<name>' queue, 'huey.schedule.<name>', 'huey.results.<name>',
+    # 'huey.counters.<name>'.
+    KeySchema(HUEY, "huey.<redis|schedule|counters>.<name>", r"huey\.(?:redis|schedule|counters)\..+",
+              ("list", "zset", "hash"), "queue", QUEUE),
+    KeySchema(HUEY, "huey.results.<name>", r"huey\.results\..+", ("hash",), "task results", RESULT),
+    # redis_om/model/model.py RedisModel.make_key / key(): '<global_key_prefix>:<model_key_prefix>:<pk>'; the model
+    # prefix defaults to '<module>.<ClassName>', the pk is a ULID.
+    KeySchema(REDIS_OM, "<global prefix>:<module>.<Model>:<pk>",
+              r"(?P<prefix>[^:]*):(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9]*:\{\*\}", ("hash", "ReJSON-RL", "module"),
+              "model", RECORD),
+    # spring-session-data-redis RedisIndexedSessionRepository: '<namespace>:sessions:<id>' hashes,
+    # '<namespace>:sessions:expires:<id>', '<namespace>:expirations:<minute>'.
+    KeySchema(SPRING_SESSION, "spring:session:sessions:<id>", _P + r"spring:session:sessions:\{uuid\}", ("hash",),
+              "session", SESSION),
+    KeySchema(SPRING_SESSION, "spring:session:sessions:expires:<id>",
+              _P + r"spring:session:sessions:expires:\{uuid\}", ("string",), "session expiry marker", SESSION),
+    KeySchema(SPRING_SESSION, "spring:session:expirations:<minute>", _P + r"spring:session:expirations:\{.+\}",
+              ("set",), "expiry index", STATE),
+    # @socket.io/redis-streams-adapter lib/index.ts: one stream, streamName default 'socket.io'. (The pub/sub
+    # @socket.io/redis-adapter writes no keys: driven in make_library_dump.py, it left none.)
+    KeySchema(SOCKET_IO, "socket.io", r"socket\.io", ("stream",), "event stream", QUEUE),
+)
+
+#: A key kind that holds nothing unless a library key that names its prefix is there too: Django's
+#: cache entries are '<KEY_PREFIX>:<VERSION>:<key>' with a key of the user's choosing.
+DJANGO_CACHE_ENTRY = KeySchema(DJANGO_CACHE, "<KEY_PREFIX>:<VERSION>:<key>", "", ("string",), "cache entry", CACHE)

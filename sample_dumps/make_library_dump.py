@@ -1,0 +1,615 @@
+#!/usr/bin/env python3
+"""Write ``libraries.rdb``: a keyspace written by real job queues, caches, session stores and rate limiters.
+
+Debian's redis-server 7.0 is started on 127.0.0.1 (the plumbing of
+``make_sample_dumps.py``), then each library is driven through its normal
+public API so that it writes the keys it always writes:
+
+* Python, in this process: Celery/kombu (results backend and broker), RQ (jobs
+  kept with ``result_ttl=-1``, failed jobs), Django's Redis cache (``KEY_PREFIX``,
+  ``VERSION``, ``TIMEOUT=None``) and cache sessions, Flask-Caching
+  (``timeout=0`` and a timeout), limits (fixed windows), Dramatiq, Huey and
+  Redis OM;
+* Node (``--node-modules DIR`` holding bullmq, bull, bee-queue, express,
+  express-session, connect-redis, express-rate-limit, rate-limit-redis,
+  socket.io, @socket.io/redis-adapter, redis and ioredis): BullMQ and Bull
+  jobs without ``removeOnComplete``/``removeOnFail``, Bee-Queue, sessions
+  through express-session with connect-redis, express-rate-limit with
+  rate-limit-redis, and the Socket.IO Redis adapter (which writes no keys);
+* Ruby, from Debian (ruby-sidekiq, ruby-rails, ruby-redis): Sidekiq queues,
+  scheduled and dead jobs, and Rails' Redis cache store.
+
+Resque, Laravel (cache, queues, Horizon) and Spring Session cannot be
+installed here; their keys are written in the shape their source gives
+(``evidence: "documented shape"`` in the truth), which is weaker evidence.
+A few keys of the application's own sit beside them, including an audit log
+that grows by sequential ids without a TTL.
+
+Which library wrote each key is known by difference: the keys present after a
+library ran minus those before. ``libraries.json`` holds the oracle (TYPE,
+PTTL and length of every key, read from the live server before SAVE), that
+attribution, and the truth table of key families the tests read.
+
+Run by hand, never in CI (it needs the libraries installed)::
+
+    python sample_dumps/make_library_dump.py --node-modules DIR [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import uuid
+import warnings
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_sample_dumps import RunningServer, discover_servers  # noqa: E402
+
+BULLMQ_JOBS = 400
+SEED = 18
+
+
+# ---------------------------------------------------------------------------
+# The truth: key families, the library that writes them and the pattern each must be
+# ---------------------------------------------------------------------------
+
+#: (library, key kind, regex over the key, the pattern rdbscope must give, evidence)
+FAMILIES = (
+    ("Celery", "task result", r"celery-task-meta-[0-9a-f-]{36}", "celery-task-meta-{uuid}", "library"),
+    ("Celery", "broker queue", r"celery", "celery", "library"),
+    ("Celery", "queue binding", r"_kombu\.binding\.celery", "_kombu.binding.celery", "library"),
+    ("RQ", "job", r"rq:job:[0-9a-f-]{36}", "rq:job:{uuid}", "library"),
+    ("RQ", "job result", r"rq:results:[0-9a-f-]{36}", "rq:results:{uuid}", "library"),
+    ("RQ", "queue", r"rq:queue:default", "rq:queue:default", "library"),
+    ("RQ", "finished registry", r"rq:finished:default", "rq:finished:default", "library"),
+    ("RQ", "failed registry", r"rq:failed:default", "rq:failed:default", "library"),
+    ("Django cache", "cache entry", r"shop:1:product:\d+:price", "shop:1:product:{id}:price", "library"),
+    ("Django sessions", "session", r"shop:1:django\.contrib\.sessions\.cache[a-z0-9]{32}",
+     "shop:1:django.contrib.sessions.cache{*}", "library"),
+    ("Flask-Caching", "cache entry", r"flask_cache_user_\d+_feed", "flask_cache_user_{id}_feed", "library"),
+    ("Flask-Caching", "cache entry", r"flask_cache_page_\d+", "flask_cache_page_{id}", "library"),
+    ("limits", "rate-limit window", r"LIMITS:LIMITER/login/[0-9.]+/1000/1/hour",
+     "LIMITS:LIMITER/login/{ip}/1000/1/hour", "library"),
+    ("Dramatiq", "queue", r"dramatiq:default", "dramatiq:default", "library"),
+    ("Dramatiq", "queued messages", r"dramatiq:default\.msgs", "dramatiq:default.msgs", "library"),
+    ("Huey", "queue", r"huey\.redis\.shop", "huey.redis.shop", "library"),
+    ("Huey", "results", r"huey\.results\.shop", "huey.results.shop", "library"),
+    ("Redis OM", "model", r":shop\.models\.Customer:[0-9A-Z]{26}", ":shop.models.Customer:{*}", "library"),
+    ("BullMQ", "job", r"bull:emails:\d+", "bull:emails:{id}", "library"),
+    ("BullMQ", "completed jobs", r"bull:emails:completed", "bull:emails:completed", "library"),
+    ("BullMQ", "failed jobs", r"bull:emails:failed", "bull:emails:failed", "library"),
+    ("BullMQ", "event stream", r"bull:emails:events", "bull:emails:events", "library"),
+    ("Bull", "job", r"bull:video:\d+", "bull:video:{id}", "library"),
+    ("Bee-Queue", "jobs", r"bq:thumbnails:jobs", "bq:thumbnails:jobs", "library"),
+    ("express-session", "session", r"sess:[A-Za-z0-9_-]{32}", "sess:{*}", "library"),
+    ("express-rate-limit", "rate-limit counter", r"rl:client-\d+", "rl:client-{id}", "library"),
+    ("Sidekiq", "queue", r"queue:default", "queue:default", "library"),
+    ("Sidekiq", "dead set", r"dead", "dead", "library"),
+    ("Sidekiq", "scheduled set", r"schedule", "schedule", "library"),
+    ("Rails cache", "cache entry", r"storefront:products/\d+/price", "storefront:products/{id}/price", "library"),
+    ("Resque", "queue", r"resque:queue:mailers", "resque:queue:mailers", "documented shape"),
+    ("Resque", "failed jobs", r"resque:failed", "resque:failed", "documented shape"),
+    ("Laravel cache", "cache entry", r"laravel_database_laravel_cache_:report:\d+",
+     "laravel_database_laravel_cache_:report:{id}", "documented shape"),
+    ("Laravel Horizon", "job", r"horizon:\d+", "horizon:{id}", "documented shape"),
+    ("Spring Session", "session", r"spring:session:sessions:[0-9a-f-]{36}", "spring:session:sessions:{uuid}",
+     "documented shape"),
+)
+
+#: The step of this script that drives a library, where its name is not the library's.
+STEP_OF = {"Django cache": "Django", "Django sessions": "Django", "express-session": "express",
+           "express-rate-limit": "express", "Laravel cache": "Laravel", "Laravel Horizon": "Laravel"}
+
+#: Keys of the application's own: (regex, pattern).
+USER_FAMILIES = (
+    (r"user:\d+:profile", "user:{id}:profile"),
+    (r"user:\d+:cart", "user:{id}:cart"),
+    (r"audit:event:\d+", "audit:event:{id}"),
+)
+
+
+# ---------------------------------------------------------------------------
+# Python libraries, driven in this process
+# ---------------------------------------------------------------------------
+
+
+def drive_celery(url: str) -> None:
+    from celery import Celery
+
+    # Results: run eagerly and keep the result (task_store_eager_result), with
+    # result_expires=None: the results never expire.
+    app = Celery("shop", broker=url, backend=url)
+    app.conf.update(task_always_eager=True, task_store_eager_result=True, result_expires=None)
+    warnings.filterwarnings("ignore", "task_always_eager has no effect on send_task")
+
+    @app.task(name="shop.resize")
+    def resize(n):
+        return n * 2
+
+    for n in range(150):
+        resize.delay(n).get()
+    # Broker: messages wait in the "celery" list for a worker.
+    for n in range(40):
+        app.send_task("shop.resize", args=(n,))
+
+
+def drive_rq(url: str) -> None:
+    import redis
+    from rq import Queue, SimpleWorker
+
+    connection = redis.Redis.from_url(url)
+    queue = Queue("default", connection=connection)
+    for n in range(120):
+        queue.enqueue("operator.add", n, 1, result_ttl=-1)
+    for n in range(30):
+        queue.enqueue("operator.truediv", n, 0, failure_ttl=-1)
+    SimpleWorker([queue], connection=connection).work(burst=True, logging_level="WARNING")
+    for n in range(20):
+        queue.enqueue("operator.add", n, 2)
+
+
+def drive_django(port: int) -> None:
+    import django
+    from django.conf import settings
+
+    settings.configure(
+        SECRET_KEY="fixture",
+        INSTALLED_APPS=["django.contrib.sessions"],
+        SESSION_ENGINE="django.contrib.sessions.backends.cache",
+        CACHES={"default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "KEY_PREFIX": "shop",
+            "VERSION": 1,
+            "TIMEOUT": None,
+        }},
+    )
+    django.setup()
+    from django.contrib.sessions.backends.cache import SessionStore
+    from django.core.cache import cache
+
+    for product in range(1, 301):
+        cache.set(f"product:{product}:price", product * 100 + 99)
+    for user in range(80):
+        session = SessionStore()
+        session["user_id"] = user
+        session.save()
+
+
+def drive_flask_caching(port: int) -> None:
+    from flask import Flask
+    from flask_caching import Cache
+
+    app = Flask("shop")
+    cache = Cache(app, config={"CACHE_TYPE": "RedisCache", "CACHE_REDIS_HOST": "127.0.0.1",
+                               "CACHE_REDIS_PORT": port, "CACHE_DEFAULT_TIMEOUT": 300})
+    with app.app_context():
+        for user in range(1, 201):
+            cache.set(f"user_{user}_feed", [user, user + 1], timeout=0)
+        for page in range(1, 61):
+            cache.set(f"page_{page}", f"<html>{page}</html>", timeout=600)
+
+
+def drive_limits(url: str, rng: random.Random) -> None:
+    from limits import parse
+    from limits.storage import storage_from_string
+    from limits.strategies import FixedWindowRateLimiter
+
+    limiter = FixedWindowRateLimiter(storage_from_string(url))
+    per_hour = parse("1000/hour")
+    for _ in range(150):
+        ip = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"
+        for _ in range(rng.randrange(1, 4)):
+            limiter.hit(per_hour, "login", ip)
+
+
+def drive_dramatiq(url: str) -> None:
+    import dramatiq
+    from dramatiq.brokers.redis import RedisBroker
+
+    broker = RedisBroker(url=url)
+    dramatiq.set_broker(broker)
+
+    @dramatiq.actor(queue_name="default")
+    def send_receipt(order):
+        return order
+
+    for order in range(50):
+        send_receipt.send(order)
+    broker.close()
+
+
+def drive_huey(port: int) -> None:
+    from huey import RedisHuey
+
+    huey = RedisHuey("shop", host="127.0.0.1", port=port)
+
+    @huey.task()
+    def recount(n):
+        return n + 1
+
+    for n in range(40):
+        recount(n)
+    # Run half of them the way a consumer does, so that results are stored.
+    for _ in range(20):
+        huey.execute(huey.dequeue())
+
+
+def drive_redis_om(url: str) -> None:
+    import redis
+    from redis_om import HashModel
+
+    connection = redis.Redis.from_url(url, decode_responses=True)
+
+    class Customer(HashModel, index=True):
+        first_name: str
+        email: str
+
+        class Meta:
+            database = connection
+            model_key_prefix = "shop.models.Customer"
+
+    for n in range(60):
+        Customer(first_name=f"name{n}", email=f"c{n}@example.com").save()
+
+
+# ---------------------------------------------------------------------------
+# Node and Ruby libraries, driven in a child process
+# ---------------------------------------------------------------------------
+
+NODE_SCRIPT = r"""
+const port = Number(process.argv[2]);
+const jobs = Number(process.argv[3]);
+const connection = { host: '127.0.0.1', port };
+
+async function bullmq() {
+  const { Queue, Worker } = require('bullmq');
+  const queue = new Queue('emails', { connection });
+  // No removeOnComplete / removeOnFail: every job stays.
+  await queue.addBulk(Array.from({ length: jobs }, (_, i) => ({ name: 'welcome', data: { user: i } })));
+  const worker = new Worker('emails', async (job) => {
+    if (job.data.user % 10 === 3) throw new Error('mailbox full');
+    return 'sent';
+  }, { connection, concurrency: 20 });
+  while ((await queue.getWaitingCount()) + (await queue.getActiveCount()) > 0) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await worker.close();
+  await queue.close();
+}
+
+async function bull() {
+  const Queue = require('bull');
+  const queue = new Queue('video', { redis: connection });
+  for (let i = 0; i < 120; i++) await queue.add({ clip: i });
+  let done = 0;
+  await new Promise((resolve) => {
+    queue.process(5, async (job) => job.data.clip);
+    queue.on('completed', () => { if (++done === 120) resolve(); });
+  });
+  await queue.close();
+}
+
+async function beeQueue() {
+  const BeeQueue = require('bee-queue');
+  const queue = new BeeQueue('thumbnails', { redis: connection, removeOnSuccess: false });
+  for (let i = 0; i < 80; i++) await queue.createJob({ image: i }).save();
+  let done = 0;
+  await new Promise((resolve) => {
+    queue.process(async (job) => job.data.image);
+    queue.on('succeeded', () => { if (++done === 80) resolve(); });
+  });
+  await queue.close();
+}
+
+async function webApp() {
+  const express = require('express');
+  const session = require('express-session');
+  const { RedisStore } = require('connect-redis');
+  const { rateLimit } = require('express-rate-limit');
+  const { RedisStore: RateLimitStore } = require('rate-limit-redis');
+  const { createClient } = require('redis');
+  const client = createClient({ url: `redis://127.0.0.1:${port}` });
+  await client.connect();
+  const app = express();
+  app.use(rateLimit({
+    windowMs: 15 * 60 * 1000, limit: 100,
+    keyGenerator: (req) => req.get('x-client'),
+    store: new RateLimitStore({ sendCommand: (...args) => client.sendCommand(args) }),
+  }));
+  app.use(session({ store: new RedisStore({ client }), secret: 'fixture', resave: false,
+                    saveUninitialized: false }));
+  app.get('/login', (req, res) => { req.session.user = req.query.user; res.send('ok'); });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  for (let i = 0; i < 90; i++) {
+    await fetch(`${base}/login?user=${i}`, { headers: { 'x-client': `client-${i}` } });
+  }
+  await new Promise((r) => server.close(r));
+  await client.quit();
+}
+
+async function socketIo() {
+  // The adapter talks over pub/sub only: it is driven to show that it writes no keys.
+  const { Server } = require('socket.io');
+  const { createAdapter } = require('@socket.io/redis-adapter');
+  const { createClient } = require('redis');
+  const pub = createClient({ url: `redis://127.0.0.1:${port}` });
+  const sub = pub.duplicate();
+  await Promise.all([pub.connect(), sub.connect()]);
+  const http = require('http').createServer();
+  const io = new Server(http, { adapter: createAdapter(pub, sub) });
+  await new Promise((r) => http.listen(0, '127.0.0.1', r));
+  io.to('room-1').emit('hello', 1);
+  await new Promise((r) => setTimeout(r, 200));
+  io.close();
+  await Promise.all([pub.quit(), sub.quit()]);
+}
+
+const steps = { bullmq, bull, beeQueue, webApp, socketIo };
+steps[process.argv[4]]().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+"""
+
+RUBY_SCRIPT = r"""
+require 'sidekiq'
+require 'sidekiq/api'
+require 'active_support'
+require 'active_support/cache'
+require 'active_support/cache/redis_cache_store'
+
+Redis.silence_deprecations = true
+url = "redis://127.0.0.1:#{ARGV[0]}/0"
+Sidekiq.configure_client { |config| config.redis = { url: url } }
+
+class HardWorker
+  include Sidekiq::Worker
+  def perform(n); end
+end
+
+case ARGV[1]
+when 'sidekiq'
+  60.times { |n| HardWorker.perform_async(n) }
+  25.times { |n| HardWorker.perform_in(3600 + n, n) }
+  dead = Sidekiq::DeadSet.new
+  40.times do |n|
+    job = { 'class' => 'HardWorker', 'args' => [n], 'queue' => 'default',
+            'jid' => SecureRandom.hex(12), 'error_message' => 'boom', 'error_class' => 'RuntimeError',
+            'failed_at' => Time.now.to_f, 'retry_count' => 25 }
+    dead.kill(Sidekiq.dump_json(job), notify_failure: false)
+  end
+when 'rails'
+  store = ActiveSupport::Cache::RedisCacheStore.new(url: url, namespace: 'storefront')
+  (1..150).each { |n| store.write("products/#{n}/price", n * 3) }
+  (1..30).each { |n| store.write("products/#{n}/stock", n, expires_in: 600) }
+end
+"""
+
+
+def run_node(step: str, port: int, node_modules: Path, workdir: Path) -> None:
+    script = workdir / "drive.js"
+    script.write_text(NODE_SCRIPT)
+    env = dict(os.environ, NODE_PATH=str(node_modules))
+    subprocess.run(["node", str(script), str(port), str(BULLMQ_JOBS), step], check=True, env=env,
+                   timeout=300)
+
+
+def run_ruby(step: str, port: int, workdir: Path) -> None:
+    script = workdir / "drive.rb"
+    script.write_text(RUBY_SCRIPT)
+    subprocess.run(["ruby", str(script), str(port), step], check=True, timeout=300)
+
+
+# ---------------------------------------------------------------------------
+# Libraries that cannot be installed here: keys in the shape their source gives
+# ---------------------------------------------------------------------------
+
+
+def write_resque(client: Any) -> None:
+    # resque lib/resque/data_store.rb: namespace "resque", queues in "queue:<name>",
+    # the set "queues", failures in the list "failed", counters "stat:<name>".
+    pipe = client.pipeline()
+    pipe.sadd("resque:queues", "mailers")
+    for n in range(45):
+        pipe.rpush("resque:queue:mailers", json.dumps({"class": "WelcomeMailer", "args": [n]}))
+    for n in range(25):
+        pipe.rpush("resque:failed", json.dumps({"failed_at": "2026/11/20 10:00:00 UTC", "payload":
+                                                {"class": "WelcomeMailer", "args": [n]},
+                                                "exception": "Net::ReadTimeout", "queue": "mailers"}))
+    pipe.set("resque:stat:processed", 1200)
+    pipe.set("resque:stat:failed", 25)
+    pipe.execute()
+
+
+def write_laravel(client: Any) -> None:
+    # Laravel config/database.php: redis "prefix" is Str::slug(APP_NAME, '_').'_database_';
+    # config/cache.php: cache "prefix" is Str::slug(APP_NAME, '_').'_cache_'; RedisStore joins
+    # them with ':' (Illuminate/Cache/RedisStore.php). Horizon (config/horizon.php "prefix"
+    # "horizon:") keeps one hash per job id and the sorted sets recent_jobs/failed_jobs.
+    pipe = client.pipeline()
+    for n in range(1, 91):
+        key = f"laravel_database_laravel_cache_:report:{n}"
+        pipe.set(key, f"s:{len(str(n))}:\"{n}\";")
+    for n in range(1, 71):
+        job_id = str(n)
+        pipe.hset(f"horizon:{job_id}", mapping={"id": job_id, "connection": "redis", "queue": "default",
+                                               "name": "App\\Jobs\\SendInvoice", "status": "completed"})
+        pipe.expire(f"horizon:{job_id}", 3600)
+        pipe.zadd("horizon:recent_jobs", {job_id: -n})
+    pipe.execute()
+
+
+def write_spring_session(client: Any, rng: random.Random) -> None:
+    # spring-session-data-redis RedisIndexedSessionRepository: namespace "spring:session",
+    # a hash per session "sessions:<id>", "sessions:expires:<id>" and the sets
+    # "expirations:<minute epoch ms>"; the hash expires 5 minutes after the session does.
+    pipe = client.pipeline()
+    for _ in range(50):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        pipe.hset(f"spring:session:sessions:{sid}", mapping={
+            "creationTime": 1795000000000, "lastAccessedTime": 1795000000000, "maxInactiveInterval": 1800})
+        pipe.expire(f"spring:session:sessions:{sid}", 2100)
+        pipe.set(f"spring:session:sessions:expires:{sid}", "", ex=1800)
+    pipe.execute()
+
+
+def write_own_keys(client: Any, rng: random.Random) -> None:
+    pipe = client.pipeline()
+    for user in range(1, 121):
+        pipe.hset(f"user:{user}:profile", mapping={"name": f"user {user}", "city": rng.choice("ABCDE")})
+        if user % 3 == 0:
+            pipe.rpush(f"user:{user}:cart", *(f"sku-{rng.randrange(1000)}" for _ in range(3)))
+    # An audit log keyed by a growing counter and never trimmed: a leak no library owns.
+    for event in range(1, 1501):
+        pipe.set(f"audit:event:{event}", json.dumps({"user": rng.randrange(1, 121), "action": "login"}))
+    pipe.execute()
+
+
+# ---------------------------------------------------------------------------
+# Oracle
+# ---------------------------------------------------------------------------
+
+_LENGTH = {b"string": "STRLEN", b"list": "LLEN", b"set": "SCARD", b"zset": "ZCARD", b"hash": "HLEN",
+           b"stream": "XLEN"}
+
+
+def all_keys(client: Any) -> set[bytes]:
+    return set(client.scan_iter(count=1000))
+
+
+def read_oracle(client: Any) -> dict[str, dict[str, Any]]:
+    keys = sorted(all_keys(client))
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.type(key)
+        pipe.pttl(key)
+    replies = pipe.execute()
+    types = replies[0::2]
+    ttls = replies[1::2]
+    pipe = client.pipeline(transaction=False)
+    for key, kind in zip(keys, types, strict=True):
+        pipe.execute_command(_LENGTH[kind], key)
+    lengths = pipe.execute()
+    return {
+        key.decode(): {"type": kind.decode(), "pttl_ms": ttl, "length": length}
+        for key, kind, ttl, length in zip(keys, types, ttls, lengths, strict=True)
+    }
+
+
+def library_versions(node_modules: Path | None) -> dict[str, str]:
+    from importlib.metadata import version
+
+    versions = {name: version(dist) for name, dist in (
+        ("Celery", "celery"), ("kombu", "kombu"), ("RQ", "rq"), ("Django", "django"),
+        ("Flask-Caching", "flask-caching"), ("limits", "limits"), ("Dramatiq", "dramatiq"),
+        ("Huey", "huey"), ("Redis OM", "redis-om"))}
+    if node_modules:
+        for name, package in (("BullMQ", "bullmq"), ("Bull", "bull"), ("Bee-Queue", "bee-queue"),
+                              ("express-session", "express-session"), ("connect-redis", "connect-redis"),
+                              ("express-rate-limit", "express-rate-limit"),
+                              ("rate-limit-redis", "rate-limit-redis"),
+                              ("@socket.io/redis-adapter", "@socket.io/redis-adapter")):
+            versions[name] = json.loads((node_modules / package / "package.json").read_text())["version"]
+    for name, gem in (("Sidekiq", "sidekiq"), ("Rails cache", "activesupport")):
+        found = subprocess.run(["ruby", "-e", f"print Gem.loaded_specs.fetch('{gem}') {{ Gem::Specification"
+                                f".find_by_name('{gem}') }}.version"], capture_output=True, text=True)
+        if found.returncode == 0:
+            versions[name] = found.stdout.strip()
+    return versions
+
+
+def truth_text(truth: dict[str, Any]) -> str:
+    """The truth as JSON, one line per key of the oracle."""
+    rest = {name: value for name, value in truth.items() if name != "keys"}
+    keys = ",\n".join(f"  {json.dumps(key)}: {json.dumps(record, sort_keys=True)}"
+                      for key, record in sorted(truth["keys"].items()))
+    return json.dumps(rest, indent=1, sort_keys=True)[:-2] + ',\n "keys": {\n' + keys + "\n }\n}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--node-modules", type=Path, required=True,
+                        help="a node_modules directory holding the Node libraries")
+    args = parser.parse_args(argv)
+    binary = next((s for s in discover_servers() if s.label == "redis-7.0"), None)
+    if binary is None:
+        print("Debian's redis-server 7.0 not found", file=sys.stderr)
+        return 2
+    rng = random.Random(SEED)
+    owner: dict[str, str] = {}
+    with RunningServer(binary, {"save": "", "appendonly": "no"}) as server, \
+            tempfile.TemporaryDirectory() as scratch:
+        import redis
+
+        client = redis.Redis(host="127.0.0.1", port=server.port)
+        url = f"redis://127.0.0.1:{server.port}/0"
+        workdir = Path(scratch)
+        steps = (
+            ("Celery", lambda: drive_celery(url)),
+            ("RQ", lambda: drive_rq(url)),
+            ("Django", lambda: drive_django(server.port)),
+            ("Flask-Caching", lambda: drive_flask_caching(server.port)),
+            ("limits", lambda: drive_limits(url, rng)),
+            ("Dramatiq", lambda: drive_dramatiq(url)),
+            ("Huey", lambda: drive_huey(server.port)),
+            ("Redis OM", lambda: drive_redis_om(url)),
+            ("BullMQ", lambda: run_node("bullmq", server.port, args.node_modules, workdir)),
+            ("Bull", lambda: run_node("bull", server.port, args.node_modules, workdir)),
+            ("Bee-Queue", lambda: run_node("beeQueue", server.port, args.node_modules, workdir)),
+            ("express", lambda: run_node("webApp", server.port, args.node_modules, workdir)),
+            ("@socket.io/redis-adapter", lambda: run_node("socketIo", server.port, args.node_modules, workdir)),
+            ("Sidekiq", lambda: run_ruby("sidekiq", server.port, workdir)),
+            ("Rails cache", lambda: run_ruby("rails", server.port, workdir)),
+            ("Resque", lambda: write_resque(client)),
+            ("Laravel", lambda: write_laravel(client)),
+            ("Spring Session", lambda: write_spring_session(client, rng)),
+            ("application", lambda: write_own_keys(client, rng)),
+        )
+        written: dict[str, int] = {}
+        for name, step in steps:
+            before = all_keys(client)
+            step()
+            new = all_keys(client) - before
+            written[name] = len(new)
+            for key in new:
+                owner[key.decode()] = name
+            print(f"{name}: {len(new)} keys", flush=True)
+        oracle = read_oracle(client)
+        client.execute_command("SAVE")
+        dump = server.dump_path.read_bytes()
+        if read_oracle(client).keys() != oracle.keys():
+            raise RuntimeError("the keyspace changed while the oracle was read")
+        server_version = client.info("server")["redis_version"]
+    for key, record in oracle.items():
+        record["written_by"] = owner.get(key)
+    truth = {
+        "file": "libraries.rdb",
+        "server": f"redis {server_version}",
+        "versions": library_versions(args.node_modules),
+        "keys_written": written,
+        "families": [
+            {"library": library, "key_kind": kind, "regex": regex, "pattern": pattern, "evidence": evidence,
+             "written_by": STEP_OF.get(library, library)}
+            for library, kind, regex, pattern, evidence in FAMILIES
+        ],
+        "user_families": [{"regex": regex, "pattern": pattern} for regex, pattern in USER_FAMILIES],
+        "keys": oracle,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "libraries.rdb").write_bytes(dump)
+    (args.out / "libraries.json").write_text(truth_text(truth))
+    print(f"{len(oracle)} keys -> {args.out / 'libraries.rdb'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

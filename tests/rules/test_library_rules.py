@@ -1,0 +1,130 @@
+"""The keyspace written by real libraries (sample_dumps/make_library_dump.py): who owns each pattern,
+the leaks with the setting that causes them, and naming rules kept off the libraries' names."""
+
+import json
+import random
+import string
+
+import pytest
+from conftest import SAMPLE_DUMPS
+from rule_keyspace import key_table
+
+import rdbscope
+from rdbscope.config import config_from_mapping
+from rdbscope.report.dataset import patterns_table
+
+DUMP = SAMPLE_DUMPS / "libraries.rdb"
+TRUTH = json.loads((SAMPLE_DUMPS / "libraries.json").read_text())
+#: Rails' cache store writes '<namespace>:<key>' with nothing of its own in the name: not recognizable.
+UNRECOGNIZABLE = {"Rails cache"}
+
+
+@pytest.fixture(scope="module")
+def result():
+    return rdbscope.analyze(rdbscope.load(DUMP))
+
+
+@pytest.fixture(scope="module")
+def owners(result):
+    rows = result.tables["patterns"].select(["pattern", "library", "key_kind"]).to_pylist()
+    return {r["pattern"]: (r["library"], r["key_kind"]) for r in rows}
+
+
+def by_code(result, code):
+    return {f.pattern: f for f in result.finding_list if f.code == code}
+
+
+@pytest.mark.parametrize("family", TRUTH["families"], ids=[f["pattern"] for f in TRUTH["families"]])
+def test_every_library_pattern_carries_its_library(owners, family):
+    library, _kind = owners[family["pattern"]]
+    assert library == (None if family["library"] in UNRECOGNIZABLE else family["library"])
+
+
+def test_the_applications_own_patterns_have_no_library(owners):
+    for family in TRUTH["user_families"]:
+        assert owners[family["pattern"]] == (None, None)
+
+
+def test_key_kinds_say_what_the_keys_hold(owners):
+    assert owners["bull:emails:{id}"] == ("BullMQ", "job")
+    assert owners["bull:video:{id}"] == ("Bull", "job")
+    assert owners["celery-task-meta-{uuid}"] == ("Celery", "task result")
+    assert owners["shop:1:django.contrib.sessions.cache{*}"] == ("Django sessions", "session")
+    assert owners["shop:1:product:{id}:price"] == ("Django cache", "cache entry")
+
+
+@pytest.mark.parametrize(("pattern", "setting"), [
+    ("bull:emails:{id}", "removeOnComplete / removeOnFail"),
+    ("bull:video:{id}", "removeOnComplete / removeOnFail"),
+    ("rq:job:{uuid}", "result_ttl / failure_ttl"),
+    ("rq:results:{uuid}", "result_ttl"),
+    ("celery-task-meta-{uuid}", "result_expires"),
+    ("dead", "dead_max_jobs"),
+    ("bq:thumbnails:jobs", "removeOnSuccess / removeOnFailure"),
+])
+def test_jobs_kept_forever_name_the_queue_setting(result, pattern_of, pattern, setting):
+    finding = by_code(result, "LIB001")[pattern]
+    assert setting in finding.message
+    assert finding.n_keys == sum(1 for k, r in TRUTH["keys"].items() if r["pttl_ms"] == -1 and pattern_of[k] == pattern)
+
+
+@pytest.fixture(scope="module")
+def pattern_of(result):
+    table = result.keys.to_arrow()
+    return dict(zip((k.decode() for k in table["key"].to_pylist()), table["pattern"].to_pylist(), strict=True))
+
+
+def test_caches_without_ttl_name_the_timeout_setting(result):
+    found = by_code(result, "LIB003")
+    assert "CACHE_DEFAULT_TIMEOUT or timeout=" in found["flask_cache_user_{id}_feed"].message
+    assert "TIMEOUT (None keeps entries forever)" in found["shop:1:product:{id}:price"].message
+    assert found["flask_cache_user_{id}_feed"].n_keys == 200
+    assert "flask_cache_page_{id}" not in found  # written with a timeout
+
+
+def test_sessions_and_rate_limits_with_their_ttl_are_not_reported(result):
+    assert not by_code(result, "LIB002") and not by_code(result, "LIB004")
+
+
+def test_sessions_and_rate_limit_windows_without_ttl_are():
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits + "-_"
+    sessions = ["sess:" + "".join(rng.choice(alphabet) for _ in range(32)) for _ in range(30)]
+    keys = key_table(sessions + [{"key": "LIMITS:LIMITER/login/10.0.0.$i/1000/1/hour", "count": 30}])
+    found = {f.code: f for f in rdbscope.analyze(keys).finding_list if f.code.startswith("LIB")}
+    assert set(found) == {"LIB002", "LIB004"}
+    assert "cookie.maxAge" in found["LIB002"].message and found["LIB002"].n_keys == 30
+    assert found["LIB004"].pattern == "LIMITS:LIMITER/login/{ip}/1000/1/hour"
+
+
+def test_no_naming_rule_fires_on_names_a_library_owns(result, owners):
+    named = [f for f in result.finding_list if f.code.startswith("NAM") and f.code != "NAM015"]
+    assert not [f.pattern for f in named if owners.get(f.pattern, (None,))[0]]
+    without_libraries = rdbscope.lint(rdbscope.load(DUMP), config_from_mapping({"ignore": ["NAM015"]}))
+    assert {f.pattern for f in without_libraries.finding_list if f.code.startswith("NAM")} <= {
+        p for p, (library, _) in owners.items() if library is None}
+
+
+def test_each_library_is_named_once_with_its_prefix_setting(result):
+    infos = [f for f in result.finding_list if f.code == "NAM015"]
+    libraries = [f.details_dict["library"] for f in infos]
+    assert len(libraries) == len(set(libraries))
+    assert set(libraries) == {f["library"] for f in TRUTH["families"]} - UNRECOGNIZABLE
+    celery = next(f for f in infos if f.details_dict["library"] == "Celery")
+    assert "global_keyprefix" in celery.message and celery.n_keys == TRUTH["keys_written"]["Celery"]
+    assert next(f for f in infos if f.details_dict["library"] == "Resque").details_dict["evidence"] == \
+        "documented shape"
+
+
+def test_a_growing_counter_without_ttl_is_a_likely_leak(result):
+    assert not by_code(result, "GRO001")  # opt-in
+    found = by_code(rdbscope.lint(rdbscope.load(DUMP), config_from_mapping({"select": ["GRO001"]})), "GRO001")
+    assert list(found) == ["audit:event:{id}"]
+    assert found["audit:event:{id}"].details_dict["last"] == 1500
+
+
+def test_the_parquet_dataset_has_the_library_columns(result):
+    table = patterns_table(result)
+    rows = {r["pattern"]: r for r in table.select(["pattern", "library", "key_kind"]).to_pylist()}
+    assert rows["rq:job:{uuid}"]["library"] == "RQ" and rows["rq:job:{uuid}"]["key_kind"] == "job"
+    assert rows["user:{id}:profile"]["library"] is None
