@@ -10,6 +10,8 @@ from ..report.cells import cell_text, printable
 
 #: Widest a pattern or key name gets in the summary before it is cut with "…".
 NAME_WIDTH = 22
+#: Widest a saving's action gets: with its number, bytes and code, a line of 120 columns.
+ACTION_WIDTH = 92
 
 
 def summary_renderable(tri):
@@ -143,7 +145,7 @@ def _savings(tri):
     for number, saving in enumerate(tri.savings, 1):
         lines.append(f"{number}. ")
         lines.append(f"{format_bytes(saving.bytes):>9}", style="bold")
-        lines.append(f"  {printable(saving.action)}  ")
+        lines.append(f"  {printable(saving.action, ACTION_WIDTH)}  ")
         lines.append(f"({saving.code})", style="dim")
         if number < len(tri.savings):
             lines.append("\n")

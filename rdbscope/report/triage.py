@@ -274,9 +274,10 @@ def largest_savings(findings, most=5) -> list:
         saving = _saving(f, details)
         if saving is not None and saving.bytes > 0:
             actions.append(saving)
-    # A cold pattern without TTL is also a volatile name without one (TTL002): one action, the specific one.
-    cold = {s.pattern for s in actions if s.code == "TTL005"}
-    actions = [s for s in actions if not (s.code == "TTL002" and s.pattern in cold)]
+    # A cold pattern, or a library's, without TTL may also be a volatile name without one (TTL002): one action,
+    # the specific one.
+    specific = {s.pattern for s in actions if s.code == "TTL005" or s.code.startswith("LIB")}
+    actions = [s for s in actions if not (s.code == "TTL002" and s.pattern in specific)]
     for setting, (saved, value, code) in by_setting.items():
         actions.append(Saving(f"CONFIG SET {setting} {value}", int(saved), code))
     for pattern, incidents in jitter.items():
@@ -307,6 +308,10 @@ def _saving(f, details):
         n = details["n_without_ttl"]
         return Saving(f"add a TTL to {pattern}: {count(n, 'key')} never expire{'s' if n == 1 else ''}",
                       f.est_memory_bytes, f.code, pattern)
+    if f.code.startswith("LIB") and details.get("setting"):
+        setting = details["setting"].split(" (")[0]  # the setting, without its default in brackets
+        return Saving(f"{pattern} ({details.get('library', 'library')}): set {setting}", f.est_memory_bytes, f.code,
+                      pattern)
     if f.code in ("ENC002", "ENC004") and details.get("est_saving_bytes"):
         what = "as fields of hashes" if f.code == "ENC002" else "bounded (trim old members, or bucket by time)"
         return Saving(f"store {pattern} {what}", int(details["est_saving_bytes"]), f.code, pattern)

@@ -13,7 +13,7 @@ from rdbscope.cli._summary import summary_renderable
 from rdbscope.report.html import render_html
 from rdbscope.report.triage import Saving, largest_savings, triage
 
-VARIANTS = sorted(p.name for p in SAMPLE_DUMPS.glob("*.rdb") if p.stem.rsplit("-", 1)[1] in ("default", "lfu", "lru"))
+VARIANTS = sorted(p.name for p in SAMPLE_DUMPS.glob("*.rdb") if p.stem.endswith(("-default", "-lfu", "-lru")))
 
 
 @pytest.fixture(scope="module", params=VARIANTS)
@@ -112,6 +112,9 @@ def test_incidents_and_savings_merge_one_setting_and_name_the_jitter():
         finding("TTL005", {"cold_idle_s": 604800}, pattern="session:{uuid}", n_keys=3, est_memory_bytes=2000),
         finding("TTL002", {"n_without_ttl": 3}, pattern="session:{uuid}", n_keys=3, est_memory_bytes=2000),
         finding("BIG001", {}, pattern="big", n_keys=1, est_memory_bytes=10**9),
+        finding("LIB001", {"library": "BullMQ", "setting": "removeOnComplete / removeOnFail job options (default: "
+                           "keep every job)"}, pattern="bull:q:{id}", n_keys=400, est_memory_bytes=120),
+        finding("TTL002", {"n_without_ttl": 400}, pattern="bull:q:{id}", n_keys=400, est_memory_bytes=120),
         finding("EXP001", {"start": "2030-01-02T00:00:00Z", "end": "2030-01-02T00:01:00Z"}, pattern="lock:{id}",
                 n_keys=500, est_memory_bytes=60),
         finding("EXP001", {"start": "2030-01-03T00:00:00Z", "end": "2030-01-03T00:00:01Z"}, pattern="lock:{id}",
@@ -121,6 +124,8 @@ def test_incidents_and_savings_merge_one_setting_and_name_the_jitter():
         Saving("session:{uuid}: 3 keys without TTL idle more than 7 d: delete them or add a TTL", 2000, "TTL005",
                "session:{uuid}"),
         Saving("CONFIG SET hash-max-listpack-entries 700", 150, "ENC001"),
+        Saving("bull:q:{id} (BullMQ): set removeOnComplete / removeOnFail job options", 120, "LIB001",
+               "bull:q:{id}"),
         Saving("add ±10% TTL jitter to lock:{id}: 2 incidents, the largest 500 keys in 1 min from "
                "2030-01-02 00:00:00Z", 110, "EXP001", "lock:{id}"),
         Saving("add ±10% TTL jitter to api:{hex}: 150,000 keys expire at 2030-01-01 00:42:08Z", 90, "EXP001",
