@@ -67,10 +67,13 @@ COUNTED = {"hot": [(20, 60, 200, False)], "warm": [(20, 60, 12, False), (5, 60, 
            "cold": [(30, 60, 0, False)]}
 
 
-def aged_dump(policy, layout, option):
-    """Write ``layout``'s keys on Redis 7.0 by RESTORE with ``option`` (IDLETIME or FREQ), read OBJECT
+LABELS = sorted(servers.EXPECTED)
+
+
+def aged_dump(label, policy, layout, option):
+    """Write ``layout``'s keys on the server ``label`` by RESTORE with ``option`` (IDLETIME or FREQ), read OBJECT
     ``IDLETIME``/``FREQ`` of each, SAVE; returns (keys table, {key: value read}, seconds from read to save)."""
-    binary = servers.server("redis-7.0")
+    binary = servers.server(label)
     with make_sample_dumps.RunningServer(binary, {"save": "", "maxmemory-policy": policy}) as server:
         client = server.client(0)
         names = []
@@ -98,8 +101,9 @@ def aged_dump(policy, layout, option):
 
 
 @pytest.mark.server
-def test_idle_memory_per_pattern_matches_object_idletime():
-    keys, idletime, elapsed = aged_dump("allkeys-lru", AGED, "IDLETIME")
+@pytest.mark.parametrize("label", LABELS)
+def test_idle_memory_per_pattern_matches_object_idletime(label):
+    keys, idletime, elapsed = aged_dump(label, "allkeys-lru", AGED, "IDLETIME")
     result = rdbscope.analyze(keys, Config(activity=ActivityOptions(cold_min_bytes=1)))
     table = keys.to_arrow().to_pylist()
     slack = math.ceil(elapsed) + 1
@@ -124,8 +128,9 @@ def test_idle_memory_per_pattern_matches_object_idletime():
 
 
 @pytest.mark.server
-def test_lfu_counters_per_pattern_match_object_freq():
-    keys, freq, elapsed = aged_dump("allkeys-lfu", COUNTED, "FREQ")
+@pytest.mark.parametrize("label", LABELS)
+def test_lfu_counters_per_pattern_match_object_freq(label):
+    keys, freq, elapsed = aged_dump(label, "allkeys-lfu", COUNTED, "FREQ")
     result = rdbscope.analyze(keys)
     # The server takes a point off per minute without a read (lfu-decay-time 1) when it saves.
     decay = math.ceil(elapsed / 60) + 1
