@@ -34,6 +34,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, from PyPI (a depend
 
 from .errors import ConfigError
 from .options import options_from_table
+from .passes.activity import ActivityOptions
 from .passes.bigkeys import BigKeyOptions
 from .passes.expiry import ExpiryOptions
 from .passes.patterns import PatternOptions
@@ -46,7 +47,7 @@ class Config:
     """Everything configurable about an analysis.
 
     Attributes:
-        patterns, bigkeys, ttl, expiry: options of the pass with that id.
+        patterns, bigkeys, ttl, expiry, activity: options of the pass with that id.
         select: finding codes or families (``"BIG"``) to keep; empty keeps all.
         ignore: finding codes or families to drop (wins over ``select``).
         extend_select: codes or families to keep in addition to ``select`` (or
@@ -59,6 +60,7 @@ class Config:
     bigkeys: BigKeyOptions = field(default_factory=BigKeyOptions)
     ttl: TtlOptions = field(default_factory=TtlOptions)
     expiry: ExpiryOptions = field(default_factory=ExpiryOptions)
+    activity: ActivityOptions = field(default_factory=ActivityOptions)
     select: tuple = ()
     extend_select: tuple = ()
     ignore: tuple = ()

@@ -140,7 +140,11 @@ def check_the_two_commands(text, root):
 
 def check_the_report_tour(text, root):
     results = run_shell(text, root)
-    assert "Top patterns by memory" in results[0].stdout
+    summary = results[0].stdout.split("\nTop patterns by memory\n┏")[0]  # before the full tables
+    for part in ("Memory by type", "Top patterns by memory", "Memory freed over time", "Expiry incidents",
+                 "Cold and hot memory", "Largest savings"):
+        assert part in summary
+    assert "Top patterns by memory\n┏" in results[0].stdout
     assert (root / "report.html").exists()
     assert list((root / "reports" / "instance=cache-1").glob("date=*/patterns.parquet"))
     assert results[3].exit_code == 1 and "NAM005" not in results[3].stdout
@@ -178,7 +182,7 @@ def check_the_budget_commands(text, root):
 
 def check_the_budget_api(text, root):
     namespace = run_python("import rdbscope\n" + text.replace('"1GB"', '"100KB"'), root)
-    assert namespace["res"].bounded and namespace["res"].skipped == ("expiry", "rules")
+    assert namespace["res"].bounded and namespace["res"].skipped == ("expiry", "activity", "rules")
     assert namespace["res"].n_keys == 2092
 
 
@@ -274,8 +278,8 @@ README_CHECKS = {
         check_the_two_commands,
     ("sh", 'pip install -e ".[test]" && python -m pytest -q'):
         checked_elsewhere("test_docs.py"),  # test_ci_runs_the_readme_test_command_as_written
-    ("sh", "rdbscope report dump.rdb.gz                           # totals, top patterns, big keys, TTL, expiry "
-           "cliffs, findings"): check_the_report_tour,
+    ("sh", "rdbscope report dump.rdb.gz                           # a one-screen summary, then patterns, keys, "
+           "TTL, expiry, findings"): check_the_report_tour,
     ("text", "redis-8.2-default.rdb: REDIS RDB 12, written by redis 8.2.3 at 2026-11-22 03:14:38Z"):
         checked_elsewhere("test_docs.py"),  # test_the_sample_output_is_what_the_command_prints
     ("text", "libraries.rdb: REDIS RDB 10, written by redis 7.0.15 at 2026-11-24 17:07:50Z"):

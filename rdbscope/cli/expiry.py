@@ -17,11 +17,14 @@ def expiry_command(
     output=None,
     load=None,
 ):
-    """Show expiry cliffs: windows (1 s, 1 min, 1 h) where far more keys expire than their spread predicts.
+    """Show expiry incidents: where far more keys expire together than their spread predicts.
 
-    A cliff is a cache stampede waiting to happen; the fix is random TTL jitter.
-    JSON gives {"bursts": [...], "timeline": [...], "findings": [...]}; CSV gives
-    the burst rows (the timeline with --timeline). --fail-on looks at EXP findings only.
+    Windows of 1 s, 1 min and 1 h are counted per pattern and for the dump;
+    adjacent busy windows are one incident (its start, end, keys and memory).
+
+    An incident is a cache stampede waiting to happen; the fix is random TTL jitter.
+    JSON gives {"bursts": [...], "timeline": [...], "findings": [...]} ("bursts" are the
+    incidents); CSV gives the incident rows (the timeline with --timeline). --fail-on looks at EXP findings only.
     """
     from ..report import views
 
@@ -34,7 +37,7 @@ def expiry_command(
     elif output.fmt == Format.csv:
         emit(views.expiry_timeline_rows(res) if timeline else bursts, output)
     else:
-        emit(bursts, output, title=f"Expiry cliffs ({len(bursts)})")
+        emit(bursts, output, title=f"Expiry incidents ({len(bursts)})")
         if len(findings):
             emit(findings, output, title="Expiry findings", columns=["severity", "code", "db", "pattern", "n_keys",
                                                                  "est_memory_bytes", "message"])

@@ -2,6 +2,7 @@
 Parquet dataset."""
 
 import datetime
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -26,7 +27,7 @@ PATTERN_COLUMNS = ["db", "pattern", "library", "n_keys", "memory_bytes_sum", "me
 BIG_KEY_COLUMNS = ["db", "key", "source", "type", "encoding", "memory_bytes", "n_elements", "codes"]
 TTL_COLUMNS = ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl", "memory_bytes_without_ttl",
                "volatile_name"]
-BURST_COLUMNS = ["scope", "db", "pattern", "window_s", "start", "n_keys", "share_of_ttl_keys"]
+BURST_COLUMNS = ["scope", "db", "pattern", "start", "end", "n_keys", "memory_bytes", "share_of_ttl_keys"]
 NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "ttl_share", "slots"]
 FINDING_COLUMNS = ["severity", "code", "db", "n_keys", "est_memory_bytes", "message"]  # the message names the pattern
 
@@ -58,7 +59,7 @@ def report_command(
     load=None,
     parallel=None,
 ):
-    """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry cliffs and findings.
+    """Analyse DUMP: totals, top patterns by memory, big keys, TTL coverage, expiry incidents and findings.
 
     Several dumps (paths, a directory, a quoted glob) are one keyspace, a
     cluster's nodes: one report over them all, with a table of the nodes, and
@@ -95,30 +96,40 @@ def report_command(
     sections = _sections(res, top)
     overview = views.overview(res, source)
     if fmt == Format.json:
+        from ..report.triage import triage
+
         nodes = {"nodes": records(views.node_rows(res))} if res.keys.n_sources > 1 else {}
-        write_json({"overview": overview.as_dict(), **nodes,
+        write_json({"overview": overview.as_dict(), "summary": triage(res).as_dict(records), **nodes,
                     **{name: _plain(section) for name, section in sections.items()},
                     "findings": records(views.finding_rows(res))})
     elif fmt == Format.csv:
         emit(views.finding_rows(res), output)
     elif fmt == Format.openmetrics:
-        import sys
-
         from ..report.openmetrics import render_openmetrics
 
         sys.stdout.write(render_openmetrics(res, source, top))
     else:
+        from ..report.triage import triage
+        from ._console import out
+        from ._summary import summary_renderable, summary_text
+
         print_renderable(_headline(overview))
+        if out.is_terminal:
+            print_renderable(summary_renderable(triage(res)))
+        else:
+            sys.stdout.write(summary_text(triage(res)))
         if res.keys.n_sources > 1:
             emit(views.node_rows(res), output, title="Nodes", columns=NODE_COLUMNS)
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),
                   "big_keys": ("Biggest keys", BIG_KEY_COLUMNS),
                   "ttl": ("Patterns with the most memory without TTL", TTL_COLUMNS),
-                  "expiry": ("Expiry cliffs", BURST_COLUMNS)}
+                  "expiry": ("Expiry incidents", BURST_COLUMNS),
+                  "activity": ("Cold and hot memory by pattern", None)}
         for name, (title, columns) in titles.items():
             frame = sections[name]["patterns"] if name == "ttl" else sections[name]
             frame = frame["bursts"] if name == "expiry" else frame
-            if len(frame):
+            frame = frame["patterns"] if name == "activity" else frame
+            if frame is not None and len(frame):
                 emit(frame, output, title=title, columns=columns)
         findings = views.finding_rows(res, top)
         if len(findings):
@@ -146,13 +157,21 @@ def _sections(res, top):
         "big_keys": views.big_key_rows(res, min(top, 10)),
         "ttl": {"overview": views.ttl_overview_rows(res), "patterns": views.ttl_pattern_rows(res, top)},
         "expiry": {"bursts": views.expiry_burst_rows(res, top)},
+        "activity": _activity_section(res, top),
     }
+
+
+def _activity_section(res, top):
+    from ..report.triage import activity_rows
+
+    note, frame = activity_rows(res, top)
+    return {"note": note, "patterns": frame}
 
 
 def _plain(section):
     if isinstance(section, dict):
-        return {name: records(frame) for name, frame in section.items()}
-    return records(section)
+        return {name: _plain(part) for name, part in section.items()}
+    return records(section) if section is not None and not isinstance(section, str) else section
 
 
 def _headline(o):
@@ -172,18 +191,18 @@ def _headline(o):
         if o.ctime:
             lines.append(f" at {o.ctime:%Y-%m-%d %H:%M:%S}Z")
     lines.append("\n")
-    memory = "of estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
+    memory = "estimated memory" if o.memory_basis == "est_memory_bytes" else "in the dump (no memory estimates)"
     lines.append(count(o.n_keys, "key"), style="bold")
     lines.append(f" in {count(o.n_dbs, 'db')}, {count(o.n_patterns, 'pattern')}; ")
     lines.append(format_bytes(o.memory_bytes), style="bold")
     lines.append(f" {memory}")
     extras = []
     if o.est_total_memory_bytes is not None:
-        extras.append(f"{format_bytes(o.est_total_memory_bytes)} with key tables")
+        extras.append(f"with key tables {format_bytes(o.est_total_memory_bytes)}")
     if o.used_mem_bytes is not None:
         extras.append(f"used-mem {format_bytes(o.used_mem_bytes)}")
-    extras.append(f"{format_bytes(o.rdb_bytes)} in the dump")
-    lines.append(f" ({'; '.join(extras)})\n")
+    extras.append(f"dump {format_bytes(o.rdb_bytes)}")
+    lines.append(f" ({', '.join(extras)})\n")
     if o.n_keys:
         ttl_share = format_share(o.n_with_ttl / o.n_keys)
         lines.append(f"TTL: {count(o.n_with_ttl, 'key')} ({ttl_share}) {'has' if o.n_with_ttl == 1 else 'have'} one")

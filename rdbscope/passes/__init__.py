@@ -4,6 +4,7 @@ A pass reads the keys table (and the outputs of the passes it ``requires``)
 and returns tables and findings; see :class:`~rdbscope.passes.base.Pass`.
 """
 
+from .activity import ActivityPass
 from .base import Pass, PassContext, PassOutput
 from .bigkeys import BigKeysPass
 from .expiry import ExpiryPass
@@ -13,7 +14,7 @@ from .runner import dependency_order, pass_options, run_passes
 from .ttl import TtlPass
 
 #: Every pass, in the order they run by default.
-PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass)
+PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass)
 
 #: Every finding code the passes can report, in code order.
 CHECKS = tuple(sorted((check for p in PASSES for check in p.checks), key=lambda c: c.code))

@@ -10,16 +10,21 @@ spread predicts: the larger of
 * its rate in the ``neighborhood_windows`` windows on either side.
 
 For the whole dump the first term is the sum over the patterns.
+
+Bursts of one group whose windows overlap or touch are one *incident*
+(one cliff, one finding): three busy seconds in a row and the minute
+around them are one event for whoever is paged.
 """
 
 import collections
+import dataclasses
 import datetime
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
-from ..findings import Check, Severity, format_share
+from ..findings import Check, Severity, count, format_bytes, format_share
 from ..keyspace.grouping import SortedGroups, counts, example_positions
 from ..options import option, require_positive
 from .base import PassOutput
@@ -27,11 +32,13 @@ from .base import PassOutput
 EXPIRY_BURST = Check(
     "EXP001", "expiry-burst", Severity.WARNING,
     "Many keys of one pattern expire in the same window (1 s, and each of `windows_s`), "
-    "far more than the pattern's spread predicts (`min_keys`, `min_ratio`).",
+    "far more than the pattern's spread predicts (`min_keys`, `min_ratio`); one finding per incident "
+    "(adjacent busy windows merged).",
     "When keys that were written together expire together, every client misses at once "
     "and the backing store takes the whole reload in one instant: a cache stampede "
-    "(the Key Design chapter). The finding gives when, how many keys, and the share of the pattern's "
-    "TTL keys in its busiest windows. Spread the expiries: add random jitter to the TTL.")
+    "(the Key Design chapter). The finding gives when the incident starts and ends, its keys and memory, "
+    "and their share of the pattern's TTL keys; details hold each window and how far over the spread it is. "
+    "Spread the expiries: add random jitter to the TTL.")
 DUMP_EXPIRY_BURST = Check(
     "EXP002", "dump-expiry-burst", Severity.WARNING,
     "Many keys of the whole dump expire in the same window, far more than its patterns' "
@@ -42,7 +49,7 @@ DUMP_EXPIRY_BURST = Check(
 NO_TTL_JITTER = Check(
     "EXP003", "no-ttl-jitter", Severity.WARNING,
     "A pattern has batches of at least `min_batch_keys` keys that share one expiry "
-    "instant to the millisecond.",
+    "instant to the millisecond, outside its EXP001 incidents (those say so themselves).",
     "Keys written with the same TTL in one go (or with EXPIREAT to a fixed time) carry "
     "the same expiry to the millisecond: nothing spreads them. Baidu Cloud's guidelines and the Key Design chapter: "
     "set "
@@ -50,15 +57,17 @@ NO_TTL_JITTER = Check(
     "a range instead of at one instant.")
 
 BURST_COLUMNS = {
-    "scope": "pattern, or all for bursts of the whole dump",
+    "scope": "pattern, or all for incidents of the whole dump",
     "db": "database of the pattern; null for the whole dump",
     "pattern": "the pattern; null for the whole dump",
-    "window_s": "window length in seconds",
-    "start": "start of the window",
-    "n_keys": "keys expiring in the window",
-    "expected_keys": "keys the spread predicts for a window of this length",
-    "ratio": "n_keys / expected_keys",
+    "start": "the second its first key expires",
+    "end": "the second after its last key expires (exclusive)",
+    "n_keys": "keys of the group expiring from start to end",
+    "memory_bytes": "their memory (estimate, or bytes in the dump without a memory model)",
     "share_of_ttl_keys": "share of the group's (pattern's or dump's) future-expiring keys",
+    "keys_in_batches": "keys among them sharing one expiry millisecond in batches of min_batch_keys or more",
+    "window_s": "the shortest window (1 s, 1 min, ...) that found it",
+    "peak_ratio": "the most one of its windows held over what the spread predicts",
 }
 
 TIMELINE_COLUMNS = {
@@ -146,7 +155,7 @@ class ExpiryOptions:
     min_ratio: float = option(10.0, "EXP001/EXP002: ... and this many times what the spread predicts")
     neighborhood_windows: int = option(
         30, "the expected count comes from this many windows on each side of the burst")
-    max_bursts: int = option(3, "bursts listed per pattern and window length")
+    max_bursts: int = option(3, "incidents reported per pattern (and for the dump), the largest")
     min_batch_keys: int = option(100, "EXP003: keys sharing one expiry millisecond that make a batch")
     timeline_buckets: int = option(400, "most rows of the expiry_timeline table")
 
@@ -164,7 +173,7 @@ class ExpiryPass:
     pass reports the others).
 
     Tables:
-        expiry_bursts: the bursts found, per pattern and for the dump.
+        expiry_bursts: the expiry incidents found, per pattern and for the dump.
         expiry_timeline: keys expiring per bucket from ctime on.
     """
 
@@ -178,32 +187,34 @@ class ExpiryPass:
         groups = ctx.output("patterns").shared
         expiring = _Expiring.select(columns, groups)
         if expiring.n == 0:
-            return PassOutput(tables={"expiry_bursts": _burst_table([], expiring, groups),
+            return PassOutput(tables={"expiry_bursts": _incident_table([], expiring, groups),
                                       "expiry_timeline": _timeline(expiring, options, None)})
-        findings, table_rows = [], []
         seconds = expiring.seconds
         dump_seconds = _merge_groups(seconds)
-        pattern_found, dump_found_all = [], []
+        pattern_found, dump_found = [], []
         for window_s in options.windows_s:
             origin = expiring.base_s % window_s
             origin_s = expiring.base_s - origin
             pattern_runs = seconds.coarsen(window_s, origin)
-            found = _bursts(pattern_runs, window_s, origin_s, _spread_floor(pattern_runs),
-                            pattern_found, options)
-            dump_runs = dump_seconds.coarsen(window_s, origin)
-            dump_found = _bursts(dump_runs, window_s, origin_s, _summed_spread_floor(pattern_runs),
-                                 dump_found_all, options)
-            pattern_found += found
             # Bursts a single pattern explains are that pattern's findings; they still
             # cover the longer windows around them.
-            dump_found_all += dump_found
-            found = _busiest(found, options.max_bursts)
-            dump_found = _busiest(_not_one_pattern(dump_found, pattern_found), options.max_bursts)
-            findings += _burst_findings(found, expiring, columns, groups)
-            findings += _dump_burst_findings(dump_found, pattern_runs, expiring, columns, groups)
-            table_rows += [("pattern", b) for b in found] + [("all", b) for b in dump_found]
-        findings += _jitter_findings(expiring, columns, groups, options)
-        tables = {"expiry_bursts": _burst_table(table_rows, expiring, groups),
+            pattern_found += _bursts(pattern_runs, window_s, origin_s, _spread_floor(pattern_runs),
+                                     pattern_found, options)
+            dump_found += _bursts(dump_seconds.coarsen(window_s, origin), window_s, origin_s,
+                                  _summed_spread_floor(pattern_runs), dump_found, options)
+        memory = columns.memory
+        incidents = _incidents(pattern_found, expiring, expiring.group, memory)
+        incidents, batches = _with_batches(incidents, expiring.batches(options.min_batch_keys), expiring.base_s)
+        n_incidents = counts(np.array([i.group for i in incidents], np.int64), groups.n)
+        incidents = _largest_per_group(incidents, options.max_bursts)
+        dump_incidents = _largest_per_group(
+            _incidents(_not_one_pattern(dump_found, pattern_found), expiring, np.zeros(expiring.n, np.int64), memory),
+            options.max_bursts)
+        findings = _incident_findings(incidents, n_incidents, expiring, columns, groups)
+        findings += _dump_incident_findings(dump_incidents, expiring, columns, groups)
+        findings += _jitter_findings(batches, expiring, columns, groups, options)
+        scoped = [("pattern", i) for i in incidents] + [("all", i) for i in dump_incidents]
+        tables = {"expiry_bursts": _incident_table(scoped, expiring, groups),
                   "expiry_timeline": _timeline(expiring, options, dump_seconds)}
         return PassOutput(tables=tables, findings=tuple(findings))
 
@@ -386,88 +397,180 @@ def _not_one_pattern(dump_bursts, pattern_bursts):
     return [b for b in dump_bursts if largest.get((b.window_s, b.start_s), 0) < 0.9 * b.n_keys]
 
 
-def _burst_findings(bursts, expiring, columns, groups):
-    if not bursts:
+@dataclass(frozen=True)
+class Incident:
+    """Adjacent or overlapping bursts of one group merged: one cliff.
+
+    ``start_s``/``end_s`` bound its keys' expiries (whole seconds, end
+    exclusive); ``bursts`` are the windows that found it.
+    """
+
+    group: int
+    start_s: int
+    end_s: int
+    n_keys: int
+    memory_bytes: int
+    bursts: tuple
+    examples: tuple = ()
+    n_batches: int = 0
+    keys_in_batches: int = 0
+    largest_batch_keys: int = 0
+    largest_batch_ms: int = 0
+
+    @property
+    def peak_ratio(self):
+        """The most any of its windows held over what the spread predicts."""
+        return max((b.n_keys / b.expected if b.expected else float("inf")) for b in self.bursts)
+
+    @property
+    def shortest_window_s(self):
+        return min(b.window_s for b in self.bursts)
+
+
+def _incidents(bursts, expiring, key_group, memory):
+    """Merge each group's bursts whose windows overlap or touch into :class:`Incident` s.
+
+    ``key_group``: the group of each expiring key (all 0 for the whole dump).
+    An incident's keys are those of its group expiring between its first
+    window's start and its last window's end; its bounds shrink to theirs.
+    """
+    spans = []
+    for b in sorted(bursts, key=lambda b: (b.group, b.start_s, -b.window_s)):
+        end = b.start_s + b.window_s
+        if spans and spans[-1][0] == b.group and b.start_s <= spans[-1][2]:
+            spans[-1][2] = max(spans[-1][2], end)
+            spans[-1][3].append(b)
+        else:
+            spans.append([b.group, b.start_s, end, [b]])
+    if not spans:
         return []
-    window_s = bursts[0].window_s
-    by_group = {}
-    for b in bursts:
-        by_group.setdefault(b.group, []).append(b)
-    # Only the keys of the patterns with bursts are read.
-    bursting = np.zeros(groups.n, bool)
-    bursting[list(by_group)] = True
-    subset = np.flatnonzero(bursting[expiring.group])
-    group, offset = expiring.group[subset], expiring.offset_ms[subset]
-    in_any = np.zeros(len(subset), bool)
-    in_first = in_any
-    for rank in range(max(len(bs) for bs in by_group.values())):
-        start = np.full(groups.n, np.iinfo(np.int64).min // 2000, dtype=np.int64)  # matches nothing
-        for g, bs in by_group.items():
-            if rank < len(bs):
-                start[g] = bs[rank].start_s
-        begin = start[group] * 1000 - expiring.base_ms
-        inside = (offset >= begin) & (offset < begin + window_s * 1000)
-        in_any = in_any | inside
-        if rank == 0:
-            in_first = inside
-    chosen = np.flatnonzero(in_any)
-    memory_in = counts(group[chosen], groups.n, columns.memory[expiring.rows[subset[chosen]]])
-    first = np.flatnonzero(in_first)
-    offsets, picked = example_positions(group[first], groups.n, 3, positions=expiring.rows[subset[first]])
-    examples = {g: picked[offsets[g]:offsets[g + 1]] for g in by_group}
-    span = _span(window_s)
+    index, inside = _span_index(spans, expiring.base_s, key_group, expiring.offset_ms // 1000)
+    member = np.flatnonzero(inside)
+    which = index[member]
+    n = len(spans)
+    n_keys = np.bincount(which, minlength=n)
+    memory_in = counts(which, n, memory[expiring.rows[member]])
+    first = np.full(n, np.iinfo(np.int64).max)
+    last = np.full(n, -1)
+    np.minimum.at(first, which, expiring.offset_ms[member])
+    np.maximum.at(last, which, expiring.offset_ms[member])
+    offsets, picked = example_positions(which, n, 3, positions=expiring.rows[member])
+    incidents = []
+    for i, (group, _start, _end, found) in enumerate(spans):
+        incidents.append(Incident(
+            group, expiring.base_s + int(first[i]) // 1000, expiring.base_s + int(last[i]) // 1000 + 1,
+            int(n_keys[i]), int(memory_in[i]), tuple(found), tuple(picked[offsets[i]:offsets[i + 1]])))
+    return incidents
+
+
+def _span_index(spans, base_s, group, second):
+    """For each (group, second since ``base_s``): the index of the span holding it, and whether one does."""
+    starts = np.array([(g << _WINDOW_BITS) | (s - base_s) for g, s, _e, _b in spans], np.int64)
+    ends = np.array([(g << _WINDOW_BITS) | (e - base_s) for g, _s, e, _b in spans], np.int64)
+    code = (np.asarray(group, np.int64) << _WINDOW_BITS) | np.asarray(second, np.int64)
+    index = np.searchsorted(starts, code, side="right") - 1
+    inside = (index >= 0) & (code < ends[np.maximum(index, 0)])
+    return index, inside
+
+
+def _with_batches(incidents, batches, base_s):
+    """Each incident with the same-millisecond batches inside it; and the batches outside every incident."""
+    group, instant_ms, size = batches
+    if not incidents or len(group) == 0:
+        return incidents, batches
+    spans = [(i.group, i.start_s, i.end_s, None) for i in incidents]
+    index, inside = _span_index(spans, base_s, group, instant_ms // 1000)
+    updated = []
+    for i, incident in enumerate(incidents):
+        mine = np.flatnonzero(inside & (index == i))
+        if len(mine):
+            largest = mine[np.argmax(size[mine])]
+            incident = dataclasses.replace(
+                incident, n_batches=len(mine), keys_in_batches=int(size[mine].sum()),
+                largest_batch_keys=int(size[largest]), largest_batch_ms=int(instant_ms[largest]))
+        updated.append(incident)
+    outside = ~inside
+    return updated, (group[outside], instant_ms[outside], size[outside])
+
+
+def _largest_per_group(incidents, most):
+    """The ``most`` incidents of each group with the most keys, busiest first."""
+    ordered = sorted(incidents, key=lambda i: (i.group, -i.n_keys, i.start_s))
+    return _busiest(ordered, most)
+
+
+def _incident_findings(incidents, n_incidents, expiring, columns, groups):
+    """One finding per incident; ``n_incidents``: how many each group had before the largest were kept."""
     findings = []
-    for g, bs in by_group.items():
-        top = bs[0]
+    for incident in incidents:
+        g = incident.group
         n_ttl = int(expiring.n_per_group[g])
-        in_bursts = sum(b.n_keys for b in bs)
-        share = in_bursts / n_ttl
-        more = f" and {len(bs) - 1} more" if len(bs) > 1 else ""
-        busiest = f"its busiest {span} holds" if len(bs) == 1 else f"its {len(bs)} busiest {span}s hold"
-        message = (f"{top.n_keys:,} keys of {groups.pattern[g]} expire in the same {span} at "
-                   f"{_iso(top.start)}{more} ({_ratio(top.n_keys, top.expected)} what its spread "
-                   f"predicts); {busiest} {format_share(share)} of its {n_ttl:,} keys with a TTL")
+        share = incident.n_keys / n_ttl
+        message = (f"{incident.n_keys:,} keys of {groups.pattern[g]} ({format_share(share)} of its keys with a TTL"
+                   f", {format_bytes(incident.memory_bytes)}) expire {_when(incident)}")
+        if incident.keys_in_batches:
+            batches = "share one millisecond" if incident.n_batches == 1 else \
+                f"are in {incident.n_batches:,} batches sharing one millisecond each"
+            message += f"; {incident.keys_in_batches:,} of them {batches}"
+        message += ": add random jitter to the TTL"
+        if n_incidents[g] > 1:
+            message += f" (one of its {int(n_incidents[g]):,} incidents)"
         findings.append(EXPIRY_BURST.finding(
-            message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=in_bursts,
-            est_memory_bytes=int(memory_in[g]), examples=columns.key_text(examples.get(g, [])),
-            details={
-                "window_s": window_s,
-                "bursts": [_burst_detail(b) for b in bs],
-                "n_with_ttl": n_ttl,
-                "share_in_bursts": round(share, 4),
-                "memory_basis": columns.memory_basis,
-            }))
-    return findings
-
-
-def _dump_burst_findings(bursts, pattern_runs, expiring, columns, groups):
-    findings = []
-    for b in bursts:
-        window_index = (b.start_s - (expiring.base_s - expiring.base_s % b.window_s)) // b.window_s
-        in_window = pattern_runs.window == window_index
-        contributors = pattern_runs.group[in_window]
-        contributed = pattern_runs.count[in_window]
-        order = np.argsort(-contributed, kind="stable")
-        patterns = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(n)}
-                    for g, n in zip(contributors[order][:5], contributed[order][:5], strict=True)]
-        rows = expiring.rows[expiring.in_window(b.start_s, b.window_s)]
-        memory = int(columns.memory[rows].sum(dtype=np.uint64))
-        share = b.n_keys / expiring.n
-        noun = "pattern" if len(contributors) == 1 else "patterns"
-        message = (f"{b.n_keys:,} keys of {len(contributors):,} {noun} expire in the same "
-                   f"{_span(b.window_s)} at {_iso(b.start)} ({_ratio(b.n_keys, b.expected)} what "
-                   f"its patterns' spreads predict; {format_share(share)} of the dump's keys with a TTL); "
-                   f"most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
-        findings.append(DUMP_EXPIRY_BURST.finding(
-            message, n_keys=b.n_keys, est_memory_bytes=memory, examples=columns.key_text(rows[:3]),
-            details={"window_s": b.window_s, "burst": _burst_detail(b),
-                     "patterns": patterns, "share_of_ttl_keys": round(share, 4),
+            message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=incident.n_keys,
+            est_memory_bytes=incident.memory_bytes, examples=columns.key_text(list(incident.examples)),
+            details={**_incident_detail(incident, expiring), "incidents_of_pattern": int(n_incidents[g]),
+                     "n_with_ttl": n_ttl, "share_of_ttl_keys": round(share, 4),
                      "memory_basis": columns.memory_basis}))
     return findings
 
 
-def _jitter_findings(expiring, columns, groups, options):
-    group, instant, size = expiring.batches(options.min_batch_keys)
+def _dump_incident_findings(incidents, expiring, columns, groups):
+    findings = []
+    for incident in incidents:
+        inside = expiring.in_window(incident.start_s, incident.end_s - incident.start_s)
+        contributors = np.bincount(expiring.group[inside], minlength=groups.n)
+        order = np.argsort(-contributors, kind="stable")
+        present = order[contributors[order] > 0]
+        patterns = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(contributors[g])}
+                    for g in present[:5]]
+        share = incident.n_keys / expiring.n
+        message = (f"{incident.n_keys:,} keys of {count(len(present), 'pattern')} "
+                   f"({format_share(share)} of the dump's keys with a TTL, {format_bytes(incident.memory_bytes)}) "
+                   f"expire {_when(incident)}; most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
+        findings.append(DUMP_EXPIRY_BURST.finding(
+            message, n_keys=incident.n_keys, est_memory_bytes=incident.memory_bytes,
+            examples=columns.key_text(list(incident.examples)),
+            details={**_incident_detail(incident, expiring), "patterns": patterns,
+                     "share_of_ttl_keys": round(share, 4), "memory_basis": columns.memory_basis}))
+    return findings
+
+
+def _when(incident):
+    start = datetime.datetime.fromtimestamp(incident.start_s, tz=datetime.timezone.utc)
+    length = incident.end_s - incident.start_s
+    if length == 1:
+        return f"in the same second at {_iso(start)}"
+    return f"within {_duration(length)} from {_iso(start)}"
+
+
+def _incident_detail(incident, expiring):
+    detail = {"start": _iso(_moment(incident.start_s)), "end": _iso(_moment(incident.end_s)),
+              "peak_ratio": round(incident.peak_ratio, 2),
+              "windows": [{"start": _iso(b.start), "window_s": b.window_s, "n_keys": b.n_keys,
+                           "expected_keys": round(b.expected, 6)} for b in incident.bursts]}
+    if incident.keys_in_batches:
+        detail.update(n_batches=incident.n_batches, keys_in_batches=incident.keys_in_batches,
+                      largest_batch_keys=incident.largest_batch_keys,
+                      largest_batch_at=_iso(_moment((expiring.base_ms + incident.largest_batch_ms) / 1000), ms=True))
+    return detail
+
+
+def _moment(seconds):
+    return datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc)
+
+
+def _jitter_findings(batches, expiring, columns, groups, options):
+    group, instant, size = batches
     if len(group) == 0:
         return []
     n_batches = np.bincount(group, minlength=groups.n)
@@ -516,26 +619,23 @@ def _examples(expiring, chosen, n_groups, k=3):
     return {g: picked[offsets[g]:offsets[g + 1]] for g in np.flatnonzero(np.diff(offsets))}
 
 
-def _burst_detail(burst):
-    return {"start": _iso(burst.start), "n_keys": burst.n_keys,
-            "expected_keys": round(burst.expected, 6), "window_s": burst.window_s}
-
-
-def _burst_table(bursts, expiring, groups):
+def _incident_table(scoped, expiring, groups):
     rows = {name: [] for name in BURST_COLUMNS}
-    for scope, b in bursts:
+    for scope, i in scoped:
         dump = scope == "all"
-        n_ttl = expiring.n if dump else int(expiring.n_per_group[b.group])
-        for name, value in (("scope", scope), ("db", None if dump else int(groups.db[b.group])),
-                            ("pattern", None if dump else groups.pattern[b.group]),
-                            ("window_s", b.window_s), ("start", b.start),
-                            ("n_keys", b.n_keys), ("expected_keys", b.expected),
-                            ("ratio", b.n_keys / b.expected if b.expected else None),
-                            ("share_of_ttl_keys", b.n_keys / n_ttl if n_ttl else None)):
+        n_ttl = expiring.n if dump else int(expiring.n_per_group[i.group])
+        for name, value in (("scope", scope), ("db", None if dump else int(groups.db[i.group])),
+                            ("pattern", None if dump else groups.pattern[i.group]),
+                            ("start", _moment(i.start_s)), ("end", _moment(i.end_s)),
+                            ("n_keys", i.n_keys), ("memory_bytes", i.memory_bytes),
+                            ("share_of_ttl_keys", i.n_keys / n_ttl if n_ttl else None),
+                            ("keys_in_batches", i.keys_in_batches), ("window_s", i.shortest_window_s),
+                            ("peak_ratio", i.peak_ratio)):
             rows[name].append(value)
-    types = {"scope": pa.string(), "db": pa.int32(), "pattern": pa.string(), "window_s": pa.int64(),
-             "start": pa.timestamp("ms", tz="UTC"), "n_keys": pa.int64(), "expected_keys": pa.float64(),
-             "ratio": pa.float64(), "share_of_ttl_keys": pa.float64()}
+    types = {"scope": pa.string(), "db": pa.int32(), "pattern": pa.string(),
+             "start": pa.timestamp("ms", tz="UTC"), "end": pa.timestamp("ms", tz="UTC"), "n_keys": pa.int64(),
+             "memory_bytes": pa.uint64(), "share_of_ttl_keys": pa.float64(), "keys_in_batches": pa.int64(),
+             "window_s": pa.int64(), "peak_ratio": pa.float64()}
     return _table({name: pa.array(values, types[name]) for name, values in rows.items()}, BURST_COLUMNS)
 
 
@@ -578,15 +678,6 @@ def _table(data, docs):
 def _iso(moment, ms=False):
     text = moment.isoformat(timespec="milliseconds" if ms else "seconds")
     return text.replace("+00:00", "Z")
-
-
-def _ratio(n, expected):
-    ratio = n / expected if expected else float("inf")
-    return "over 1,000 times" if ratio >= 1000 else f"{ratio:,.0f} times"
-
-
-def _span(window_s):
-    return "second" if window_s == 1 else f"{_duration(window_s)} window"
 
 
 def _duration(seconds):

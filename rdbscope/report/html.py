@@ -16,6 +16,7 @@ import os
 from .atomic import atomic_path
 from .cells import cell_text, is_numeric_column, label
 from .plots import PlotAccessor
+from .triage import triage
 from .views import (
     big_key_rows,
     expiry_burst_rows,
@@ -33,14 +34,17 @@ _FIGURE_CAPTIONS = {
     "memory_by_pattern": "Memory by pattern",
     "treemap": "Memory by pattern (treemap)",
     "key_sizes": "Key size distribution",
+    "key_sizes_memory": "Memory by key size",
     "types": "Types and encodings",
     "ttl": "TTL distribution",
+    "ttl_memory": "TTL distribution by memory",
     "expiry": "Expiry timeline",
 }
 
 #: The sections, in page order: (id, heading).
-SECTIONS = (("overview", "Overview"), ("memory", "Memory"), ("findings", "Findings"), ("keys", "Biggest keys"),
-            ("ttl", "TTL coverage"), ("expiry", "Expiry cliffs"))
+SECTIONS = (("overview", "Overview"), ("summary", "Summary"), ("memory", "Memory"), ("findings", "Findings"),
+            ("keys", "Biggest keys"), ("ttl", "TTL coverage"), ("expiry", "Expiry incidents"),
+            ("activity", "Cold and hot memory"))
 #: The section a report of several dumps (a cluster's nodes) has after the overview: one row per dump.
 NODES_SECTION = ("nodes", "Nodes")
 
@@ -59,6 +63,8 @@ h1 {{ font-size: 22px; margin: 0 0 4px; }} h2 {{ font-size: 17px; margin: 32px 0
 h3 {{ font-size: 14px; margin: 20px 0 8px; }}
 .sub {{ color: #555; margin: 0 0 10px; }}
 nav {{ font-size: 13px; margin: 0 0 16px; }} nav a {{ color: #1f5fa8; margin-right: 14px; text-decoration: none; }}
+.pair {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 0 24px; }}
+ol.savings li {{ margin: 3px 0; }} ol.savings b {{ display: inline-block; min-width: 76px; }}
 .cards {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 10px; }}
 .card {{ background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; padding: 10px 14px; }}
 .card b {{ display: block; font-size: 20px; }} .card span {{ color: #555; font-size: 12px; }}
@@ -147,18 +153,20 @@ def render_html(res, source=None, top=25, title=None) -> str:
                      f"did not run (they need every key in memory).</p>")
     sections: dict[str, list[str]] = {
         "overview": [_cards(o)],
+        "summary": _summary(triage(res)),
         "memory": [_figure(plots, "memory_by_pattern"), _figure(plots, "treemap"),
                    "<h3>Top patterns by memory</h3>", _table(*_with_library(pattern_rows(res, top))),
-                   _figure(plots, "key_sizes"), _figure(plots, "types")],
+                   _figure(plots, "key_sizes"), _figure(plots, "key_sizes_memory"), _figure(plots, "types")],
         "findings": _finding_groups(findings, top * 2) if len(findings) else ["<p>No findings.</p>"],
         "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "source", "pattern", "type", "encoding",
                                                           "memory_bytes", "rdb_bytes", "n_elements", "expire_at",
                                                           "codes"])],
-        "ttl": [_figure(plots, "ttl"), _table(ttl_overview_rows(res), None), "<p></p>",
+        "ttl": [_figure(plots, "ttl"), _figure(plots, "ttl_memory"), _table(ttl_overview_rows(res), None), "<p></p>",
                 _table(ttl_pattern_rows(res, top), ["db", "pattern", "n_keys", "n_without_ttl", "share_without_ttl",
                                                     "memory_bytes_without_ttl", "volatile_name", "ttl_s_p50",
                                                     "ttl_s_max"])],
-        "expiry": [_figure(plots, "expiry"), _expiry_table(res, top)],
+        "expiry": [_figure(plots, "expiry"), _expiry_table(res)],
+        "activity": _activity(res, top),
     }
     if o.n_sources > 1:
         sections["nodes"] = [_table(node_rows(res), _NODE_COLUMNS)]
@@ -193,7 +201,7 @@ def figure_data_uri(fig) -> str:
 
 
 #: Figures drawn from every key; a bounded run keeps only the keys it names, so it draws none of them.
-_PER_KEY_FIGURES = ("key_sizes", "types", "ttl", "expiry")
+_PER_KEY_FIGURES = ("key_sizes", "key_sizes_memory", "types", "ttl", "ttl_memory", "expiry")
 
 
 def _figure(plots, name):
@@ -201,7 +209,8 @@ def _figure(plots, name):
     if plots.bounded and name in _PER_KEY_FIGURES:
         return (f"<p class=\"sub\">{_e(caption)}: not drawn, since the dump was analysed in bounded memory "
                 f"and this figure needs every key (raise --memory-budget to draw it).</p>")
-    fig = getattr(plots, name)()
+    # "<figure>_memory": the figure by memory rather than by keys.
+    fig = getattr(plots, name.removesuffix("_memory"))(**({"by": "memory"} if name.endswith("_memory") else {}))
     return (f"<figure><img alt=\"{_e(caption)}\" src=\"{figure_data_uri(fig)}\">"
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
@@ -258,12 +267,46 @@ def _finding_groups(findings, most):
     return groups
 
 
-def _expiry_table(res, top):
-    bursts = expiry_burst_rows(res, top)
-    if not len(bursts):
-        return "<p>No expiry cliffs.</p>"
-    return _table(bursts, ["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys",
-                           "share_of_ttl_keys"])
+def _summary(tri):
+    """The triage summary: its parts two by two, then the savings as a numbered list."""
+    def part(title, frame, columns=None, note=None):
+        body = _table(frame, columns) if frame is not None and len(frame) else f"<p class=\"sub\">{_e(note)}</p>"
+        return f"<div><h3>{_e(title)}</h3>{body}</div>"
+
+    notes = tri.notes
+    activity = tri.activity
+    blocks = [
+        part("Memory by type", tri.by_type, ["type", "n_keys", "memory_bytes", "memory_share", "avg_bytes",
+                                              "largest_key", "largest_bytes"], notes.get("by_type")),
+        part("Top patterns by memory", tri.top_patterns, None, "no patterns"),
+        part("Memory freed over time (TTL left at save)", tri.ttl_buckets, None, notes.get("ttl_buckets")),
+        part("Expiry incidents", tri.incidents, ["scope", "pattern", "start", "end", "n_keys", "memory_bytes"],
+             notes.get("incidents") or "None: no pattern's keys expire together."),
+    ]
+    cold = part("Cold and hot memory", None, note=notes.get("activity")) if activity is None else \
+        (f"<div><h3>Cold and hot memory</h3><p class=\"sub\">{_e(activity.note)}</p>"
+         f"{_table(activity.rows, None) if len(activity.rows) else ''}</div>")
+    items = "".join(f"<li><b>{_e(cell_text('bytes', s.bytes))}</b> {_e(s.action)} <span class=\"code\">{_e(s.code)}"
+                    f"</span></li>" for s in tri.savings) or "<li>none found</li>"
+    savings = f"<div><h3>Largest savings</h3><ol class=\"savings\">{items}</ol></div>"
+    return [f"<div class=\"pair\">{''.join(blocks)}{cold}{savings}</div>"]
+
+
+def _activity(res, top):
+    """Every pattern's idle memory and LFU counters, or why there are none."""
+    from .triage import activity_rows
+
+    note, frame = activity_rows(res, top)
+    return [f"<p class=\"sub\">{_e(note)}</p>"] + ([_table(frame, None)] if frame is not None and len(frame) else [])
+
+
+def _expiry_table(res):
+    """Every incident: the timeline above marks each of them."""
+    incidents = expiry_burst_rows(res)
+    if not len(incidents):
+        return "<p>No expiry incidents.</p>"
+    return _table(incidents, ["scope", "db", "pattern", "start", "end", "n_keys", "memory_bytes",
+                              "share_of_ttl_keys", "keys_in_batches"])
 
 
 def _cards(o):

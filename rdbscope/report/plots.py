@@ -131,86 +131,136 @@ def plot_pattern_treemap(res, top=30, ax=None) -> Figure:
     return fig
 
 
-def plot_key_sizes(res, ax=None) -> Figure:
-    """Histogram of each key's memory on a log scale, stacked by type."""
-    fig, ax = _figure(ax, (9, 4.5))
+def plot_key_sizes(res, by="keys", ax=None) -> Figure:
+    """Histogram of each key's memory on a log scale, one panel per type (small multiples on one axis).
+
+    ``by="keys"`` counts keys per size bin; ``by="memory"`` sums their memory, which shows where the
+    bytes are (a few big keys) rather than where the keys are. Given an ``ax``, every type in one panel.
+    """
     table = res.keys.to_arrow()
     memory = np.asarray(key_memory(res).to_numpy(zero_copy_only=False), dtype=np.float64)
     if len(memory) == 0:
+        fig, ax = _figure(ax, (9, 4.5))
         return _empty(fig, ax, "no keys")
     types = np.asarray(table["type"].cast(pa.string()).to_pylist(), dtype=object)
-    memory = np.maximum(memory, 1)
-    edges = 2.0 ** np.arange(0, np.ceil(np.log2(memory.max())) + 1.5, 0.5)
-    bottom = np.zeros(len(edges) - 1)
-    order = [t for t in TYPE_COLORS if t in set(types)] + sorted(set(types) - set(TYPE_COLORS))
-    for type_name in order:
-        counts, _ = np.histogram(memory[types == type_name], bins=edges)
-        ax.bar(edges[:-1], counts, width=np.diff(edges), bottom=bottom, align="edge",
-               color=TYPE_COLORS.get(type_name, OTHER_COLOR), label=type_name, edgecolor="white", linewidth=0.4)
-        bottom += counts
-    ax.set_xscale("log", base=2)
-    ax.set_xlim(edges[max(0, np.argmax(bottom > 0) - 1)], edges[-1])
-    ax.xaxis.set_major_locator(_power_of_two_locator())
-    ax.xaxis.set_major_formatter(bytes_label)
-    ax.xaxis.set_minor_formatter(lambda *_: "")
-    ax.set_xlabel(f"{_memory_axis(res)} per key (log scale)")
-    ax.set_ylabel("keys")
-    filled = bottom[bottom > 0]
-    if filled.max() / filled.min() > 50:  # a long tail of a few big keys would not show
-        ax.set_yscale("log", nonpositive="clip")
-        ax.set_ylim(0.7, filled.max() * 1.3)
-        ax.set_ylabel("keys (log scale)")
-    _mark_percentiles(ax, memory, (50, 99), bytes_label)
-    ax.set_title(f"Key size distribution ({len(memory):,} keys)", loc="left")
-    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    _tidy(ax, grid="y")
+    sizes = np.maximum(memory, 1)
+    edges = 2.0 ** np.arange(0, np.ceil(np.log2(sizes.max())) + 1.5, 0.5)
+    weights = memory if by == "memory" else None
+    fig, axes = _by_type(ax, sizes, types, edges, weights)
+    bottom = axes[-1]
+    bottom.set_xscale("log", base=2)
+    first = np.flatnonzero(np.histogram(sizes, bins=edges)[0])[0]
+    bottom.set_xlim(edges[max(0, first - 1)], edges[-1])
+    bottom.xaxis.set_major_locator(_power_of_two_locator())
+    bottom.xaxis.set_major_formatter(bytes_label)
+    bottom.xaxis.set_minor_formatter(lambda *_: "")
+    bottom.set_xlabel(f"{_memory_axis(res)} per key (log scale)")
+    _mark_percentiles(axes, sizes, (50, 99), bytes_label, weights)
+    total = f"{bytes_label(memory.sum())} in {len(memory):,} keys" if by == "memory" else f"{len(memory):,} keys"
+    what = "Memory by key size" if by == "memory" else "Key size distribution"
+    axes[0].set_title(f"{what} ({total})", loc="left")
     return fig
 
 
-def plot_ttl_distribution(res, ax=None) -> Figure:
-    """Histogram of the remaining TTL at the dump's ctime (log scale), with the share of keys without one."""
-    fig, ax = _figure(ax, (9, 4.5))
+def plot_ttl_distribution(res, by="keys", ax=None) -> Figure:
+    """Histogram of the remaining TTL at the dump's ctime (log scale when it spans decades), one panel per type;
+    the title gives the share of keys without a TTL. ``by="memory"`` sums the keys' memory per bin."""
     table = res.keys.to_arrow()
     n = table.num_rows
     ctime = dump_ctime(res.info)
     expire = table["expire_at"]
-    with_ttl = pc.drop_null(expire)
-    n_ttl = len(with_ttl)
-    title = (f"TTL distribution: {n_ttl:,} of {n:,} keys have a TTL ({n_ttl / n:.0%}); "
-             f"{n - n_ttl:,} never expire" if n else "TTL distribution")
-    ax.set_title(title, loc="left")
+    has_ttl = expire.is_valid().to_numpy(zero_copy_only=False)
+    n_ttl = int(has_ttl.sum())
+    memory = np.asarray(key_memory(res).to_numpy(zero_copy_only=False), dtype=np.float64) if n else np.zeros(0)
+    if by == "memory":
+        with_ttl = memory[has_ttl].sum()
+        title = (f"TTL distribution by memory: {bytes_label(with_ttl)} of {bytes_label(memory.sum())} has a TTL "
+                 f"({with_ttl / max(memory.sum(), 1):.0%}); {bytes_label(memory.sum() - with_ttl)} never expires"
+                 if n else "TTL distribution by memory")
+    else:
+        title = (f"TTL distribution: {n_ttl:,} of {n:,} keys have a TTL ({n_ttl / n:.0%}); "
+                 f"{n - n_ttl:,} never expire" if n else "TTL distribution")
     if n_ttl == 0 or ctime is None:
+        fig, ax = _figure(ax, (9, 4.5))
+        ax.set_title(title, loc="left")
         return _empty(fig, ax, "no keys with a TTL" if n_ttl == 0 else "the dump has no ctime to measure TTLs from")
-    expire_ms = np.asarray(with_ttl.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
-    remaining = (expire_ms - int(ctime.timestamp() * 1000)) / 1000.0
+    expire_ms = np.asarray(expire.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    remaining = (expire_ms[has_ttl] - int(ctime.timestamp() * 1000)) / 1000.0
+    types = np.asarray(table["type"].cast(pa.string()).to_pylist(), dtype=object)[has_ttl]
+    weights = memory[has_ttl] if by == "memory" else None
     expired = int((remaining <= 0).sum())
-    remaining = remaining[remaining > 0]
+    left = remaining > 0
+    remaining, types = remaining[left], types[left]
+    weights = weights[left] if weights is not None else None
+    scale = "none left"
     if len(remaining):
         low = max(1.0, remaining.min())
-        edges = np.logspace(np.log10(low) - 0.05, np.log10(remaining.max()) + 0.05, 40)
-        if remaining.max() / low >= 20:
-            ax.hist(remaining, bins=edges, color=TYPE_COLORS["string"])
-            ax.set_xscale("log")
+        log = remaining.max() / low >= 20
+        edges = np.logspace(np.log10(low) - 0.05, np.log10(remaining.max()) + 0.05, 40) if log else \
+            np.linspace(remaining.min(), remaining.max(), 41)
+        fig, axes = _by_type(ax, remaining, types, edges, weights)
+        bottom = axes[-1]
+        if log:
+            bottom.set_xscale("log")
             ticks = [(v, label) for v, label in _DURATION_TICKS if edges[0] <= v <= edges[-1]]
-            ax.set_xticks([v for v, _l in ticks], [label for _v, label in ticks])
-            ax.xaxis.set_minor_formatter(lambda *_: "")
+            bottom.set_xticks([v for v, _l in ticks], [label for _v, label in ticks])
+            bottom.xaxis.set_minor_formatter(lambda *_: "")
             scale = "log scale"
         else:
-            ax.hist(remaining, bins=40, color=TYPE_COLORS["string"])
-            _set_duration_axis(ax.xaxis, remaining.min(), remaining.max())
+            _set_duration_axis(bottom.xaxis, remaining.min(), remaining.max())
             scale = "linear scale"
-        _mark_percentiles(ax, remaining, (50, 90), human_seconds)
+        _mark_percentiles(axes, remaining, (50, 90), human_seconds, weights)
+    else:
+        fig, ax = _figure(ax, (9, 4.5))
+        axes = [ax]
+        _tidy(ax, grid="y")
+    axes[0].set_title(title, loc="left")
     # Below the axis, where no percentile label or bar can run into it.
     note = f"; {_keys(expired)} already expired at save time" if expired else ""
-    ax.set_xlabel(f"time left before expiry, from the dump's ctime ({scale if len(remaining) else 'none left'})"
-                  f"{note}")
-    ax.set_ylabel("keys")
-    _tidy(ax, grid="y")
+    axes[-1].set_xlabel(f"time left before expiry, from the dump's ctime ({scale}){note}")
     return fig
 
 
+def _by_type(ax, values, types, edges, weights=None):
+    """Histograms of ``values`` over ``edges``: one panel per type, stacked vertically on one x axis, each
+    with its own y scale (small multiples: no segment sits on another's). Keys per bin, or the sum of
+    ``weights`` (bytes). Given an ``ax``, one panel of every type together. Returns (figure, axes)."""
+    present = set(types)
+    order = [t for t in TYPE_COLORS if t in present] + sorted(present - set(TYPE_COLORS))
+    if ax is not None:
+        panels = [(ax, None)]
+        fig = ax.figure
+    else:
+        from matplotlib.figure import Figure
+
+        _show_figures_in_ipython(Figure)
+        fig = Figure(figsize=(9, 1.15 * len(order) + 1.6), layout="constrained")
+        panels = list(zip(fig.subplots(len(order), 1, sharex=True, squeeze=False)[:, 0], order, strict=True))
+    for panel, type_name in panels:
+        mine = np.ones(len(values), bool) if type_name is None else types == type_name
+        counts, _ = np.histogram(values[mine], bins=edges, weights=None if weights is None else weights[mine])
+        panel.bar(edges[:-1], counts, width=np.diff(edges), align="edge", edgecolor="white", linewidth=0.4,
+                  color=TYPE_COLORS.get(type_name, OTHER_COLOR) if type_name else TYPE_COLORS["string"])
+        total = bytes_label(counts.sum()) if weights is not None else _keys(counts.sum())
+        panel.set_ylabel(f"{type_name or 'all'}\n{total}", rotation=0, ha="right", va="center", fontsize=8.5)
+        limit = max(counts.max(), 1) * 1.15
+        panel.set_ylim(0, limit)
+        if weights is not None:
+            set_bytes_axis(panel.yaxis, limit, n=2)
+        else:
+            panel.yaxis.set_major_locator(_few_ticks())
+        _tidy(panel, grid="y")
+    return fig, [panel for panel, _t in panels]
+
+
+def _few_ticks():
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(nbins=2, integer=True)
+
+
 def plot_expiry_timeline(res, ax=None) -> Figure:
-    """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; cliffs marked.
+    """Keys expiring per bucket from the dump's ctime on, the cumulative share beside; every expiry incident marked.
 
     When nothing expires for most of the span, the empty start is cut and the
     title says how long after ctime the first key expires.
@@ -240,35 +290,34 @@ def plot_expiry_timeline(res, ax=None) -> Figure:
     twin.yaxis.set_major_formatter(lambda v, _p: f"{v:.0%}")
     twin.set_ylabel("share of TTL keys expired (line)")
     twin.spines[["top"]].set_visible(False)
-    marked = _mark_cliffs(ax, res.tables.get("expiry_bursts"), start[0], end[-1])
+    marked = _mark_incidents(ax, res.tables.get("expiry_bursts"), start[0], end[-1])
     bucket = human_seconds(timeline["bucket_s"][0].as_py())
     ax.set_title(f"Expiry timeline from the dump's ctime: buckets of {bucket}, "
-                 f"{marked} cliff{'s' if marked != 1 else ''} marked{note}", loc="left")
+                 f"{marked} incident{'s' if marked != 1 else ''} marked{note}", loc="left")
     fig.autofmt_xdate()
     _tidy(ax, grid="y")
     return fig
 
 
-def _mark_cliffs(ax, bursts, left, right, most=4):
-    """Dashed red lines at the largest bursts (one per instant), labelled on the side with room."""
-    if bursts is None or bursts.num_rows == 0:
+def _mark_incidents(ax, incidents, left, right, labelled=4):
+    """A dashed red line at every expiry incident (the rows of the table beside the chart); the
+    ``labelled`` largest named on the side with room. Returns how many were marked."""
+    if incidents is None or incidents.num_rows == 0:
         return 0
-    rows = sorted(bursts.to_pylist(), key=lambda r: (-r["n_keys"], r["window_s"]))
-    seen, marked = set(), 0
+    rows = sorted(incidents.to_pylist(), key=lambda r: (-r["n_keys"], r["start"]))
     middle = left + (right - left) / 2
-    for row in rows:
-        if row["start"] in seen or marked >= most:
-            continue
-        seen.add(row["start"])
+    for rank, row in enumerate(rows):
         ax.axvline(row["start"], color=ACCENT, linewidth=1.2, linestyle="--")
+        if rank >= labelled:
+            continue
         label = row["pattern"] if row["pattern"] else "whole dump"
+        span = human_seconds((row["end"] - row["start"]).total_seconds())
         on_right = row["start"] < middle
-        ax.annotate(f"{row['n_keys']:,} keys in {human_seconds(row['window_s'])}\n{_printable(label)}",
-                    xy=(row["start"], ax.get_ylim()[1]), xytext=(5 if on_right else -5, -4 - 28 * marked),
+        ax.annotate(f"{row['n_keys']:,} keys in {span}\n{_printable(label)}",
+                    xy=(row["start"], ax.get_ylim()[1]), xytext=(5 if on_right else -5, -4 - 28 * rank),
                     textcoords="offset points", va="top", ha="left" if on_right else "right", fontsize=8,
                     color=ACCENT)
-        marked += 1
-    return marked
+    return len(rows)
 
 
 def plot_types_and_encodings(res, ax=None) -> Figure:
@@ -337,16 +386,16 @@ class PlotAccessor:
         """Treemap of memory by pattern; see :func:`plot_pattern_treemap`."""
         return plot_pattern_treemap(self._result, top=top, ax=ax)
 
-    def key_sizes(self, ax=None) -> Figure:
-        """Key memory distribution (log); see :func:`plot_key_sizes`."""
-        return plot_key_sizes(self._result, ax=ax)
+    def key_sizes(self, by="keys", ax=None) -> Figure:
+        """Key memory distribution (log), by keys or memory; see :func:`plot_key_sizes`."""
+        return plot_key_sizes(self._result, by=by, ax=ax)
 
-    def ttl(self, ax=None) -> Figure:
-        """Remaining-TTL distribution; see :func:`plot_ttl_distribution`."""
-        return plot_ttl_distribution(self._result, ax=ax)
+    def ttl(self, by="keys", ax=None) -> Figure:
+        """Remaining-TTL distribution, by keys or memory; see :func:`plot_ttl_distribution`."""
+        return plot_ttl_distribution(self._result, by=by, ax=ax)
 
     def expiry(self, ax=None) -> Figure:
-        """Expiry timeline with cliffs; see :func:`plot_expiry_timeline`."""
+        """Expiry timeline with its incidents; see :func:`plot_expiry_timeline`."""
         return plot_expiry_timeline(self._result, ax=ax)
 
     def types(self, ax=None) -> Figure:
@@ -379,29 +428,41 @@ def _keys(n):
     return f"{n:,} key{'s' if n != 1 else ''}"
 
 
-def _mark_percentiles(ax, values, percentiles, label):
-    """Dashed lines at percentiles, labelled at the top of the plot area.
+def _mark_percentiles(axes, values, percentiles, label, weights=None):
+    """Dashed lines at percentiles across the panels, labelled at the top of the first.
 
-    A label that would run into the one before it (two percentiles close on
+    With ``weights`` (bytes) a percentile is of the weight: p50 is where half the memory
+    lies below. A label that would run into the one before it (two percentiles close on
     the axis) goes one line lower.
     """
+    ax = axes[0]
     low, top = ax.get_ylim()
-    log = ax.get_yscale() == "log"
-    ax.set_ylim(low, top * (6 if log else 1.25))
+    ax.set_ylim(low, top * 1.5)
     previous_right, line = None, 0
     for q in percentiles:
-        value = float(np.percentile(values, q))
-        ax.axvline(value, color="#333333", linestyle="--", linewidth=0.8)
+        value = _percentile(values, q, weights)
+        for panel in axes:
+            panel.axvline(value, color="#333333", linestyle="--", linewidth=0.8)
         x_fraction = ax.transAxes.inverted().transform(ax.transData.transform((value, 0)))[0]
         near_right = x_fraction > 0.85
-        text = f" p{q} {label(value)} " if near_right else f" p{q} {label(value)}"
+        name = f"p{q}" if weights is None else f"p{q} of bytes"
+        text = f" {name} {label(value)} " if near_right else f" {name} {label(value)}"
         # Label widths in axes fractions, roughly: 8 pt characters on the figure's width.
         width = len(text) * 8 * 0.6 / 72 / (ax.figure.get_figwidth() * ax.get_position().width)
         left = x_fraction - width if near_right else x_fraction
         line = line + 1 if previous_right is not None and left < previous_right else 0
         previous_right = left + width
-        ax.text(value, 0.99 - 0.07 * line, text, transform=ax.get_xaxis_transform(),
+        ax.text(value, 0.99 - 0.16 * line, text, transform=ax.get_xaxis_transform(),
                 fontsize=8, va="top", ha="right" if near_right else "left")
+
+
+def _percentile(values, q, weights=None):
+    if weights is None:
+        return float(np.percentile(values, q))
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    at = np.searchsorted(cumulative, cumulative[-1] * q / 100)
+    return float(values[order][min(at, len(values) - 1)])
 
 
 def _set_duration_axis(axis, low, high):

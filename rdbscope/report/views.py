@@ -265,15 +265,16 @@ def ttl_pattern_rows(res, top=None) -> pd.DataFrame:
 
 
 def expiry_burst_rows(res, top=None) -> pd.DataFrame:
-    """Expiry cliffs: windows where far more keys expire than the spread predicts, most keys first
-    (none when the expiry pass did not run)."""
-    columns = ["scope", "db", "pattern", "window_s", "start", "n_keys", "expected_keys", "ratio",
-               "share_of_ttl_keys"]
+    """Expiry incidents: where far more keys of a pattern (or of the dump) expire together than its spread
+    predicts, adjacent windows merged; most keys first (none when the expiry pass did not run).
+    How far over the spread each went is in the findings' details and the table's ``peak_ratio``."""
+    columns = ["scope", "db", "pattern", "start", "end", "n_keys", "memory_bytes", "share_of_ttl_keys",
+               "keys_in_batches"]
     if "expiry_bursts" not in res.tables:
         return _empty(columns)
     frame = res.tables["expiry_bursts"].to_pandas()
     frame["db"] = frame["db"].astype("Int64")
-    frame = frame.sort_values(["n_keys", "window_s", "start"], ascending=[False, True, True], kind="stable")
+    frame = frame.sort_values(["n_keys", "start", "scope"], ascending=[False, True, False], kind="stable")
     return _top(frame[columns], top)
 
 

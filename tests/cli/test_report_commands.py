@@ -125,7 +125,13 @@ def test_expiry_json_finds_the_shared_expiry(oracle):
 
 def test_report_json_shape(oracle):
     data = json.loads(invoke("report", DUMP, "--format", "json", "--top", "4").stdout)
-    assert set(data) == {"overview", "patterns", "big_keys", "ttl", "expiry", "findings"}
+    assert set(data) == {"overview", "summary", "patterns", "big_keys", "ttl", "expiry", "activity", "findings"}
+    assert data["activity"]["patterns"] is None and "allkeys-lru" in data["activity"]["note"]
+    summary = data["summary"]
+    assert {"by_type", "top_patterns", "ttl_buckets", "incidents", "activity", "savings"} <= set(summary)
+    assert sum(row["n_keys"] for row in summary["by_type"]) == len(oracle["keys"])
+    assert sum(row["n_keys"] for row in summary["ttl_buckets"]) == len(oracle["keys"])
+    assert summary["savings"][0]["bytes"] >= summary["savings"][-1]["bytes"] > 0
     assert data["overview"]["n_keys"] == len(oracle["keys"])
     assert data["overview"]["writer"] == oracle["server_version"]
     assert data["overview"]["used_mem_bytes"] is not None
@@ -157,7 +163,7 @@ def test_report_select_and_ignore_keep_the_findings_they_name():
 def test_report_terminal_summary():
     result = invoke("report", DUMP)
     assert result.exit_code == 0
-    for text in ("2,073 keys", "Top patterns by memory", "Biggest keys", "without TTL", "Expiry cliffs",
+    for text in ("2,073 keys", "Top patterns by memory", "Biggest keys", "without TTL", "Expiry incidents",
                  "Top findings", "redis 7.0.15"):
         assert text in result.stdout, text
     assert result.stderr == ""

@@ -43,21 +43,40 @@ def test_a_batch_in_one_second_is_a_burst_and_has_no_jitter():
     assert len(bursts) == 1
     burst = bursts[0]
     details = burst.details_dict
-    assert burst.pattern == "cache:page:{id}" and details["window_s"] == 1
-    assert details["bursts"][0]["n_keys"] >= 150 and details["bursts"][0]["start"] == at(instant)
-    assert details["share_in_bursts"] >= 0.75 and details["n_with_ttl"] == 200
+    assert burst.pattern == "cache:page:{id}" and burst.n_keys == 150
+    assert details["start"] == at(instant) and details["end"] == at(instant + 1000)
+    assert [w["window_s"] for w in details["windows"]] == [1] and details["peak_ratio"] > 100
+    assert details["share_of_ttl_keys"] == 0.75 and details["n_with_ttl"] == 200
     assert burst.examples[0] == "cache:page:0"
-    assert "expire in the same second at 2030-01-01T01:00:00Z" in burst.message
+    assert "150 keys of cache:page:{id} (75% of its keys with a TTL" in burst.message
+    assert "expire in the same second at 2030-01-01T01:00:00Z; 150 of them share one millisecond" in burst.message
+    assert "times" not in burst.message  # the ratio is in details only
+    # the batch is inside the incident: EXP001 says it, no EXP003 repeats it
+    assert details["keys_in_batches"] == 150 and details["largest_batch_at"] == at(instant).replace("Z", ".000Z")
+    assert not found(result, "EXP003")
     # the minute and the hour around it are that same burst: not reported again
     assert not found(result, "EXP002")
-    jitter = found(result, "EXP003")
-    assert len(jitter) == 1
-    assert jitter[0].n_keys == 150 and jitter[0].details_dict["n_batches"] == 1
-    assert jitter[0].details_dict["largest_batch_at"] == at(instant).replace("Z", ".000Z")
-    assert "add random jitter" in jitter[0].message
     table = result.tables["expiry_bursts"].to_pylist()
-    assert [(r["scope"], r["pattern"], r["window_s"], r["n_keys"]) for r in table] == \
-        [("pattern", "cache:page:{id}", 1, burst.details_dict["bursts"][0]["n_keys"])]
+    assert [(r["scope"], r["pattern"], r["window_s"], r["n_keys"], r["keys_in_batches"]) for r in table] == \
+        [("pattern", "cache:page:{id}", 1, 150, 150)]
+
+
+def test_adjacent_busy_seconds_are_one_incident():
+    first = CTIME_MS + HOUR_MS
+    rows = []
+    for n in range(3):
+        rows += batch("cart", 15_000, first + n * 1000, first_id=n * 15_000)
+    rows += spread("cart", 5000, CTIME_MS, 10 * DAY_MS, first_id=100_000)
+    result = analyze(rows)
+    incidents = found(result, "EXP001")
+    assert len(incidents) == 1
+    incident = incidents[0]
+    assert incident.n_keys == 45_000 and incident.details_dict["end"] == at(first + 3000)
+    assert "within 3 s from 2030-01-01T01:00:00Z" in incident.message
+    assert incident.est_memory_bytes == 45_000 * 100  # rdb_bytes: the test keys have no estimate
+    assert not found(result, "EXP003") and not found(result, "EXP002")
+    table = result.tables["expiry_bursts"].to_pylist()
+    assert len(table) == 1 and table[0]["n_keys"] == 45_000 and table[0]["share_of_ttl_keys"] == 0.9
 
 
 def test_steady_writes_are_no_burst_however_many():
@@ -71,8 +90,8 @@ def test_a_warm_up_expires_as_a_burst_even_when_spread_over_seconds():
     # 10,000 keys written within 100 s (a warm-up) with a one-hour TTL
     rows = spread("cache:page", 10_000, CTIME_MS + HOUR_MS, 100 * 1000)
     bursts = found(analyze(rows), "EXP001")
-    assert [b.details_dict["window_s"] for b in bursts] == [60]
-    assert bursts[0].details_dict["bursts"][0]["n_keys"] == 6000
+    assert len(bursts) == 1 and bursts[0].n_keys == 10_000
+    assert {w["window_s"] for w in bursts[0].details_dict["windows"]} == {60}
 
 
 def test_short_ttls_do_not_make_the_first_windows_a_dump_burst():
@@ -87,7 +106,7 @@ def test_jittered_batch_is_a_burst_but_has_jitter():
     rows = spread("cache:page", 120, instant, 900) + spread("cache:page", 50, CTIME_MS, 10 * DAY_MS, 1000)
     result = analyze(rows)
     assert len(found(result, "EXP001")) == 1
-    assert not found(result, "EXP003")
+    assert not found(result, "EXP003") and "millisecond" not in found(result, "EXP001")[0].message
 
 
 def test_a_minute_long_burst_is_found_with_the_longer_window():
@@ -95,9 +114,9 @@ def test_a_minute_long_burst_is_found_with_the_longer_window():
     rows = spread("token", 600, minute, 60 * 1000) + spread("token", 100, CTIME_MS, 10 * DAY_MS, 1000)
     result = analyze(rows)
     bursts = found(result, "EXP001")
-    assert [b.details_dict["window_s"] for b in bursts] == [60]
-    assert bursts[0].details_dict["bursts"][0]["start"] == at(minute)
-    assert "same 1 min window" in bursts[0].message
+    assert [w["window_s"] for w in bursts[0].details_dict["windows"]] == [60]
+    assert bursts[0].details_dict["start"] == at(minute) and bursts[0].n_keys == 600
+    assert "within 1 min from" in bursts[0].message
     assert not found(analyze(rows, windows_s=(1,)), "EXP001")
 
 
@@ -114,7 +133,7 @@ def test_patterns_expiring_together_make_a_dump_burst():
     assert dump[0].pattern is None and dump[0].n_keys >= 180
     details = dump[0].details_dict
     assert {p["pattern"] for p in details["patterns"]} == {"cache:a:{id}", "cache:b:{id}", "cache:c:{id}"}
-    assert details["burst"]["start"] == at(instant)
+    assert details["start"] == at(instant) and dump[0].n_keys == 180
     rows_table = result.tables["expiry_bursts"].to_pylist()
     assert rows_table[0]["scope"] == "all" and rows_table[0]["pattern"] is None
 
@@ -124,7 +143,11 @@ def test_thresholds_are_configurable():
     rows = batch("session", 40, instant) + spread("session", 40, CTIME_MS, 10 * DAY_MS, 1000)
     assert not found(analyze(rows), "EXP001") and not found(analyze(rows), "EXP003")
     result = analyze(rows, min_keys=20, min_batch_keys=20)
-    assert len(found(result, "EXP001")) == 1 and len(found(result, "EXP003")) == 1
+    assert len(found(result, "EXP001")) == 1 and found(result, "EXP001")[0].details_dict["keys_in_batches"] == 40
+    assert not found(analyze(rows, min_keys=20, min_batch_keys=41), "EXP001")[0].details_dict.get("keys_in_batches")
+    # a batch that is no burst (the pattern's spread predicts as much) is EXP003's
+    jitter = found(analyze(rows, min_batch_keys=20, min_ratio=1e12, min_keys=20), "EXP003")
+    assert len(jitter) == 1 and jitter[0].n_keys == 40
     assert not found(analyze(rows, min_keys=20, min_ratio=1e12), "EXP001")
 
 
@@ -134,12 +157,14 @@ def test_max_bursts_and_share_in_busiest_windows():
         rows += batch("lock:job", 100 + n, CTIME_MS + (n + 1) * HOUR_MS, first_id=1000 * n)
     rows += spread("lock:job", 100, CTIME_MS, 30 * DAY_MS, first_id=90_000)
     result = analyze(rows, max_bursts=2)
-    burst = found(result, "EXP001")[0]
-    details = burst.details_dict
-    assert [b["n_keys"] for b in details["bursts"]] == [104, 103]
-    assert burst.n_keys == 207
-    assert abs(details["share_in_bursts"] - 207 / 610) < 1e-3
-    assert found(result, "EXP003")[0].details_dict["n_batches"] == 5
+    incidents = found(result, "EXP001")
+    assert [i.n_keys for i in incidents] == [104, 103]
+    assert all(i.details_dict["incidents_of_pattern"] == 5 and "(one of its 5 incidents)" in i.message
+               for i in incidents)
+    assert abs(incidents[0].details_dict["share_of_ttl_keys"] - 104 / 610) < 1e-3
+    # each batch is its own incident; the three not reported are no EXP003 either
+    assert not found(result, "EXP003")
+    assert [r["n_keys"] for r in result.tables["expiry_bursts"].to_pylist()] == [104, 103]
 
 
 def test_expired_and_far_future_keys_stay_out():

@@ -28,7 +28,7 @@ def test_finding_codes_are_unique_documented_and_in_their_family():
     codes = [c.code for c in CHECKS]
     assert len(codes) == len(set(codes))
     assert len({c.name for c in CHECKS}) == len(CHECKS)
-    families = {"bigkeys": "BIG", "ttl": "TTL", "expiry": "EXP", "patterns": "LIB"}
+    families = {"bigkeys": "BIG", "ttl": "TTL", "expiry": "EXP", "patterns": "LIB", "activity": "TTL"}
     for p in PASSES:
         for check in p.checks:
             assert check.family == families[p.id]
@@ -41,7 +41,7 @@ def test_codes_stay_stable():
         "BIG001": "big-string", "BIG002": "big-collection", "BIG003": "big-stream",
         "BIG004": "big-memory", "BIG005": "memory-concentrated",
         "TTL001": "mixed-ttl", "TTL002": "volatile-name-without-ttl", "TTL003": "persistent-memory",
-        "TTL004": "expired-at-save",
+        "TTL004": "expired-at-save", "TTL005": "cold-without-ttl",
         "EXP001": "expiry-burst", "EXP002": "dump-expiry-burst", "EXP003": "no-ttl-jitter",
         "LIB001": "library-jobs-kept", "LIB002": "library-session-without-ttl",
         "LIB003": "library-cache-without-ttl", "LIB004": "library-rate-limit-without-ttl",
@@ -49,7 +49,8 @@ def test_codes_stay_stable():
 
 
 def test_dependency_order():
-    assert [p.id for p in dependency_order(PASSES)] == ["pattern_groups", "patterns", "bigkeys", "ttl", "expiry"]
+    assert [p.id for p in dependency_order(PASSES)] == ["pattern_groups", "patterns", "bigkeys", "ttl", "expiry",
+                                                            "activity"]
     assert [p.id for p in dependency_order(PASSES, ["expiry"])] == ["pattern_groups", "patterns", "expiry"]
 
     class A:
@@ -75,7 +76,8 @@ def test_a_pass_runs_after_the_passes_it_uses_only_when_they_run():
 def test_table_names_are_unique_and_documented():
     result = rdbscope.analyze(make_keys([key("user:1", ttl_s=10), key("user:2")]))
     assert set(result.tables) == {"patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage",
-                                  "ttl_overview", "expiry_bursts", "expiry_timeline", "cluster_slots"}
+                                  "ttl_overview", "expiry_bursts", "expiry_timeline", "cluster_slots",
+                                  "activity"}
     for name, table in result.tables.items():
         assert isinstance(table, pa.Table)
         for field in table.schema:
@@ -93,7 +95,7 @@ def test_result_frames_and_repr():
     assert all(isinstance(f, rdbscope.Finding) for f in result.finding_list)
     assert "3 keys" in repr(result) and "<table" in result._repr_html_()
     assert result.info.aux["ctime"]
-    assert set(result.seconds) == {"pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "rules"}
+    assert set(result.seconds) == {"pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity", "rules"}
     with pytest.raises(KeyError, match="no table 'nope'"):
         result.table("nope")
 

@@ -172,7 +172,7 @@ def test_the_html_report_has_a_nodes_section(cluster, tmp_path):
     assert invoke("report", directory, "--html", page, "--quiet", "--fail-on", "never").exit_code == 0
     dom = run_chromium(browser, tmp_path, page, "--dump-dom")
     nav = re.search(r"<nav>(.*?)</nav>", dom).group(1)
-    assert re.findall(r'href="#(\w+)"', nav)[:3] == ["overview", "nodes", "memory"]
+    assert re.findall(r'href="#(\w+)"', nav)[:4] == ["overview", "nodes", "summary", "memory"]
     section = re.search(r'<section id="nodes">(.*?)</section>', dom, re.DOTALL).group(1)
     rows = re.findall(r"<tr>(.*?)</tr>", section)[1:]
     assert len(rows) == 3

@@ -61,12 +61,14 @@ def pixels_of(image, hex_colour, tolerance=12):
     return int((np.abs(image - rgb).max(axis=2) <= tolerance).sum())
 
 
-def test_the_first_screen_shows_the_overview_and_the_memory_chart(browser, report, tmp_path):
+def test_the_first_screen_shows_the_overview_and_the_summary(browser, report, tmp_path, probed):
     first_screen = screenshot(browser, tmp_path, report, height=1000)
-    # The largest pattern (a list, 255 KB) is the first bar of the memory chart: list green.
-    assert pixels_of(first_screen, TYPE_COLORS["list"]) > 5000
+    tops = dict(probed["sections"])
+    assert tops["summary"] < 400 < tops["memory"]  # the summary starts on the first screen, the charts after it
     # No finding severity badge (error red) before the fold: the findings come after memory.
     assert pixels_of(first_screen, "#c62828", tolerance=6) == 0
+    # The largest pattern (a list) leads the memory chart: list green, below the fold now.
+    assert pixels_of(screenshot(browser, tmp_path, report, height=tops["memory"] + 600), TYPE_COLORS["list"]) > 5000
 
 
 PROBE = """

@@ -50,15 +50,39 @@ def test_memory_by_pattern_shows_the_largest_patterns(res):
 
 
 def test_key_sizes_counts_every_key(res):
-    ax = res.plot.key_sizes().axes[0]
-    assert sum(p.get_height() for p in ax.patches) == res.keys.num_rows
+    fig = res.plot.key_sizes()
+    assert sum(p.get_height() for ax in fig.axes for p in ax.patches) == res.keys.num_rows
 
 
-def test_expiry_timeline_marks_the_cliffs(res):
+@pytest.mark.parametrize("name", ["key_sizes", "ttl"])
+def test_memory_variants_are_small_multiples_summing_the_memory_of_each_type(res, name):
+    table = res.keys.to_arrow().to_pylist()
+    if name == "ttl":
+        ctime_ms = int(res.info.aux["ctime"]) * 1000
+        table = [r for r in table if r["expire_at"] is not None and r["expire_at"].timestamp() * 1000 > ctime_ms]
+    memory, counted = {}, {}
+    for row in table:
+        memory[row["type"]] = memory.get(row["type"], 0) + (row["est_memory_bytes"] or row["rdb_bytes"])
+        counted[row["type"]] = counted.get(row["type"], 0) + 1
+    for by, expected in (("memory", memory), ("keys", counted)):
+        fig = getattr(res.plot, name)(by=by)
+        panels = {ax.get_ylabel().split("\n")[0]: ax for ax in fig.axes}
+        assert set(panels) == set(expected)  # one panel per type, none stacked on another
+        for type_name, ax in panels.items():
+            assert sum(p.get_height() for p in ax.patches) == pytest.approx(expected[type_name]), (by, type_name)
+        shared = {ax.get_xlim() for ax in fig.axes}
+        assert len(shared) == 1  # one x axis for every panel
+
+
+def test_expiry_timeline_marks_every_incident_of_the_table(res):
     fig = res.plot.expiry()
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
-    biggest = max(res.tables["expiry_bursts"].to_pylist(), key=lambda r: r["n_keys"])
+    incidents = res.tables["expiry_bursts"].to_pylist()
+    biggest = max(incidents, key=lambda r: r["n_keys"])
     assert f"{biggest['n_keys']:,} keys in" in texts
+    assert f"{len(incidents)} incidents marked" in fig.axes[0].get_title(loc="left") and len(incidents) >= 2
+    dashed = [line for line in fig.axes[0].lines if line.get_linestyle() == "--"]
+    assert len(dashed) == len(incidents)
     n_with_ttl = res.keys.num_rows - res.keys.table["expire_at"].null_count
     assert sum(p.get_height() for p in fig.axes[0].patches) == n_with_ttl
 
@@ -76,8 +100,10 @@ def drawn_text_boxes(fig):
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     renderer = canvas.get_renderer()
-    ax = fig.axes[0]
-    texts = [t for t in ax.texts if t.get_text().strip()] + [ax.xaxis.label, ax.title]
+    first, *others = fig.axes
+    texts = [t for t in first.texts if t.get_text().strip()] + [first.xaxis.label, first.title]
+    for ax in others:  # the panels below the first of small multiples: the x axis label of the last
+        texts += [t for t in (*ax.texts, ax.xaxis.label) if t.get_text().strip()]
     return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
 
 
@@ -96,7 +122,7 @@ def test_keys_already_expired_are_counted_under_the_axis(res_saved_later):
     expired = pc.sum(pc.less_equal(res_saved_later.keys.table["expire_at"].cast(pa.int64()),
                                    int(res_saved_later.keys.info.aux["ctime"]) * 1000)).as_py()
     assert expired == 300
-    xlabel = res_saved_later.plot.ttl().axes[0].get_xlabel()
+    xlabel = res_saved_later.plot.ttl().axes[-1].get_xlabel()
     assert xlabel.endswith("; 300 keys already expired at save time")
 
 
@@ -135,7 +161,7 @@ def test_html_is_self_contained(res, tmp_path):
     assert re.findall(r"<script[^>]*>", text, re.IGNORECASE) == ["<script>"]  # one inline script, nothing loaded
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)
     images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', text)
-    assert len(images) == len(plots.FIGURES)
+    assert len(images) == len(plots.FIGURES) + 2  # key sizes and TTLs by memory as well
     assert all(base64.b64decode(i).lstrip().startswith(b"<?xml") for i in images)
     assert f"{res.keys.num_rows:,}" in text and "redis 8.2.3" in text
     for finding in res.finding_list:
@@ -152,7 +178,11 @@ def test_html_escapes_text_from_the_dump(res):
 def test_html_groups_findings_by_code_after_the_memory_section(res):
     text = render_html(res)
     sections = re.findall(r'<section id="(\w+)">', text)
-    assert sections == ["overview", "memory", "findings", "keys", "ttl", "expiry"]
+    assert sections == ["overview", "summary", "memory", "findings", "keys", "ttl", "expiry", "activity"]
+    summary = text[text.index('<section id="summary">'):text.index('<section id="memory">')]
+    for part in ("Memory by type", "Top patterns by memory", "Memory freed over time", "Expiry incidents",
+                 "Cold and hot memory", "Largest savings", "CONFIG SET"):
+        assert part in summary
     groups = re.findall(r'<details id="finding-(\w+)"', text)
     assert groups == list(dict.fromkeys(f.code for f in res.finding_list))
     assert 'title="emoji:🍕:orders"' in text  # the whole name, for a cell cut short

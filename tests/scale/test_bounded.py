@@ -60,7 +60,7 @@ def test_passes_that_need_every_key_are_named_as_skipped():
     path = SAMPLE_DUMPS / "redis-7.0-default.rdb"
     result = rdbscope.analyze(path, chunk_keys=500)
     assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl")
-    assert result.skipped == ("expiry", "rules")
+    assert result.skipped == ("expiry", "activity", "rules")
     assert "expiry_bursts" not in result.tables
     assert not any(code.startswith(("EXP", "NAM")) for code in result.checked)
 
