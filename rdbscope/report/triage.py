@@ -259,7 +259,9 @@ def largest_savings(findings, most=5) -> list:
     Compact-encoding limits are one ``CONFIG SET`` per setting (the highest value any
     pattern needs, the savings summed); the others are one action per finding.
     """
-    by_setting, jitter, actions = {}, {}, []
+    by_setting: dict = {}
+    jitter: dict = {}
+    actions: list = []
     for f in findings:
         details = f.details_dict
         if f.code == "EXP001":  # one action per pattern, however many incidents it has
