@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, format_bytes, format_share
+from ..keyspace.activity import ActivityCounts, cold_rows, nullable
 from ..keyspace.grouping import counts, example_positions
 from ..options import option, require_positive, require_share
 from .base import PassOutput
@@ -76,38 +77,36 @@ class ActivityPass:
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared
-        idle, has_idle = _nullable(columns.table, "idle_s", np.uint64)
-        lfu, has_lfu = _nullable(columns.table, "lfu_freq", np.uint8)
-        memory = columns.memory
+        measured = groups.stats.activity if groups.stats is not None else None
+        if measured is None:  # a bounded run measured it chunk by chunk
+            measured = ActivityCounts.measure(groups.group, groups.n, columns, options.idle_thresholds_s,
+                                              options.cold_idle_s)
+        memory = groups.stats.memory.sums if groups.stats is not None else counts(groups.group, groups.n,
+                                                                                  columns.memory)
         data = {
             "db": pa.array(groups.db, pa.int32()),
             "pattern": pa.array(groups.pattern, pa.string()),
             "n_keys": pa.array(groups.n_keys, pa.int64()),
-            "memory_bytes": pa.array(counts(groups.group, groups.n, memory), pa.uint64()),
-            "n_with_idle": pa.array(counts(groups.group[has_idle], groups.n), pa.int64()),
+            "memory_bytes": pa.array(memory, pa.uint64()),
+            "n_with_idle": pa.array(measured.n_with_idle, pa.int64()),
         }
-        for threshold in options.idle_thresholds_s:
-            rows = np.flatnonzero(has_idle & (idle > threshold))
+        for i, threshold in enumerate(measured.idle_thresholds_s):
             label = idle_label(threshold)
-            data[f"n_idle_over_{label}"] = pa.array(counts(groups.group[rows], groups.n), pa.int64())
-            data[f"memory_bytes_idle_over_{label}"] = pa.array(
-                counts(groups.group[rows], groups.n, memory[rows]), pa.uint64())
-        cold = np.flatnonzero(has_idle & (idle > options.cold_idle_s) & ~columns.has_ttl)
-        cold_memory = counts(groups.group[cold], groups.n, memory[cold])
-        data["memory_bytes_cold_without_ttl"] = pa.array(cold_memory, pa.uint64())
-        data["min_idle_s"] = _group_extreme(groups, idle, has_idle, np.minimum, pa.uint64())
-        data["max_idle_s"] = _group_extreme(groups, idle, has_idle, np.maximum, pa.uint64())
-        n_lfu = counts(groups.group[has_lfu], groups.n)
-        lfu_sum = np.bincount(groups.group[has_lfu], weights=lfu[has_lfu], minlength=groups.n)
+            data[f"n_idle_over_{label}"] = pa.array(measured.n_idle_over[:, i], pa.int64())
+            data[f"memory_bytes_idle_over_{label}"] = pa.array(measured.memory_idle_over[:, i], pa.uint64())
+        data["memory_bytes_cold_without_ttl"] = pa.array(measured.memory_cold, pa.uint64())
+        has_idle, has_lfu = measured.n_with_idle > 0, measured.n_with_lfu > 0
+        data["min_idle_s"] = _masked(measured.min_idle_s, has_idle, pa.uint64())
+        data["max_idle_s"] = _masked(measured.max_idle_s, has_idle, pa.uint64())
+        n_lfu = measured.n_with_lfu
         data["n_with_lfu"] = pa.array(n_lfu, pa.int64())
-        data["lfu_mean"] = pa.array(np.divide(lfu_sum, n_lfu, out=np.zeros(groups.n), where=n_lfu > 0),
-                                    pa.float64(), mask=n_lfu == 0)
-        data["lfu_max"] = _group_extreme(groups, lfu, has_lfu, np.maximum, pa.uint8())
-        zero = np.flatnonzero(has_lfu & (lfu == 0))
-        data["n_lfu_zero"] = pa.array(counts(groups.group[zero], groups.n), pa.int64())
-        data["memory_bytes_lfu_zero"] = pa.array(counts(groups.group[zero], groups.n, memory[zero]), pa.uint64())
+        data["lfu_mean"] = pa.array(np.divide(measured.lfu_sum.astype(np.float64), n_lfu, out=np.zeros(groups.n),
+                                              where=has_lfu), pa.float64(), mask=~has_lfu)
+        data["lfu_max"] = _masked(measured.lfu_max, has_lfu, pa.uint8())
+        data["n_lfu_zero"] = pa.array(measured.n_lfu_zero, pa.int64())
+        data["memory_bytes_lfu_zero"] = pa.array(measured.memory_lfu_zero, pa.uint64())
         table = _table(data, options)
-        findings = _cold_findings(cold, cold_memory, np.asarray(data["memory_bytes"]), groups, columns, options)
+        findings = _cold_findings(measured, memory, groups, columns, options)
         return PassOutput(tables={"activity": table}, findings=tuple(findings))
 
 
@@ -137,23 +136,8 @@ def activity_columns(options):
     return docs
 
 
-def _nullable(table, name, dtype):
-    """A nullable column as (numpy values with nulls as 0, numpy validity)."""
-    if name not in table.column_names:
-        return np.zeros(table.num_rows, dtype), np.zeros(table.num_rows, bool)
-    column = table[name]
-    valid = column.is_valid().to_numpy(zero_copy_only=False)
-    values = column.fill_null(0).to_numpy(zero_copy_only=False).astype(dtype, copy=False)
-    return values, valid
-
-
-def _group_extreme(groups, values, valid, ufunc, arrow_type):
-    rows = np.flatnonzero(valid)
-    start = np.iinfo(np.uint64).max if ufunc is np.minimum else 0
-    out = np.full(groups.n, start, np.uint64)
-    ufunc.at(out, groups.group[rows], values[rows].astype(np.uint64))
-    present = counts(groups.group[rows], groups.n) > 0
-    return pa.array(np.where(present, out, 0).astype(arrow_type.to_pandas_dtype()), arrow_type, mask=~present)
+def _masked(values, present, arrow_type):
+    return pa.array(np.where(present, values, 0).astype(arrow_type.to_pandas_dtype()), arrow_type, mask=~present)
 
 
 def _table(data, options):
@@ -163,22 +147,26 @@ def _table(data, options):
     return table.sort_by([("memory_bytes", "descending"), ("db", "ascending"), ("pattern", "ascending")])
 
 
-def _cold_findings(cold, cold_memory, memory, groups, columns, options):
+def _cold_findings(measured, memory, groups, columns, options):
+    cold_memory = measured.memory_cold
     share = np.divide(cold_memory.astype(np.float64), memory.astype(np.float64),
                       out=np.zeros(groups.n), where=memory > 0)
     fired = np.flatnonzero((cold_memory >= options.cold_min_bytes) & (share >= options.cold_min_share))
     if len(fired) == 0:
         return []
-    n_cold = counts(groups.group[cold], groups.n)
+    idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
+    # the keys at hand: every key in memory, the kept ones (the first cold keys of each group) in a bounded run
+    cold = cold_rows(columns, idle, has_idle, options.cold_idle_s)
     offsets, rows = example_positions(groups.group[cold], groups.n, 3, positions=cold)
-    idle = idle_label(options.cold_idle_s)
+    idle_text = idle_label(options.cold_idle_s)
     findings = []
     for g in fired:
-        message = (f"{format_bytes(int(cold_memory[g]))} of {groups.pattern[g]} ({int(n_cold[g]):,} keys without a "
-                   f"TTL, {format_share(share[g])} of its memory) had not been read for more than {idle} when the "
-                   f"dump was saved: delete them or give the pattern a TTL")
+        n_cold = int(measured.n_cold[g])
+        message = (f"{format_bytes(int(cold_memory[g]))} of {groups.pattern[g]} ({n_cold:,} keys without a "
+                   f"TTL, {format_share(share[g])} of its memory) had not been read for more than {idle_text} when "
+                   f"the dump was saved: delete them or give the pattern a TTL")
         findings.append(COLD_WITHOUT_TTL.finding(
-            message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=int(n_cold[g]),
+            message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=n_cold,
             est_memory_bytes=int(cold_memory[g]), examples=columns.key_text(rows[offsets[g]:offsets[g + 1]]),
             details={"cold_idle_s": options.cold_idle_s, "share_of_memory": round(float(share[g]), 4),
                      "memory_basis": columns.memory_basis}))

@@ -19,7 +19,7 @@ from ..errors import RdbError
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
 from ..keyspace.groups import PatternGroups
-from ..passes import BigKeysPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
+from ..passes import ActivityPass, BigKeysPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
 from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
@@ -39,7 +39,7 @@ from .partial import (
 )
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass)
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ActivityPass)
 
 #: A single dump larger than this is measured on several processes when jobs allow (smaller ones
 #: finish before the processes would have started).
@@ -51,9 +51,9 @@ DEFAULT_CHUNK_KEYS = 1_000_000
 
 def plan_for(config, sample_keys=None):
     """The :class:`Plan` of chunks analysed with ``config``."""
-    plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples,
-                big=pass_options(BigKeysPass, config))
-    return plan if sample_keys is None else Plan(plan.n_examples, plan.big, sample_keys=sample_keys)
+    plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, big=pass_options(BigKeysPass, config),
+                activity=pass_options(ActivityPass, config))
+    return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 
 #: Chunk partials merged at once into the running total: merging each into a large total would

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..keyspace.activity import ActivityCounts, cold_rows, nullable
 from ..keyspace.columns import KeyColumns, dictionary_codes
 from ..keyspace.grouping import rows_above
 from ..keyspace.groups import PatternGroups
@@ -36,12 +37,14 @@ class Plan:
     Attributes:
         n_examples: example keys kept per group.
         big: the bigkeys pass's options (which keys are over a threshold, the top-N).
+        activity: the activity pass's options (the idle times counted, what is cold).
         ttl_examples: example keys without a TTL kept per group, and expired keys kept.
         sample_keys: keys in the uniform sample the patterns are learned from.
     """
 
     n_examples: int
     big: object
+    activity: object
     ttl_examples: int = 3
     sample_keys: int = 1_000_000
 
@@ -83,10 +86,12 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64):
     codes, names = dictionary_codes(inferred)
     groups = PatternGroups.build(columns.db, codes, names)
     stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys)
+    activity = ActivityCounts.measure(groups.group, groups.n, columns, plan.activity.idle_thresholds_s,
+                                      plan.activity.cold_idle_s)
     stats = replace(stats, memory=ValueCounts.of_sorted(stats.memory),
                     rdb_bytes=ValueCounts.of_sorted(stats.rdb_bytes),
                     ttl_s=None if stats.ttl_s is None else ValueCounts.of_sorted(stats.ttl_s),
-                    example_offsets=None, example_rows=None)
+                    example_offsets=None, example_rows=None, activity=activity)
     kept = _kept_rows(columns, groups, stats, plan)
     sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
     rows = table.take(pa.array(kept, pa.int64()))
@@ -123,6 +128,9 @@ def _kept_rows(columns, groups, stats, plan):
         parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n).values())
     without_ttl = np.flatnonzero(~columns.has_ttl)
     parts.append(without_ttl[first_per_group(groups.group[without_ttl], groups.n, plan.ttl_examples)])
+    idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
+    cold = cold_rows(columns, idle, has_idle, plan.activity.cold_idle_s)
+    parts.append(cold[first_per_group(groups.group[cold], groups.n, plan.ttl_examples)])
     if columns.ctime_ms is not None:
         expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
         parts.append(expired[:plan.ttl_examples])
@@ -260,6 +268,7 @@ def merge_stats(parts, n_groups, n_pairs):
     with_ctime = all(stats.n_expired is not None for stats, _ids, _p in parts)
     oldest = [stats.oldest_expire_ms for stats, _ids, _p in parts if stats.oldest_expire_ms is not None]
     memory = value_counts("memory")
+    activity = [(stats.activity, ids) for stats, ids, _p in parts]
     return GroupStats(
         n_keys=total("n_keys", np.int64), memory=memory, rdb_bytes=value_counts("rdb_bytes"), kinds=kinds,
         n_with_ttl=total("n_with_ttl", np.int64),
@@ -270,4 +279,5 @@ def merge_stats(parts, n_groups, n_pairs):
         memory_expired=total("memory_expired", np.uint64) if with_ctime else None,
         n_with_field_ttl=total("n_with_field_ttl", np.int64),
         oldest_expire_ms=min(oldest) if oldest else None,
+        activity=ActivityCounts.merge(activity, n_groups) if all(a is not None for a, _ids in activity) else None,
     )

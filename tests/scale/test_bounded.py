@@ -13,8 +13,8 @@ from rdbscope.errors import InputError
 from rdbscope.scale.budget import chunk_keys_for, parse_size
 
 #: The passes a bounded run makes, and their tables.
-PASSES = ["patterns", "bigkeys", "ttl"]
-TABLES = ["patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage", "ttl_overview"]
+PASSES = ["patterns", "bigkeys", "ttl", "activity"]
+TABLES = ["patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage", "ttl_overview", "activity"]
 
 
 def finding_rows(result):
@@ -59,8 +59,8 @@ def test_patterns_learned_from_a_small_sample_are_the_same(path):
 def test_passes_that_need_every_key_are_named_as_skipped():
     path = SAMPLE_DUMPS / "redis-7.0-default.rdb"
     result = rdbscope.analyze(path, chunk_keys=500)
-    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl")
-    assert result.skipped == ("expiry", "activity", "rules")
+    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "activity")
+    assert result.skipped == ("expiry", "rules")
     assert "expiry_bursts" not in result.tables
     assert not any(code.startswith(("EXP", "NAM")) for code in result.checked)
 
