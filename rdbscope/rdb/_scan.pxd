@@ -39,6 +39,8 @@ cdef u64 u32_be(const unsigned char[::1] data, Py_ssize_t p) noexcept
 
 cpdef int writer_for_rdb_version(int version)
 
+cpdef int newest_writer_for_rdb_version(int version)
+
 cpdef int embstr_limit_for(int redis_ver)
 
 @cython.locals(i=Py_ssize_t, stop=Py_ssize_t, negative=bint, c=int, v=u64)
@@ -84,7 +86,8 @@ cdef class Scanner(Columns):
     cdef int value_type
     cdef Py_ssize_t cur_kstart
     cdef Py_ssize_t cur_klen
-    cdef readonly int writer_valkey_major
+    cdef readonly int writer_valkey_ver
+    cdef readonly bint writer_unstable
     cdef readonly int writer_redis_ver
     cdef int embstr_limit
     cdef i64 expire_ms

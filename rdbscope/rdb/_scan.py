@@ -168,6 +168,19 @@ def writer_for_rdb_version(version):
     return FIRST_WRITER[min(version, last)]
 
 
+#: major*100+minor of the newest Redis release that writes each RDB version (0-14);
+#: an unstable build writing RDB 14 stands for 8.8.
+LAST_WRITER = (200, 200, 200, 200, 200, 200, 208, 302, 400, 602, 700, 702, 804, 806, 808)
+#: the newest Valkey release (major*100+minor), which stands in for an unstable Valkey build.
+NEWEST_VALKEY = cython.declare(cython.int, 901)
+
+
+def newest_writer_for_rdb_version(version):
+    """major*100+minor of the newest Redis that writes this RDB version."""
+    last = len(LAST_WRITER) - 1
+    return LAST_WRITER[min(version, last)]
+
+
 def embstr_limit_for(redis_ver):
     """Longest embstr string of a Redis version (src/object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT)."""
     if redis_ver >= 302:
@@ -296,7 +309,8 @@ class Scanner(Columns):
         self.cur_klen = 0
         self.value_type = -1
         # Writer facts that decide in-memory encodings; set from AUX fields.
-        self.writer_valkey_major = 0
+        self.writer_valkey_ver = 0  # major*100 + minor
+        self.writer_unstable = False  # an unstable build: redis-ver or valkey-ver 255.255.255
         self.writer_redis_ver = 0  # major*100 + minor
         self.embstr_limit = 44
         # Per-entry state.
@@ -1265,8 +1279,8 @@ class Scanner(Columns):
 
     def string_encoding(self, n):
         """embstr or raw for a non-integer string of n bytes on the writing server."""
-        if self.writer_valkey_major >= 9:
-            # Valkey 9 embeds key, expiry and value in one allocation of at
+        if self.writer_valkey_ver >= 901 or (self.writer_unstable and self.valkey):
+            # Valkey 9.1 embeds key, expiry and value in one allocation of at
             # most 128 bytes (src/object.c shouldEmbedStringObject).
             k = self.cur_klen
             if k < 32:
@@ -1281,12 +1295,14 @@ class Scanner(Columns):
             if self.expire_ms != NO_EXPIRE:
                 size += 8
             return E_EMBSTR if size <= 128 else E_RAW
-        if (self.writer_redis_ver >= 800 or self.writer_valkey_major == 8) and n <= 44:
-            # Redis 8 and Valkey 8 embed the key too and keep the object within
-            # one 64-byte cache line (src/object.c kvobjSet); Redis 8 counts the
-            # expiry field in it, Valkey 8 does not (seen on 8.2.3 and 8.1.8).
+        if (self.writer_redis_ver >= 800 or self.writer_valkey_ver >= 800) and n <= 44:
+            # Redis 8 and Valkey 8-9.0 embed the key too and keep the object within
+            # one 64-byte cache line (src/object.c kvobjSet). Redis 8.2 and Valkey
+            # 9.0 count the expiry field in it; Redis 8.6 places it before the
+            # object and does not, and Valkey 8.1 sets it after the object is made.
             size = 16 + (self.cur_klen + 3) + (n + 4)
-            if self.expire_ms != NO_EXPIRE and self.writer_valkey_major == 0:
+            if self.expire_ms != NO_EXPIRE and (self.writer_valkey_ver >= 900 or
+                                                (self.writer_valkey_ver == 0 and self.writer_redis_ver < 806)):
                 size += 8
             return E_EMBSTR if size <= 64 else E_RAW
         # embstr_limit is -1 for Redis 2.x: test the sign first, n is unsigned in C.
@@ -1616,12 +1632,19 @@ class Scanner(Columns):
             return
         ver = parts[0] * 100 + parts[1]
         if parts[0] == 255:
-            return  # an unstable build (255.255.255): the RDB version says more
+            # An unstable build (255.255.255) is newer than every release: the
+            # newest server that writes this RDB version stands in for it.
+            self.writer_unstable = True
+            if key == b"valkey-ver" and self.version >= 80:
+                self.writer_valkey_ver = NEWEST_VALKEY
+            elif not self.valkey:
+                self.writer_redis_ver = newest_writer_for_rdb_version(self.version)
+            return
         if key == b"redis-ver":
             self.writer_redis_ver = ver
             self.embstr_limit = embstr_limit_for(ver)
         elif key == b"valkey-ver":
-            self.writer_valkey_major = parts[0]
+            self.writer_valkey_ver = ver
             if self.writer_redis_ver < 702:
                 self.writer_redis_ver = 702
 

@@ -35,17 +35,17 @@ L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9 = range(6)
 VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8])
 
 
-def choose_layout(valkey_major, redis_ver):
-    """The layout for a writer given as Valkey major version, or Redis major*100+minor.
+def choose_layout(valkey_ver, redis_ver):
+    """The layout for a writer given as Valkey or Redis major*100+minor (0: not that server).
 
     Returns ``(layout, exact)``: ``exact`` is False when the writer is unknown
     (no ``redis-ver`` AUX field) or older than any model, so the nearest one is used.
     """
-    if valkey_major >= 9:
+    if valkey_ver >= 901:
         return L_VALKEY9, True
-    if valkey_major == 8:
+    if valkey_ver >= 800:
         return L_VALKEY8, True
-    if valkey_major == 7 or 702 <= redis_ver < 800:
+    if valkey_ver >= 700 or 702 <= redis_ver < 800:
         return L_REDIS72, True
     if redis_ver >= 800:
         return L_REDIS8, True
@@ -80,7 +80,7 @@ def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False):
     model_class = (module or python_module("_memory")).MemoryModel
 
     def model_for(scanner):
-        layout, _exact = choose_layout(scanner.writer_valkey_major, scanner.writer_redis_ver)
+        layout, _exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver)
         return model_class(layout, code, list_compress_depth)
 
     return model_for
@@ -96,7 +96,7 @@ def model_info(scanner, allocator, list_compress_depth):
     """Describe the model the scanner used (None when it saw no key)."""
     if scanner.mm is None:
         return None
-    layout, exact = choose_layout(scanner.writer_valkey_major, scanner.writer_redis_ver)
+    layout, exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver)
     exact = exact and any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux)
     name, servers = LAYOUTS[layout]
     return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, layout in VERIFIED_LAYOUTS)
