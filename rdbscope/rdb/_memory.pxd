@@ -29,6 +29,8 @@ cdef class MemoryModel:
     cdef readonly int allocator
     cdef readonly int list_compress_depth
     cdef readonly bint valkey
+    cdef readonly bint tracked
+    cdef readonly bint embedded
     cdef readonly double skiplist_node
     cdef object small_array
     cdef const u64[::1] small
@@ -36,6 +38,7 @@ cdef class MemoryModel:
     cpdef u64 usable(self, u64 n) noexcept
     cpdef u64 alloc(self, u64 n) noexcept
     cpdef u64 sds(self, u64 n) noexcept
+    cpdef u64 counted(self, u64 n) noexcept
     @cython.locals(mean=double, p=double, level=int)
     cpdef double expected_node(self, u64 base) noexcept
     cpdef u64 set_member(self, u64 n) noexcept

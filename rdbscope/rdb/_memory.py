@@ -25,7 +25,13 @@ L_REDIS70 = cython.declare(cython.int, 1)  # Redis 7.0: listpacks, allocation si
 L_REDIS72 = cython.declare(cython.int, 2)  # Redis 7.2-7.4 and Valkey 7.2: listpack sets, key-only set entries
 L_REDIS8 = cython.declare(cython.int, 3)  # Redis 8: key and expiry embedded in the object (kvobj)
 L_VALKEY8 = cython.declare(cython.int, 4)  # Valkey 8.x: embedded key, open-addressing hashtables
-L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9: as 8.x, strings embedded up to 128 bytes
+L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9.1: as 8.x, strings embedded up to 128 bytes
+# Redis 8.4-8.8: MEMORY USAGE adds up what each object counts of its own allocations
+# (src/object.c kvobjAllocSize): listpacks, intsets and short sds strings as requested,
+# the rest as allocated.
+L_REDIS84 = cython.declare(cython.int, 6)
+# Redis unstable after 8.8 (June 2026): as 8.4, the object header too as requested.
+L_REDIS_NEXT = cython.declare(cython.int, 7)
 
 # Scanner type and encoding ids (the same values as _scan.py's T_* and E_*).
 T_STRING = cython.declare(cython.int, 0)
@@ -120,6 +126,8 @@ class MemoryModel:
         self.allocator = allocator
         self.list_compress_depth = list_compress_depth
         self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
+        self.tracked = layout == L_REDIS84 or layout == L_REDIS_NEXT
+        self.embedded = layout == L_REDIS8 or self.tracked
         # Most requests are small: look their sizes up instead of computing them.
         self.small_array = np.array([self.usable(n) for n in range(SMALL)], np.uint64)
         self.small = self.small_array
@@ -138,7 +146,15 @@ class MemoryModel:
 
     def sds(self, n):
         """Allocation of an sds string of n bytes."""
+        if self.tracked and n < 32:
+            return n + 2  # sdsAllocSize() of a type-5 sds: what was asked for
         return self.alloc(sds_header(n) + n + 1)
+
+    def counted(self, n):
+        """A compact blob (listpack, intset) of n bytes, as the server counts it."""
+        if self.layout == L_REDIS6 or self.tracked:
+            return n
+        return self.alloc(n)
 
     def expected_node(self, base):
         """Mean allocation of a skiplist node of ``base`` bytes plus 16 per level;
@@ -161,7 +177,7 @@ class MemoryModel:
 
     def zset_member(self, n):
         """A sorted-set member of n bytes: its skiplist node and its string."""
-        if self.layout == L_REDIS8:
+        if self.embedded:
             # Redis 8 keeps the member inside the node, after the levels.
             return cython.cast(cython.ulonglong, self.expected_node(16 + sds_header(n) + n + 1))
         if self.layout == L_VALKEY9:
@@ -182,6 +198,15 @@ class MemoryModel:
             if together <= 128:
                 return self.alloc(together)
             return self.alloc(ttl + 8 + max(fhdr, 3) + field + 1) + self.sds(value)
+        if self.tracked:
+            # One entry holds the field, its expiry, and the value while all fit in
+            # 128 bytes; else a pointer to the value (src/entry.c setEntryWriteInfo).
+            expiry = 16 if has_ttl else 0  # struct ExpireMeta
+            fhdr = 1 if field < 32 and not has_ttl else max(sds_header(field), 3)
+            together = expiry + fhdr + field + 1 + 3 + value + 1
+            if together <= 128:
+                return together
+            return expiry + max(fhdr, 3) + field + 1 + 8 + self.sds(value)
         if has_ttl:
             # The field carries its expiry before an sds header of at least 3 bytes,
             # and 8 more bytes go to the hash's expiry buckets (seen on Redis 8.2).
@@ -229,17 +254,19 @@ class MemoryModel:
 
     def key_entry(self, klen):
         """The key's own cost in the main dict, outside the value object."""
-        if self.layout >= L_REDIS8:
+        if self.embedded or self.valkey:
             return 0
         return self.sds(klen) + DICT_ENTRY
 
     def embedded_object(self, klen, has_expire, extra):
         """Object header with the key (and expiry) embedded, plus ``extra`` bytes."""
         size = ROBJ + 1 + sds_header(klen) + klen + 1 + extra
-        # Valkey 9 keeps room for an expiry in objects with keys of 128 bytes or
-        # more (src/object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD).
-        if has_expire or (self.layout == L_VALKEY9 and klen >= 128):
+        # Valkey 9 and Redis 8.4+ keep room for an expiry in objects with keys of
+        # 128 bytes or more (src/object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD).
+        if has_expire or ((self.layout == L_VALKEY9 or self.tracked) and klen >= 128):
             size += 8
+        if self.layout == L_REDIS_NEXT and extra == 0:
+            return size
         return self.alloc(size)
 
     def string_size(self, klen, has_expire, enc, slen):
@@ -250,7 +277,7 @@ class MemoryModel:
             if has_expire:
                 size += 8
             return self.alloc(size)
-        if self.layout >= L_REDIS8:
+        if self.embedded or self.valkey:
             if enc == E_EMBSTR:
                 return self.embedded_object(klen, has_expire, 3 + slen + 1)
             obj = self.embedded_object(klen, has_expire, 0)
@@ -268,7 +295,7 @@ class MemoryModel:
 
     def object_size(self, klen, has_expire):
         """The value object of a collection, with the key where the layout puts it."""
-        if self.layout >= L_REDIS8:
+        if self.embedded or self.valkey:
             return self.embedded_object(klen, has_expire, 0)
         return self.key_entry(klen) + ROBJ
 
@@ -276,9 +303,7 @@ class MemoryModel:
 
     def compact_size(self, klen, has_expire, blob_bytes):
         """A listpack, ziplist or intset value: one allocation of the blob."""
-        if self.layout == L_REDIS6:
-            return self.object_size(klen, has_expire) + blob_bytes
-        return self.object_size(klen, has_expire) + self.alloc(blob_bytes)
+        return self.object_size(klen, has_expire) + self.counted(blob_bytes)
 
     def table_size(self, n):
         """The set/hash/zset table for n entries, entries themselves excluded."""
@@ -310,7 +335,7 @@ class MemoryModel:
         if rtype == T_ZSET:
             # The zset struct, the skiplist struct and its 32-level header node.
             size += 16
-            if self.layout == L_REDIS8:
+            if self.embedded:
                 size += 32 + self.alloc(16 + 32 * 16)
             elif self.layout == L_VALKEY9:
                 size += 32 + 16 * 31  # zslGetAllocSize(): the header lives in the skiplist struct
@@ -321,7 +346,8 @@ class MemoryModel:
     def quicklist_size(self, klen, has_expire, nodes, node_bytes):
         """A quicklist: its struct, one node struct per node, and the nodes' listpacks."""
         node = 32 if self.layout == L_REDIS6 else 40
-        return self.object_size(klen, has_expire) + 40 + nodes * node + node_bytes
+        struct = 48 if self.tracked else 40  # 8.4 added the allocation size it keeps
+        return self.object_size(klen, has_expire) + struct + nodes * node + node_bytes
     def list_node_bytes(self, i, nodes, blob_bytes, lzf_bytes):
         """The listpack of quicklist node i of ``nodes``; middle nodes may be LZF-compressed.
 
@@ -335,10 +361,8 @@ class MemoryModel:
                 and lzf_bytes > 0 and lzf_bytes + 8 < blob_bytes):
             if self.layout == L_REDIS6:
                 return lzf_bytes  # ziplistBlobLen() of the LZF struct: its compressed size
-            return self.alloc(8 + lzf_bytes)  # struct quicklistLZF: size_t sz, then the data
-        if self.layout == L_REDIS6:
-            return blob_bytes
-        return self.alloc(blob_bytes)
+            return self.counted(8 + lzf_bytes)  # struct quicklistLZF: size_t sz, then the data
+        return self.counted(blob_bytes)
 
     def estimate(self, klen, has_expire, rtype, enc, rdbtype, n, blob_bytes, elements, nodes, ttl_fields):
         """MEMORY USAGE of one key; 0 when no model applies (module values).

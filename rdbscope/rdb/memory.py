@@ -25,19 +25,26 @@ LAYOUTS = {
     0: ("redis-6", "Redis 4.0-6.2"),
     1: ("redis-7.0", "Redis 7.0"),
     2: ("redis-7.2", "Redis 7.2-7.4 and Valkey 7.2"),
-    3: ("redis-8", "Redis 8.x"),
-    4: ("valkey-8", "Valkey 8.x"),
-    5: ("valkey-9", "Valkey 9.x"),
+    3: ("redis-8", "Redis 8.0-8.2"),
+    4: ("valkey-8", "Valkey 8.0-9.0"),
+    5: ("valkey-9", "Valkey 9.1 and newer"),
+    6: ("redis-8.4", "Redis 8.4-8.8"),
+    7: ("redis-unstable", "Redis unstable after 8.8"),
 }
-L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9 = range(6)
+L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS_NEXT = range(8)
 
 #: layouts checked key by key against MEMORY USAGE on real servers (sample_dumps/).
-VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8])
+VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_REDIS84, L_REDIS_NEXT])
+
+#: the newest Redis release each layout models; an unstable build newer than it gets the next layout.
+NEWEST_REDIS = 808
 
 
-def choose_layout(valkey_ver, redis_ver):
+def choose_layout(valkey_ver, redis_ver, unstable=False):
     """The layout for a writer given as Valkey or Redis major*100+minor (0: not that server).
 
+    ``unstable``: the writer reported 255.255.255, and ``redis_ver`` is the newest
+    release that writes the dump's RDB version; an unstable build is newer than it.
     Returns ``(layout, exact)``: ``exact`` is False when the writer is unknown
     (no ``redis-ver`` AUX field) or older than any model, so the nearest one is used.
     """
@@ -47,6 +54,10 @@ def choose_layout(valkey_ver, redis_ver):
         return L_VALKEY8, True
     if valkey_ver >= 700 or 702 <= redis_ver < 800:
         return L_REDIS72, True
+    if unstable and redis_ver >= NEWEST_REDIS:
+        return L_REDIS_NEXT, True
+    if redis_ver >= 804:
+        return L_REDIS84, True
     if redis_ver >= 800:
         return L_REDIS8, True
     if redis_ver >= 700:
@@ -80,7 +91,7 @@ def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False):
     model_class = (module or python_module("_memory")).MemoryModel
 
     def model_for(scanner):
-        layout, _exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver)
+        layout, _exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
         return model_class(layout, code, list_compress_depth)
 
     return model_for
@@ -96,7 +107,7 @@ def model_info(scanner, allocator, list_compress_depth):
     """Describe the model the scanner used (None when it saw no key)."""
     if scanner.mm is None:
         return None
-    layout, exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver)
+    layout, exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
     exact = exact and any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux)
     name, servers = LAYOUTS[layout]
     return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, layout in VERIFIED_LAYOUTS)
@@ -114,6 +125,6 @@ def db_overhead_bytes(layout_name, keys, expires):
     if layout_name.startswith("valkey-"):
         return sum(64 * arithmetic.valkey_buckets(n) for n in tables)
     overhead = sum(8 * arithmetic.next_power(n) for n in tables)
-    if layout_name != "redis-8":
+    if not (layout_name.startswith("redis-8") or layout_name == "redis-unstable"):
         overhead += 24 * expires
     return overhead
