@@ -26,12 +26,15 @@ L_REDIS72 = cython.declare(cython.int, 2)  # Redis 7.2-7.4 and Valkey 7.2: listp
 L_REDIS8 = cython.declare(cython.int, 3)  # Redis 8: key and expiry embedded in the object (kvobj)
 L_VALKEY8 = cython.declare(cython.int, 4)  # Valkey 8.x: embedded key, open-addressing hashtables
 L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9.1: as 8.x, strings embedded up to 128 bytes
-# Redis 8.4-8.8: MEMORY USAGE adds up what each object counts of its own allocations
-# (src/object.c kvobjAllocSize): listpacks, intsets and short sds strings as requested,
-# the rest as allocated.
+# Redis 8.4: MEMORY USAGE adds up what each object counts of its own allocations
+# (src/object.c kvobjAllocSize): listpacks, intsets, short sds strings and the object
+# header as requested, the rest as allocated.
 L_REDIS84 = cython.declare(cython.int, 6)
-# Redis unstable after 8.8 (June 2026): as 8.4, the object header too as requested.
-L_REDIS_NEXT = cython.declare(cython.int, 7)
+# Redis 8.6-8.8: as 8.4, but the object header as allocated (zmalloc_size, since the
+# key metadata of 8.6).
+L_REDIS86 = cython.declare(cython.int, 7)
+# Redis unstable after 8.8 (June 2026): the object header as requested again.
+L_REDIS_NEXT = cython.declare(cython.int, 8)
 
 # Scanner type and encoding ids (the same values as _scan.py's T_* and E_*).
 T_STRING = cython.declare(cython.int, 0)
@@ -126,7 +129,7 @@ class MemoryModel:
         self.allocator = allocator
         self.list_compress_depth = list_compress_depth
         self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
-        self.tracked = layout == L_REDIS84 or layout == L_REDIS_NEXT
+        self.tracked = layout == L_REDIS84 or layout == L_REDIS86 or layout == L_REDIS_NEXT
         self.embedded = layout == L_REDIS8 or self.tracked
         # Most requests are small: look their sizes up instead of computing them.
         self.small_array = np.array([self.usable(n) for n in range(SMALL)], np.uint64)
@@ -223,17 +226,22 @@ class MemoryModel:
         """
         if self.valkey:
             return 64 + 58 * keys
+        if self.tracked:
+            return 40 + 58 * keys  # fitted on unstable builds writing RDB 13 and 14
         nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
         return 16 * keys + 244 * nodes
 
     def stream_listpack(self, n):
         """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
-        if self.layout == L_REDIS6:
-            return n
-        return self.alloc(n)
+        return self.counted(n)
 
     def stream_group(self, pel):
         """A consumer group with ``pel`` pending entries: struct, PEL tree, NACKs."""
+        if self.tracked:
+            # Struct, name, its PEL and consumer trees, and per pending entry a
+            # NACK, its keys in the group's and the consumer's PEL and the stream's
+            # ID-to-groups index (fitted on unstable builds writing RDB 13 and 14).
+            return 216 + 208 * pel
         group = 32 if self.layout == L_REDIS6 else 40
         return group + self.rax_size(pel) + 24 * pel
 
@@ -241,12 +249,14 @@ class MemoryModel:
         """A consumer: struct, name, and its own PEL tree (NACKs are the group's)."""
         if self.layout == L_REDIS6:
             return 24 + name + self.rax_size(pel)
+        if self.tracked:
+            return 214 + self.sds(name)  # its PEL's entries are counted with the group's
         consumer = 24 if self.layout == L_REDIS70 else 32
         return consumer + self.sds(name) + self.rax_size(pel)
 
     def stream_size(self, klen, has_expire, nodes, listpack_bytes, groups):
         """A stream: struct, listpack index, the listpacks, and the consumer groups."""
-        struct = 40 if self.layout == L_REDIS6 else 112 if self.layout == L_REDIS8 else 80
+        struct = 40 if self.layout == L_REDIS6 else 112 if self.layout == L_REDIS8 else 160 if self.tracked else 80
         return (self.object_size(klen, has_expire) + struct + self.rax_size(nodes)
                 + listpack_bytes + groups)
 
@@ -265,7 +275,7 @@ class MemoryModel:
         # 128 bytes or more (src/object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD).
         if has_expire or ((self.layout == L_VALKEY9 or self.tracked) and klen >= 128):
             size += 8
-        if self.layout == L_REDIS_NEXT and extra == 0:
+        if (self.layout == L_REDIS84 or self.layout == L_REDIS_NEXT) and extra == 0:
             return size
         return self.alloc(size)
 

@@ -28,13 +28,14 @@ LAYOUTS = {
     3: ("redis-8", "Redis 8.0-8.2"),
     4: ("valkey-8", "Valkey 8.0-9.0"),
     5: ("valkey-9", "Valkey 9.1 and newer"),
-    6: ("redis-8.4", "Redis 8.4-8.8"),
-    7: ("redis-unstable", "Redis unstable after 8.8"),
+    6: ("redis-8.4", "Redis 8.4"),
+    7: ("redis-8.6", "Redis 8.6-8.8"),
+    8: ("redis-unstable", "Redis unstable builds newer than 8.8"),
 }
-L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS_NEXT = range(8)
+L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT = range(9)
 
 #: layouts checked key by key against MEMORY USAGE on real servers (sample_dumps/).
-VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_REDIS84, L_REDIS_NEXT])
+VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_REDIS84, L_REDIS86, L_REDIS_NEXT])
 
 #: the newest Redis release each layout models; an unstable build newer than it gets the next layout.
 NEWEST_REDIS = 808
@@ -56,6 +57,8 @@ def choose_layout(valkey_ver, redis_ver, unstable=False):
         return L_REDIS72, True
     if unstable and redis_ver >= NEWEST_REDIS:
         return L_REDIS_NEXT, True
+    if redis_ver >= 806:
+        return L_REDIS86, True
     if redis_ver >= 804:
         return L_REDIS84, True
     if redis_ver >= 800:
