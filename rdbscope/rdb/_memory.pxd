@@ -49,7 +49,7 @@ cdef class MemoryModel:
     cpdef u64 rax_size(self, u64 keys) noexcept
     cpdef u64 stream_listpack(self, u64 n) noexcept
     @cython.locals(group=u64)
-    cpdef u64 stream_group(self, u64 pel) noexcept
+    cpdef u64 stream_group(self, u64 pel, u64 shared) noexcept
     @cython.locals(consumer=u64)
     cpdef u64 stream_consumer(self, u64 name, u64 pel) noexcept
     @cython.locals(struct=u64)

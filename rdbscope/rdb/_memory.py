@@ -52,6 +52,7 @@ E_SKIPLIST = cython.declare(cython.int, 9)
 E_LISTPACKEX = cython.declare(cython.int, 11)
 
 ROBJ = cython.declare(cython.int, 16)
+STREAM_INDEX_KEY = cython.declare(cython.int, 58)  # a key of a stream's id-to-groups index (Redis 8.4+)
 SMALL = cython.declare(cython.int, 4096)
 DICT_ENTRY = cython.declare(cython.int, 24)
 
@@ -180,8 +181,8 @@ class MemoryModel:
 
     def zset_member(self, n):
         """A sorted-set member of n bytes: its skiplist node and its string."""
-        if self.embedded:
-            # Redis 8 keeps the member inside the node, after the levels.
+        if self.embedded and self.layout != L_REDIS84:
+            # Redis 8.0-8.2 and 8.6+ keep the member inside the node, after the levels.
             return cython.cast(cython.ulonglong, self.expected_node(16 + sds_header(n) + n + 1))
         if self.layout == L_VALKEY9:
             # One more byte: the offset of the embedded sds (src/t_zset.c zslCreateNode).
@@ -222,10 +223,13 @@ class MemoryModel:
         Redis counts 16 bytes per key and 244 per node (src/object.c
         streamRadixTreeMemoryUsage); a tree of k sequential IDs has about
         2k + 2 nodes (seen in XINFO STREAM FULL on real streams). Valkey counts
-        the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1.
+        the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1 with
+        glibc malloc, 50 plus 51 on Valkey 9.0 with jemalloc.
         """
-        if self.valkey:
+        if self.valkey and self.allocator == A_LIBC:
             return 64 + 58 * keys
+        if self.valkey:
+            return 50 + 51 * keys  # on jemalloc, fitted on Valkey 9.0.4
         if self.tracked:
             return 40 + 58 * keys  # fitted on unstable builds writing RDB 13 and 14
         nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
@@ -235,13 +239,16 @@ class MemoryModel:
         """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
         return self.counted(n)
 
-    def stream_group(self, pel):
-        """A consumer group with ``pel`` pending entries: struct, PEL tree, NACKs."""
+    def stream_group(self, pel, shared):
+        """A consumer group with ``pel`` pending entries (``shared`` of them pending in
+        an earlier group too): struct, PEL tree, NACKs."""
         if self.tracked:
             # Struct, name, its PEL and consumer trees, and per pending entry a
-            # NACK, its keys in the group's and the consumer's PEL and the stream's
-            # ID-to-groups index (fitted on unstable builds writing RDB 13 and 14).
-            return 216 + 208 * pel
+            # NACK, its keys in the group's and the consumer's PEL and, once per id,
+            # the stream's id-to-groups index (fitted on unstable builds writing RDB 13 and 14).
+            if self.layout == L_REDIS84:
+                shared = 0  # seen on an unstable build writing RDB 12: each id counts
+            return 216 + 208 * pel - STREAM_INDEX_KEY * shared
         group = 32 if self.layout == L_REDIS6 else 40
         return group + self.rax_size(pel) + 24 * pel
 
@@ -345,8 +352,11 @@ class MemoryModel:
         if rtype == T_ZSET:
             # The zset struct, the skiplist struct and its 32-level header node.
             size += 16
-            if self.embedded:
-                size += 32 + self.alloc(16 + 32 * 16)
+            if self.layout == L_REDIS84:
+                size += 40 + self.alloc(24 + 32 * 16)
+            elif self.embedded:
+                # 8.4 added the allocation size to the skiplist struct.
+                size += (40 if self.tracked else 32) + self.alloc(16 + 32 * 16)
             elif self.layout == L_VALKEY9:
                 size += 32 + 16 * 31  # zslGetAllocSize(): the header lives in the skiplist struct
             else:

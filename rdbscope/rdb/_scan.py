@@ -1412,6 +1412,9 @@ class Scanner(Columns):
             for _ in range(5):  # first id, max deleted id, entries added
                 self.read_plain_len()
         groups = self.read_count()
+        # Redis 8.4+ index pending ids once for all groups: count the ids an
+        # earlier group already holds (only when there are several groups).
+        indexed = set() if groups > 1 and self.mm is not None and self.mm.tracked else None
         g = 0
         while g < groups:
             self.skip_string(False)  # group name
@@ -1420,12 +1423,20 @@ class Scanner(Columns):
             if rdbtype >= 19:
                 self.read_plain_len()  # entries read
             pel = self.read_count()
+            shared = 0
             j = 0
             while j < pel:
+                if indexed is not None:
+                    self.ensure(16)
+                    pending_id = bytes(self.view[self.pos:self.pos + 16])
+                    if pending_id in indexed:
+                        shared += 1
+                    else:
+                        indexed.add(pending_id)
                 self.skip(16 + 8)  # raw id, delivery time
                 self.read_plain_len()  # delivery count
                 j += 1
-            self.m_elems += self.mm.stream_group(pel)
+            self.m_elems += self.mm.stream_group(pel, shared)
             consumers = self.read_count()
             c = 0
             while c < consumers:

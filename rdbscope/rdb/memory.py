@@ -68,6 +68,16 @@ def choose_layout(valkey_ver, redis_ver, unstable=False):
     return L_REDIS6, redis_ver >= 400
 
 
+#: why each allocator may be the one a dump's server used, for ``info`` and reports.
+ALLOCATOR_NOTES = {
+    "jemalloc": "Redis's and Valkey's own builds and images",
+    "jemalloc-16": "Debian's and Ubuntu's packages",
+    "libc": "builds with MALLOC=libc",
+}
+#: layouts by name, for the ``layout=`` option.
+LAYOUT_CODES = {name: code for code, (name, _servers) in LAYOUTS.items()}
+
+
 @dataclass(frozen=True)
 class MemoryModelInfo:
     """Which model the estimates of a dump follow (``DumpInfo.memory_model``)."""
@@ -78,24 +88,49 @@ class MemoryModelInfo:
     list_compress_depth: int
     exact_match: bool  # False: the writer's version is unknown or older than any model
     verified: bool  # the layout was checked against MEMORY USAGE on a real server
+    layout_reason: str = ""  # why this layout: the AUX field it follows, or "given"
+    allocator_given: bool = False  # the caller named the allocator (else the default was assumed)
 
     def describe(self):
         note = "" if self.exact_match else " (nearest model: the writer's version is not known)"
-        return f"{self.layout} layout ({self.servers}), {self.allocator} allocator{note}"
+        why = f", {self.layout_reason}" if self.layout_reason else ""
+        if self.allocator_given:
+            allocator = f"{self.allocator} allocator (given)"
+        else:
+            # A dump does not record its server's allocator (its used-mem is dominated by
+            # memory outside the keys), so the default is an assumption: say so.
+            allocator = (f"{self.allocator} allocator assumed, as in {ALLOCATOR_NOTES[self.allocator]} "
+                         f"(--allocator jemalloc-16 for {ALLOCATOR_NOTES['jemalloc-16']}, libc for "
+                         f"{ALLOCATOR_NOTES['libc']})")
+        return f"{self.layout} layout ({self.servers}{why}){note}, {allocator}"
 
 
-def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False):
+def _writer_layout(scanner, layout):
+    """The layout code and whether it matches the writer exactly."""
+    if layout is not None:
+        return LAYOUT_CODES[layout], True
+    return choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
+
+
+def check_layout(layout):
+    """Refuse a ``layout=`` that names no layout."""
+    if layout is not None and layout not in LAYOUT_CODES:
+        raise ValueError(f"unknown memory layout {layout!r}; expected one of {', '.join(LAYOUT_CODES)}")
+
+
+def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False, layout=None):
     """A callable the scanner calls at the first key, once the AUX fields are known.
 
-    ``pure`` picks the model's Python build, for the Python build of the scanner.
+    ``pure`` picks the model's Python build, for the Python build of the scanner;
+    ``layout`` (a name of :data:`LAYOUTS`) overrides the one the writer implies.
     """
     code = ALLOCATORS[allocator]
+    check_layout(layout)
     module = None if pure else compiled_module("_memory")
     model_class = (module or python_module("_memory")).MemoryModel
 
     def model_for(scanner):
-        layout, _exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
-        return model_class(layout, code, list_compress_depth)
+        return model_class(_writer_layout(scanner, layout)[0], code, list_compress_depth)
 
     return model_for
 
@@ -106,14 +141,29 @@ def new_model(layout, allocator="jemalloc", list_compress_depth=0):
     return module.MemoryModel(layout, ALLOCATORS[allocator], list_compress_depth)
 
 
-def model_info(scanner, allocator, list_compress_depth):
+def layout_reason(scanner, layout):
+    """Why the estimates follow the layout they do, in a few words."""
+    if layout is not None:
+        return "given"
+    for key, value in scanner.aux:
+        if key in (b"redis-ver", b"valkey-ver"):
+            version = value.decode("ascii", "replace")
+            if scanner.writer_unstable:
+                return (f"{key.decode()} {version}: an unstable build writing RDB {scanner.version}, "
+                        "modelled as the newest layout that writes it")
+            return f"from {key.decode()} {version}"
+    return f"no redis-ver AUX field: the oldest server writing RDB {scanner.version}"
+
+
+def model_info(scanner, allocator, list_compress_depth, layout=None, allocator_given=False):
     """Describe the model the scanner used (None when it saw no key)."""
     if scanner.mm is None:
         return None
-    layout, exact = choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
-    exact = exact and any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux)
-    name, servers = LAYOUTS[layout]
-    return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, layout in VERIFIED_LAYOUTS)
+    code, exact = _writer_layout(scanner, layout)
+    exact = exact and (layout is not None or any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux))
+    name, servers = LAYOUTS[code]
+    return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, code in VERIFIED_LAYOUTS,
+                           layout_reason(scanner, layout), allocator_given)
 
 
 def db_overhead_bytes(layout_name, keys, expires):
