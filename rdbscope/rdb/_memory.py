@@ -132,6 +132,8 @@ class MemoryModel:
         self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
         self.tracked = layout == L_REDIS84 or layout == L_REDIS86 or layout == L_REDIS_NEXT
         self.embedded = layout == L_REDIS8 or self.tracked
+        # Redis up to 8.2 counts a stream's radix trees by their nodes: the scanner counts them.
+        self.counts_rax_nodes = not (self.valkey or self.tracked)
         # Most requests are small: look their sizes up instead of computing them.
         self.small_array = np.array([self.usable(n) for n in range(SMALL)], np.uint64)
         self.small = self.small_array
@@ -217,12 +219,12 @@ class MemoryModel:
             return self.alloc(8 + max(sds_header(field), 3) + field + 1) + 8 + self.sds(value)
         return self.sds(field) + self.sds(value)
 
-    def rax_size(self, keys):
-        """A radix tree of stream IDs (the listpack index, a PEL).
+    def rax_size(self, keys, nodes):
+        """A radix tree of stream IDs (the listpack index, a PEL) of ``nodes`` nodes.
 
-        Redis counts 16 bytes per key and 244 per node (src/object.c
-        streamRadixTreeMemoryUsage); a tree of k sequential IDs has about
-        2k + 2 nodes (seen in XINFO STREAM FULL on real streams). Valkey counts
+        Redis up to 8.2 counts 16 bytes per key and 244 per node (src/object.c
+        streamRadixTreeMemoryUsage); the scanner counts the nodes (a tree of k
+        sequential IDs has about 2k + 2; 0 stands for that guess). Valkey counts
         the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1 with
         glibc malloc, 50 plus 51 on Valkey 9.0 with jemalloc.
         """
@@ -232,40 +234,50 @@ class MemoryModel:
             return 50 + 51 * keys  # on jemalloc, fitted on Valkey 9.0.4
         if self.tracked:
             return 40 + 58 * keys  # fitted on unstable builds writing RDB 13 and 14
-        nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
+        if nodes == 0:
+            nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
         return 16 * keys + 244 * nodes
 
     def stream_listpack(self, n):
         """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
         return self.counted(n)
 
-    def stream_group(self, pel, shared):
+    def stream_group(self, pel, shared, pel_nodes):
         """A consumer group with ``pel`` pending entries (``shared`` of them pending in
-        an earlier group too): struct, PEL tree, NACKs."""
+        an earlier group too) in a tree of ``pel_nodes`` nodes: struct, PEL tree, NACKs."""
         if self.tracked:
             # Struct, name, its PEL and consumer trees, and per pending entry a
             # NACK, its keys in the group's and the consumer's PEL and, once per id,
             # the stream's id-to-groups index (fitted on unstable builds writing RDB 13 and 14).
             if self.layout == L_REDIS84:
-                shared = 0  # seen on an unstable build writing RDB 12: each id counts
+                return 240 + 216 * pel - STREAM_INDEX_KEY * shared  # fitted on an unstable build writing RDB 12
             return 216 + 208 * pel - STREAM_INDEX_KEY * shared
         group = 32 if self.layout == L_REDIS6 else 40
-        return group + self.rax_size(pel) + 24 * pel
+        return group + self.rax_size(pel, pel_nodes) + 24 * pel
 
-    def stream_consumer(self, name, pel):
+    def stream_consumer(self, name, pel, pel_nodes):
         """A consumer: struct, name, and its own PEL tree (NACKs are the group's)."""
         if self.layout == L_REDIS6:
-            return 24 + name + self.rax_size(pel)
+            return 24 + name + self.rax_size(pel, pel_nodes)
         if self.tracked:
-            return 214 + self.sds(name)  # its PEL's entries are counted with the group's
+            # Its PEL's entries are counted with the group's.
+            return (254 if self.layout == L_REDIS84 else 214) + self.sds(name)
         consumer = 24 if self.layout == L_REDIS70 else 32
-        return consumer + self.sds(name) + self.rax_size(pel)
+        return consumer + self.sds(name) + self.rax_size(pel, pel_nodes)
 
-    def stream_size(self, klen, has_expire, nodes, listpack_bytes, groups):
-        """A stream: struct, listpack index, the listpacks, and the consumer groups."""
-        struct = 40 if self.layout == L_REDIS6 else 112 if self.layout == L_REDIS8 else 160 if self.tracked else 80
-        return (self.object_size(klen, has_expire) + struct + self.rax_size(nodes)
-                + listpack_bytes + groups)
+    def stream_size(self, klen, has_expire, listpack_bytes, index_and_groups):
+        """A stream: struct, the listpacks, and (from the scanner) its listpack index and groups."""
+        if self.layout == L_REDIS6:
+            struct = 40
+        elif self.layout == L_REDIS8:
+            struct = 112
+        elif self.layout == L_REDIS84:
+            struct = 128
+        elif self.tracked:
+            struct = 160  # 8.6 added the IDMP fields
+        else:
+            struct = 80
+        return self.object_size(klen, has_expire) + struct + listpack_bytes + index_and_groups
 
     # ---------------------------------------------------------------- keys
 
@@ -396,7 +408,7 @@ class MemoryModel:
         if rtype == T_LIST and enc == E_QUICKLIST:
             return self.quicklist_size(klen, has_expire, nodes, elements)
         if rtype == T_STREAM:
-            return self.stream_size(klen, has_expire, nodes, blob_bytes, elements)
+            return self.stream_size(klen, has_expire, blob_bytes, elements)
         if enc == E_HASHTABLE or enc == E_SKIPLIST:
             size = self.hashtable_size(klen, has_expire, rtype, n, elements)
             if rtype == T_HASH and (rdbtype == 22 or rdbtype == 24) and not self.valkey:

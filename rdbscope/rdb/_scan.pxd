@@ -48,6 +48,21 @@ cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_
 
 
 @cython.final
+cdef int ID_BYTES, NO_NODE, BRANCHING, COMPRESSED
+
+
+@cython.final
+cdef class RaxNodes:
+    cdef list kind
+    cdef list run_end
+    cdef bytearray last
+    cdef readonly u64 nodes
+    cdef readonly u64 keys
+
+    @cython.locals(common=int, d=int, end=int, j=int)
+    cpdef add(self, const unsigned char[::1] data, Py_ssize_t p)
+
+
 cdef class Scanner(Columns):
     cdef object src
     cdef readonly object buf
@@ -238,7 +253,7 @@ cdef class Scanner(Columns):
 
     @cython.locals(nodes=u64, mx=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
                    g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64,
-                   name=u64, shared=u64, indexed=set)
+                   name=u64, shared=u64, indexed=set, counting=bint, index=RaxNodes, pel_tree=RaxNodes)
     cdef int read_stream(self, int rdbtype) except -1
 
     cdef Py_ssize_t lp_int(self, Py_ssize_t p, Py_ssize_t stop) except -1

@@ -190,6 +190,69 @@ def embstr_limit_for(redis_ver):
     return -1  # Redis 2.x had no embstr
 
 
+ID_BYTES = cython.declare(cython.int, 16)  # a stream ID as a radix-tree key: ms and seq, big-endian
+NO_NODE = cython.declare(cython.int, 0)
+BRANCHING = cython.declare(cython.int, 1)
+COMPRESSED = cython.declare(cython.int, 2)
+
+
+class RaxNodes:
+    """The node count of a Redis radix tree of stream IDs inserted in order (src/rax.c).
+
+    Only the path of the last key matters: for each depth on it, whether a node
+    starts there, and where a compressed node's run of bytes ends. A new key
+    leaves that path at its common prefix with the last key, splitting a
+    compressed node there if needed, and adds a leaf, preceded by a compressed
+    node when it has more than one byte to go.
+    """
+
+    def __init__(self):
+        self.kind = [NO_NODE] * (ID_BYTES + 1)
+        self.run_end = [0] * (ID_BYTES + 1)
+        self.last = bytearray(ID_BYTES)
+        self.nodes = 1  # the head
+        self.keys = 0
+
+    def add(self, data, p):
+        """Insert the 16-byte key at ``data[p:p+16]``, greater than the last one."""
+        if self.keys == 0:
+            common = 0
+            self.kind[0] = COMPRESSED  # the head runs over the whole key to its leaf
+            self.run_end[0] = ID_BYTES
+            self.nodes = 2
+        else:
+            common = 0
+            while common < ID_BYTES and data[p + common] == self.last[common]:
+                common += 1
+            if common == ID_BYTES:
+                return  # the same key again
+            d = common
+            while self.kind[d] == NO_NODE:
+                d -= 1
+            if self.kind[d] == COMPRESSED:  # the new key leaves inside its run: split it
+                end = self.run_end[d]
+                if d < common:
+                    self.run_end[d] = common
+                    self.nodes += 1  # a branching node where the keys part
+                self.kind[common] = BRANCHING
+                if end > common + 1:
+                    self.nodes += 1  # the rest of the old run, a compressed node of its own
+            self.nodes += 1 if common + 1 == ID_BYTES else 2  # the new leaf, and the run to it
+            j = common + 1
+            while j < ID_BYTES:
+                self.kind[j] = NO_NODE
+                j += 1
+            if common + 1 < ID_BYTES:
+                self.kind[common + 1] = COMPRESSED
+                self.run_end[common + 1] = ID_BYTES
+        self.kind[ID_BYTES] = BRANCHING  # the leaf: nothing to split
+        j = 0
+        while j < ID_BYTES:
+            self.last[j] = data[p + j]
+            j += 1
+        self.keys += 1
+
+
 def to_signed(v, nbytes):
     """The two's-complement value of an unsigned integer of ``nbytes`` bytes."""
     if v >> (8 * nbytes - 1):
@@ -1377,9 +1440,16 @@ class Scanner(Columns):
 
     def read_stream(self, rdbtype):
         nodes = self.read_count()
+        # Redis up to 8.2 counts its radix trees by their nodes: count them.
+        counting = self.mm is not None and self.mm.counts_rax_nodes
+        index = RaxNodes() if counting else None
         mx = 0
         i = 0
         while i < nodes:
+            if index is not None:
+                self.ensure(1 + ID_BYTES)
+                if self.view[self.pos] == ID_BYTES:  # a plain 16-byte string: the node's first ID
+                    index.add(self.view, self.pos + 1)
             self.skip_string(False)
             if self.slen != 16:
                 self.fail(RdbFormatError, f"stream node key of {self.slen} bytes, 16 expected")
@@ -1405,6 +1475,8 @@ class Scanner(Columns):
             if self.w_max > mx:
                 mx = self.w_max
             i += 1
+        if self.mm is not None:
+            self.m_elems += self.mm.rax_size(nodes, index.nodes if index is not None else 0)
         length = self.read_count()
         self.read_plain_len()  # last id ms
         self.read_plain_len()  # last id seq
@@ -1424,8 +1496,12 @@ class Scanner(Columns):
                 self.read_plain_len()  # entries read
             pel = self.read_count()
             shared = 0
+            pel_tree = RaxNodes() if counting else None
             j = 0
             while j < pel:
+                if pel_tree is not None:
+                    self.ensure(ID_BYTES)
+                    pel_tree.add(self.view, self.pos)
                 if indexed is not None:
                     self.ensure(16)
                     pending_id = bytes(self.view[self.pos:self.pos + 16])
@@ -1436,7 +1512,7 @@ class Scanner(Columns):
                 self.skip(16 + 8)  # raw id, delivery time
                 self.read_plain_len()  # delivery count
                 j += 1
-            self.m_elems += self.mm.stream_group(pel, shared)
+            self.m_elems += self.mm.stream_group(pel, shared, pel_tree.nodes if pel_tree is not None else 0)
             consumers = self.read_count()
             c = 0
             while c < consumers:
@@ -1444,8 +1520,18 @@ class Scanner(Columns):
                 name = self.slen
                 self.skip(16 if rdbtype >= 21 else 8)  # seen time (+ active time)
                 cpel = self.read_count()
-                self.skip(16 * cpel)
-                self.m_elems += self.mm.stream_consumer(name, cpel)
+                if counting:
+                    pel_tree = RaxNodes()
+                    j = 0
+                    while j < cpel:
+                        self.ensure(ID_BYTES)
+                        pel_tree.add(self.view, self.pos)
+                        self.pos += ID_BYTES
+                        j += 1
+                    self.m_elems += self.mm.stream_consumer(name, cpel, pel_tree.nodes)
+                else:
+                    self.skip(16 * cpel)
+                    self.m_elems += self.mm.stream_consumer(name, cpel, 0)
                 c += 1
             if rdbtype >= 27:
                 self.skip(16 * self.read_count())  # NACKed ids
