@@ -219,3 +219,22 @@ def test_estimates_can_be_left_out(implementation):
     full = rdbscope.load(SAMPLE_DUMPS / "redis-8.2-default.rdb", implementation=implementation).table
     model_columns = ["est_memory_bytes", "est_memory_fallback"]
     assert keys.table.drop_columns(model_columns).equals(full.drop_columns(model_columns))
+
+
+@pytest.mark.parametrize("ids, nodes", [
+    ([(7, 0)], 2),  # the head runs over the whole key to its leaf
+    ([(7, 0), (7, 1)], 4),  # the head's run, a branching node, two leaves
+    ([(7, 0), (1 << 56, 0)], 5),  # a branching head, two runs, two leaves
+    ([(7, 0), (7, 1), (7, 2)], 5),  # one more leaf on the same branching node
+    ([(7, 0), (7, 1), (7, 256)], 7),  # the run is split again higher up
+])
+def test_radix_tree_nodes_follow_the_splits_redis_makes(ids, nodes):
+    """Streams on Redis up to 8.2 cost 244 bytes per radix-tree node (src/object.c)."""
+    from rdbscope.rdb._builds import python_module
+
+    keys = b"".join(ms.to_bytes(8, "big") + seq.to_bytes(8, "big") for ms, seq in ids)
+    for module in {python_module("_scan"), rdbscope.rdb._scan}:
+        tree = module.RaxNodes()
+        for i in range(len(ids)):
+            tree.add(keys, 16 * i)
+        assert (tree.keys, tree.nodes) == (len(ids), nodes)
