@@ -238,3 +238,17 @@ def test_radix_tree_nodes_follow_the_splits_redis_makes(ids, nodes):
         for i in range(len(ids)):
             tree.add(keys, 16 * i)
         assert (tree.keys, tree.nodes) == (len(ids), nodes)
+
+
+def test_info_says_which_model_it_assumed():
+    from typer.testing import CliRunner
+
+    from rdbscope.cli import app
+
+    dump = str(SAMPLE_DUMPS / "redis-unstable-rdb14-lfu.rdb")
+    result = CliRunner().invoke(app, ["info", dump, "--format", "json"], catch_exceptions=False)
+    model = json.loads(result.stdout)["memory_model"]
+    assert (model["layout"], model["allocator"], model["allocator_given"]) == ("redis-unstable", "jemalloc", False)
+    assert "unstable build writing RDB 14" in model["layout_reason"]
+    text = CliRunner().invoke(app, ["info", dump, "--allocator", "libc"], catch_exceptions=False).stdout
+    assert "memory model: redis-unstable layout" in text and "libc allocator (given)" in text
