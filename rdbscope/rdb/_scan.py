@@ -173,6 +173,7 @@ def writer_for_rdb_version(version):
 LAST_WRITER = (200, 200, 200, 200, 200, 200, 208, 302, 400, 602, 700, 702, 804, 806, 808)
 #: the newest Valkey release (major*100+minor), which stands in for an unstable Valkey build.
 NEWEST_VALKEY = cython.declare(cython.int, 901)
+NEWEST_VALKEY_REDIS_MAGIC = cython.declare(cython.int, 801)
 
 
 def newest_writer_for_rdb_version(version):
@@ -1732,9 +1733,12 @@ class Scanner(Columns):
             # An unstable build (255.255.255) is newer than every release: the
             # newest server that writes this RDB version stands in for it.
             self.writer_unstable = True
-            if key == b"valkey-ver" and self.version >= 80:
-                self.writer_valkey_ver = NEWEST_VALKEY
-            elif not self.valkey:
+            if key == b"valkey-ver":
+                # Valkey 8.1 is the newest to write the REDIS magic.
+                self.writer_valkey_ver = NEWEST_VALKEY if self.valkey else NEWEST_VALKEY_REDIS_MAGIC
+                if self.writer_redis_ver < 702:
+                    self.writer_redis_ver = 702
+            elif self.writer_valkey_ver == 0:
                 self.writer_redis_ver = newest_writer_for_rdb_version(self.version)
             return
         if key == b"redis-ver":

@@ -252,3 +252,11 @@ def test_info_says_which_model_it_assumed():
     assert "unstable build writing RDB 14" in model["layout_reason"]
     text = CliRunner().invoke(app, ["info", dump, "--allocator", "libc"], catch_exceptions=False).stdout
     assert "memory model: redis-unstable layout" in text and "libc allocator (given)" in text
+
+
+@needs_corpus()
+def test_an_unstable_valkey_build_gets_a_valkey_layout():
+    """valkey-ver 255.255.255 with the REDIS magic: newer than Valkey 8.1, the last to write it."""
+    model = rdbscope.load(CORPUS / "public" / "hanxizh9910__valkey" / "encodings-rdb12.rdb").info.memory_model
+    assert model.layout == "valkey-8"
+    assert "unstable build writing RDB 12" in model.layout_reason
