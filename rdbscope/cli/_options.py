@@ -109,7 +109,7 @@ class LoadOptions:
     match: str | None = None
     no_crc: bool = False
     relaxed_version: bool = False
-    allocator: str = "jemalloc"
+    allocator: str | None = None  # None: not given, the scan assumes jemalloc and says so
     list_compress_depth: int = 0
     quiet: bool = False
     memory_budget: str | None = None
@@ -128,7 +128,7 @@ class LoadOptions:
             "key_glob": self.match,
             "verify_crc": not self.no_crc,
             "relaxed_version": self.relaxed_version,
-            "allocator": self.allocator,
+            **({"allocator": self.allocator} if self.allocator is not None else {}),
             "list_compress_depth": self.list_compress_depth,
             **({"save_dump": self.save_dump} if self.save_dump is not None else {}),
             **({"timeout": self.timeout} if self.timeout is not None else {}),
@@ -170,7 +170,8 @@ READ_PARAMETERS = (
         "--allocator",
         help="The allocator of the server the memory estimates are for (INFO memory: mem_allocator): "
              "jemalloc for Redis's and Valkey's own builds, jemalloc-16 for distribution packages "
-             "(Debian, Ubuntu), libc for MALLOC=libc builds.")], Allocator.jemalloc),
+             "(Debian, Ubuntu), libc for MALLOC=libc builds. A dump does not record it: without "
+             "this option jemalloc is assumed.", show_default=False)], None),
     ("list_compress_depth", Annotated[int, typer.Option(
         "--list-compress-depth", min=0,
         help="The server's list-compress-depth, for list memory estimates.")], 0),
@@ -235,7 +236,7 @@ def adds_options(name, parameters, build):
 
 
 def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
-                  allocator=Allocator.jemalloc, list_compress_depth=0, quiet=False, memory_budget=None,
+                  allocator=None, list_compress_depth=0, quiet=False, memory_budget=None,
                   save_dump=None, timeout=None, askpass=False):
     types = _split_types(type_)
     if types:
@@ -253,8 +254,10 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
 
         # the replication client reads it there (rdbscope.rdb.replication), as redis-cli does
         os.environ["REDISCLI_AUTH"] = getpass.getpass("Please input password: ")
+    if allocator is not None:
+        allocator = Allocator(allocator).value
     return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
-                       allocator=Allocator(allocator).value, list_compress_depth=list_compress_depth, quiet=quiet,
+                       allocator=allocator, list_compress_depth=list_compress_depth, quiet=quiet,
                        memory_budget=memory_budget, save_dump=save_dump, timeout=timeout)
 
 

@@ -60,6 +60,8 @@ def info_command(
             "resizedb": {str(db): list(v) for db, v in info.resizedb.items()},
             "functions": [asdict(f) for f in info.functions],
             "module_aux": info.module_aux,
+            # which layout and allocator the estimates assume, and why (memory.model says it in words)
+            "memory_model": asdict(info.memory_model) if info.memory_model else None,
             **asdict(summary),
         })
     else:

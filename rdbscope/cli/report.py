@@ -203,6 +203,8 @@ def _headline(o):
         extras.append(f"used-mem {format_bytes(o.used_mem_bytes)}")
     extras.append(f"dump {format_bytes(o.rdb_bytes)}")
     lines.append(f" ({', '.join(extras)})\n")
+    if o.memory_model and o.memory_basis == "est_memory_bytes":
+        lines.append(f"Memory model: {o.memory_model}\n", style="dim")
     if o.n_keys:
         ttl_share = format_share(o.n_with_ttl / o.n_keys)
         lines.append(f"TTL: {count(o.n_with_ttl, 'key')} ({ttl_share}) {'has' if o.n_with_ttl == 1 else 'have'} one")

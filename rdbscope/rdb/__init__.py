@@ -62,8 +62,8 @@ class Scan:
 
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
-                 implementation=None, allocator="jemalloc", list_compress_depth=0, estimate_memory=True,
-                 contiguous=False, save_dump=None, timeout=None) -> None:
+                 implementation=None, allocator=None, list_compress_depth=0, estimate_memory=True,
+                 contiguous=False, save_dump=None, timeout=None, layout=None) -> None:
         for name, given in (("save_dump (--save-dump)", save_dump), ("timeout (--timeout)", timeout)):
             if given is not None and not is_server_url(source):
                 raise InputError(f"{name} applies to a running server's URL (redis://, rediss://, unix://) only")
@@ -92,12 +92,15 @@ class Scan:
             if implementation not in available:
                 raise ValueError(f"scanner implementation {implementation!r} is not available here")
             self._module = available[implementation]
+        self._allocator_given = allocator is not None
+        allocator = "jemalloc" if allocator is None else allocator
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}; expected one of {', '.join(ALLOCATORS)}")
         self._estimate_memory = estimate_memory
         self._allocator = allocator
         self._list_compress_depth = list_compress_depth
-        self._memory_model_for = model_factory(allocator, list_compress_depth,
+        self._layout = layout
+        self._memory_model_for = model_factory(allocator, list_compress_depth, layout=layout,
                                                pure=self._module is _load_python_scanner())
         self.info = DumpInfo()
         self._iter: Iterator[pa.RecordBatch] | None = None
@@ -154,7 +157,8 @@ class Scan:
                 _mapguard.release(slot)
                 self.info.update_from(scanner)
                 if self._estimate_memory:
-                    self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth)
+                    self.info.memory_model = model_info(scanner, self._allocator, self._list_compress_depth,
+                                                           self._layout, self._allocator_given)
 
 
 def _raise_if_shrunk(src, slot, size):
@@ -202,8 +206,13 @@ def scan(source, **options) -> Scan:
         implementation: "cython" or "python" to pick a scanner; default: the
             compiled one unless RDBSCOPE_PUREPYTHON is set.
         allocator: the allocator of the server the estimates are for:
-            "jemalloc" (default: Redis's and Valkey's own builds), "jemalloc-16"
-            (distribution packages such as Debian's) or "libc".
+            "jemalloc" (Redis's and Valkey's own builds), "jemalloc-16"
+            (distribution packages such as Debian's) or "libc". A dump does not
+            record it; when not given, jemalloc is assumed and
+            ``info.memory_model`` says so.
+        layout: the server layout the estimates follow, a name of
+            ``rdbscope.rdb.memory.LAYOUTS`` ("redis-8.6", "valkey-8", ...);
+            default: the one the dump's ``redis-ver``/``valkey-ver`` implies.
         list_compress_depth: the server's list-compress-depth (default 0),
             which decides the memory of list nodes.
         estimate_memory: fill ``est_memory_bytes`` (default True); False

@@ -29,6 +29,9 @@ cdef class MemoryModel:
     cdef readonly int allocator
     cdef readonly int list_compress_depth
     cdef readonly bint valkey
+    cdef readonly bint tracked
+    cdef readonly bint embedded
+    cdef readonly bint counts_rax_nodes
     cdef readonly double skiplist_node
     cdef object small_array
     cdef const u64[::1] small
@@ -36,21 +39,21 @@ cdef class MemoryModel:
     cpdef u64 usable(self, u64 n) noexcept
     cpdef u64 alloc(self, u64 n) noexcept
     cpdef u64 sds(self, u64 n) noexcept
+    cpdef u64 counted(self, u64 n) noexcept
     @cython.locals(mean=double, p=double, level=int)
     cpdef double expected_node(self, u64 base) noexcept
     cpdef u64 set_member(self, u64 n) noexcept
     cpdef u64 zset_member(self, u64 n) noexcept
     @cython.locals(ttl=u64, fhdr=u64, together=u64)
     cpdef u64 hash_pair(self, u64 field, u64 value, bint has_ttl) noexcept
-    @cython.locals(nodes=u64)
-    cpdef u64 rax_size(self, u64 keys) noexcept
+    cpdef u64 rax_size(self, u64 keys, u64 nodes) noexcept
     cpdef u64 stream_listpack(self, u64 n) noexcept
     @cython.locals(group=u64)
-    cpdef u64 stream_group(self, u64 pel) noexcept
+    cpdef u64 stream_group(self, u64 pel, u64 shared, u64 pel_nodes) noexcept
     @cython.locals(consumer=u64)
-    cpdef u64 stream_consumer(self, u64 name, u64 pel) noexcept
+    cpdef u64 stream_consumer(self, u64 name, u64 pel, u64 pel_nodes) noexcept
     @cython.locals(struct=u64)
-    cpdef u64 stream_size(self, u64 klen, bint has_expire, u64 nodes, u64 listpack_bytes, u64 groups) noexcept
+    cpdef u64 stream_size(self, u64 klen, bint has_expire, u64 listpack_bytes, u64 index_and_groups) noexcept
     cpdef u64 key_entry(self, u64 klen) noexcept
     @cython.locals(size=u64)
     cpdef u64 embedded_object(self, u64 klen, bint has_expire, u64 extra) noexcept

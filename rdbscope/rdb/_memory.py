@@ -25,7 +25,16 @@ L_REDIS70 = cython.declare(cython.int, 1)  # Redis 7.0: listpacks, allocation si
 L_REDIS72 = cython.declare(cython.int, 2)  # Redis 7.2-7.4 and Valkey 7.2: listpack sets, key-only set entries
 L_REDIS8 = cython.declare(cython.int, 3)  # Redis 8: key and expiry embedded in the object (kvobj)
 L_VALKEY8 = cython.declare(cython.int, 4)  # Valkey 8.x: embedded key, open-addressing hashtables
-L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9: as 8.x, strings embedded up to 128 bytes
+L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9.1: as 8.x, strings embedded up to 128 bytes
+# Redis 8.4: MEMORY USAGE adds up what each object counts of its own allocations
+# (src/object.c kvobjAllocSize): listpacks, intsets, short sds strings and the object
+# header as requested, the rest as allocated.
+L_REDIS84 = cython.declare(cython.int, 6)
+# Redis 8.6-8.8: as 8.4, but the object header as allocated (zmalloc_size, since the
+# key metadata of 8.6).
+L_REDIS86 = cython.declare(cython.int, 7)
+# Redis unstable after 8.8 (June 2026): the object header as requested again.
+L_REDIS_NEXT = cython.declare(cython.int, 8)
 
 # Scanner type and encoding ids (the same values as _scan.py's T_* and E_*).
 T_STRING = cython.declare(cython.int, 0)
@@ -43,6 +52,7 @@ E_SKIPLIST = cython.declare(cython.int, 9)
 E_LISTPACKEX = cython.declare(cython.int, 11)
 
 ROBJ = cython.declare(cython.int, 16)
+STREAM_INDEX_KEY = cython.declare(cython.int, 58)  # a key of a stream's id-to-groups index (Redis 8.4+)
 SMALL = cython.declare(cython.int, 4096)
 DICT_ENTRY = cython.declare(cython.int, 24)
 
@@ -120,6 +130,10 @@ class MemoryModel:
         self.allocator = allocator
         self.list_compress_depth = list_compress_depth
         self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
+        self.tracked = layout == L_REDIS84 or layout == L_REDIS86 or layout == L_REDIS_NEXT
+        self.embedded = layout == L_REDIS8 or self.tracked
+        # Redis up to 8.2 counts a stream's radix trees by their nodes: the scanner counts them.
+        self.counts_rax_nodes = not (self.valkey or self.tracked)
         # Most requests are small: look their sizes up instead of computing them.
         self.small_array = np.array([self.usable(n) for n in range(SMALL)], np.uint64)
         self.small = self.small_array
@@ -138,7 +152,15 @@ class MemoryModel:
 
     def sds(self, n):
         """Allocation of an sds string of n bytes."""
+        if self.tracked and n < 32:
+            return n + 2  # sdsAllocSize() of a type-5 sds: what was asked for
         return self.alloc(sds_header(n) + n + 1)
+
+    def counted(self, n):
+        """A compact blob (listpack, intset) of n bytes, as the server counts it."""
+        if self.layout == L_REDIS6 or self.tracked:
+            return n
+        return self.alloc(n)
 
     def expected_node(self, base):
         """Mean allocation of a skiplist node of ``base`` bytes plus 16 per level;
@@ -161,8 +183,8 @@ class MemoryModel:
 
     def zset_member(self, n):
         """A sorted-set member of n bytes: its skiplist node and its string."""
-        if self.layout == L_REDIS8:
-            # Redis 8 keeps the member inside the node, after the levels.
+        if self.embedded and self.layout != L_REDIS84:
+            # Redis 8.0-8.2 and 8.6+ keep the member inside the node, after the levels.
             return cython.cast(cython.ulonglong, self.expected_node(16 + sds_header(n) + n + 1))
         if self.layout == L_VALKEY9:
             # One more byte: the offset of the embedded sds (src/t_zset.c zslCreateNode).
@@ -182,64 +204,98 @@ class MemoryModel:
             if together <= 128:
                 return self.alloc(together)
             return self.alloc(ttl + 8 + max(fhdr, 3) + field + 1) + self.sds(value)
+        if self.tracked:
+            # One entry holds the field, its expiry, and the value while all fit in
+            # 128 bytes; else a pointer to the value (src/entry.c setEntryWriteInfo).
+            expiry = 16 if has_ttl else 0  # struct ExpireMeta
+            fhdr = 1 if field < 32 and not has_ttl else max(sds_header(field), 3)
+            together = expiry + fhdr + field + 1 + 3 + value + 1
+            if together <= 128:
+                return together
+            return expiry + max(fhdr, 3) + field + 1 + 8 + self.sds(value)
         if has_ttl:
             # The field carries its expiry before an sds header of at least 3 bytes,
             # and 8 more bytes go to the hash's expiry buckets (seen on Redis 8.2).
             return self.alloc(8 + max(sds_header(field), 3) + field + 1) + 8 + self.sds(value)
         return self.sds(field) + self.sds(value)
 
-    def rax_size(self, keys):
-        """A radix tree of stream IDs (the listpack index, a PEL).
+    def rax_size(self, keys, nodes):
+        """A radix tree of stream IDs (the listpack index, a PEL) of ``nodes`` nodes.
 
-        Redis counts 16 bytes per key and 244 per node (src/object.c
-        streamRadixTreeMemoryUsage); a tree of k sequential IDs has about
-        2k + 2 nodes (seen in XINFO STREAM FULL on real streams). Valkey counts
-        the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1.
+        Redis up to 8.2 counts 16 bytes per key and 244 per node (src/object.c
+        streamRadixTreeMemoryUsage); the scanner counts the nodes (a tree of k
+        sequential IDs has about 2k + 2; 0 stands for that guess). Valkey counts
+        the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1 with
+        glibc malloc, 50 plus 51 on Valkey 9.0 with jemalloc.
         """
-        if self.valkey:
+        if self.valkey and self.allocator == A_LIBC:
             return 64 + 58 * keys
-        nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
+        if self.valkey:
+            return 50 + 51 * keys  # on jemalloc, fitted on Valkey 9.0.4
+        if self.tracked:
+            return 40 + 58 * keys  # fitted on unstable builds writing RDB 13 and 14
+        if nodes == 0:
+            nodes = 1 if keys == 0 else 2 if keys == 1 else 2 * keys + 2
         return 16 * keys + 244 * nodes
 
     def stream_listpack(self, n):
         """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
-        if self.layout == L_REDIS6:
-            return n
-        return self.alloc(n)
+        return self.counted(n)
 
-    def stream_group(self, pel):
-        """A consumer group with ``pel`` pending entries: struct, PEL tree, NACKs."""
+    def stream_group(self, pel, shared, pel_nodes):
+        """A consumer group with ``pel`` pending entries (``shared`` of them pending in
+        an earlier group too) in a tree of ``pel_nodes`` nodes: struct, PEL tree, NACKs."""
+        if self.tracked:
+            # Struct, name, its PEL and consumer trees, and per pending entry a
+            # NACK, its keys in the group's and the consumer's PEL and, once per id,
+            # the stream's id-to-groups index (fitted on unstable builds writing RDB 13 and 14).
+            if self.layout == L_REDIS84:
+                return 240 + 216 * pel - STREAM_INDEX_KEY * shared  # fitted on an unstable build writing RDB 12
+            return 216 + 208 * pel - STREAM_INDEX_KEY * shared
         group = 32 if self.layout == L_REDIS6 else 40
-        return group + self.rax_size(pel) + 24 * pel
+        return group + self.rax_size(pel, pel_nodes) + 24 * pel
 
-    def stream_consumer(self, name, pel):
+    def stream_consumer(self, name, pel, pel_nodes):
         """A consumer: struct, name, and its own PEL tree (NACKs are the group's)."""
         if self.layout == L_REDIS6:
-            return 24 + name + self.rax_size(pel)
+            return 24 + name + self.rax_size(pel, pel_nodes)
+        if self.tracked:
+            # Its PEL's entries are counted with the group's.
+            return (254 if self.layout == L_REDIS84 else 214) + self.sds(name)
         consumer = 24 if self.layout == L_REDIS70 else 32
-        return consumer + self.sds(name) + self.rax_size(pel)
+        return consumer + self.sds(name) + self.rax_size(pel, pel_nodes)
 
-    def stream_size(self, klen, has_expire, nodes, listpack_bytes, groups):
-        """A stream: struct, listpack index, the listpacks, and the consumer groups."""
-        struct = 40 if self.layout == L_REDIS6 else 112 if self.layout == L_REDIS8 else 80
-        return (self.object_size(klen, has_expire) + struct + self.rax_size(nodes)
-                + listpack_bytes + groups)
+    def stream_size(self, klen, has_expire, listpack_bytes, index_and_groups):
+        """A stream: struct, the listpacks, and (from the scanner) its listpack index and groups."""
+        if self.layout == L_REDIS6:
+            struct = 40
+        elif self.layout == L_REDIS8:
+            struct = 112
+        elif self.layout == L_REDIS84:
+            struct = 128
+        elif self.tracked:
+            struct = 160  # 8.6 added the IDMP fields
+        else:
+            struct = 80
+        return self.object_size(klen, has_expire) + struct + listpack_bytes + index_and_groups
 
     # ---------------------------------------------------------------- keys
 
     def key_entry(self, klen):
         """The key's own cost in the main dict, outside the value object."""
-        if self.layout >= L_REDIS8:
+        if self.embedded or self.valkey:
             return 0
         return self.sds(klen) + DICT_ENTRY
 
     def embedded_object(self, klen, has_expire, extra):
         """Object header with the key (and expiry) embedded, plus ``extra`` bytes."""
         size = ROBJ + 1 + sds_header(klen) + klen + 1 + extra
-        # Valkey 9 keeps room for an expiry in objects with keys of 128 bytes or
-        # more (src/object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD).
-        if has_expire or (self.layout == L_VALKEY9 and klen >= 128):
+        # Valkey 9 and Redis 8.4+ keep room for an expiry in objects with keys of
+        # 128 bytes or more (src/object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD).
+        if has_expire or ((self.layout == L_VALKEY9 or self.tracked) and klen >= 128):
             size += 8
+        if (self.layout == L_REDIS84 or self.layout == L_REDIS_NEXT) and extra == 0:
+            return size
         return self.alloc(size)
 
     def string_size(self, klen, has_expire, enc, slen):
@@ -250,7 +306,7 @@ class MemoryModel:
             if has_expire:
                 size += 8
             return self.alloc(size)
-        if self.layout >= L_REDIS8:
+        if self.embedded or self.valkey:
             if enc == E_EMBSTR:
                 return self.embedded_object(klen, has_expire, 3 + slen + 1)
             obj = self.embedded_object(klen, has_expire, 0)
@@ -268,7 +324,7 @@ class MemoryModel:
 
     def object_size(self, klen, has_expire):
         """The value object of a collection, with the key where the layout puts it."""
-        if self.layout >= L_REDIS8:
+        if self.embedded or self.valkey:
             return self.embedded_object(klen, has_expire, 0)
         return self.key_entry(klen) + ROBJ
 
@@ -276,9 +332,7 @@ class MemoryModel:
 
     def compact_size(self, klen, has_expire, blob_bytes):
         """A listpack, ziplist or intset value: one allocation of the blob."""
-        if self.layout == L_REDIS6:
-            return self.object_size(klen, has_expire) + blob_bytes
-        return self.object_size(klen, has_expire) + self.alloc(blob_bytes)
+        return self.object_size(klen, has_expire) + self.counted(blob_bytes)
 
     def table_size(self, n):
         """The set/hash/zset table for n entries, entries themselves excluded."""
@@ -310,8 +364,11 @@ class MemoryModel:
         if rtype == T_ZSET:
             # The zset struct, the skiplist struct and its 32-level header node.
             size += 16
-            if self.layout == L_REDIS8:
-                size += 32 + self.alloc(16 + 32 * 16)
+            if self.layout == L_REDIS84:
+                size += 40 + self.alloc(24 + 32 * 16)
+            elif self.embedded:
+                # 8.4 added the allocation size to the skiplist struct.
+                size += (40 if self.tracked else 32) + self.alloc(16 + 32 * 16)
             elif self.layout == L_VALKEY9:
                 size += 32 + 16 * 31  # zslGetAllocSize(): the header lives in the skiplist struct
             else:
@@ -321,7 +378,8 @@ class MemoryModel:
     def quicklist_size(self, klen, has_expire, nodes, node_bytes):
         """A quicklist: its struct, one node struct per node, and the nodes' listpacks."""
         node = 32 if self.layout == L_REDIS6 else 40
-        return self.object_size(klen, has_expire) + 40 + nodes * node + node_bytes
+        struct = 48 if self.tracked else 40  # 8.4 added the allocation size it keeps
+        return self.object_size(klen, has_expire) + struct + nodes * node + node_bytes
     def list_node_bytes(self, i, nodes, blob_bytes, lzf_bytes):
         """The listpack of quicklist node i of ``nodes``; middle nodes may be LZF-compressed.
 
@@ -335,10 +393,8 @@ class MemoryModel:
                 and lzf_bytes > 0 and lzf_bytes + 8 < blob_bytes):
             if self.layout == L_REDIS6:
                 return lzf_bytes  # ziplistBlobLen() of the LZF struct: its compressed size
-            return self.alloc(8 + lzf_bytes)  # struct quicklistLZF: size_t sz, then the data
-        if self.layout == L_REDIS6:
-            return blob_bytes
-        return self.alloc(blob_bytes)
+            return self.counted(8 + lzf_bytes)  # struct quicklistLZF: size_t sz, then the data
+        return self.counted(blob_bytes)
 
     def estimate(self, klen, has_expire, rtype, enc, rdbtype, n, blob_bytes, elements, nodes, ttl_fields):
         """MEMORY USAGE of one key; 0 when no model applies (module values).
@@ -352,7 +408,7 @@ class MemoryModel:
         if rtype == T_LIST and enc == E_QUICKLIST:
             return self.quicklist_size(klen, has_expire, nodes, elements)
         if rtype == T_STREAM:
-            return self.stream_size(klen, has_expire, nodes, blob_bytes, elements)
+            return self.stream_size(klen, has_expire, blob_bytes, elements)
         if enc == E_HASHTABLE or enc == E_SKIPLIST:
             size = self.hashtable_size(klen, has_expire, rtype, n, elements)
             if rtype == T_HASH and (rdbtype == 22 or rdbtype == 24) and not self.valkey:

@@ -39,6 +39,8 @@ cdef u64 u32_be(const unsigned char[::1] data, Py_ssize_t p) noexcept
 
 cpdef int writer_for_rdb_version(int version)
 
+cpdef int newest_writer_for_rdb_version(int version)
+
 cpdef int embstr_limit_for(int redis_ver)
 
 @cython.locals(i=Py_ssize_t, stop=Py_ssize_t, negative=bint, c=int, v=u64)
@@ -46,6 +48,21 @@ cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_
 
 
 @cython.final
+cdef int ID_BYTES, NO_NODE, BRANCHING, COMPRESSED
+
+
+@cython.final
+cdef class RaxNodes:
+    cdef list kind
+    cdef list run_end
+    cdef bytearray last
+    cdef readonly u64 nodes
+    cdef readonly u64 keys
+
+    @cython.locals(common=int, d=int, end=int, j=int)
+    cpdef add(self, const unsigned char[::1] data, Py_ssize_t p)
+
+
 cdef class Scanner(Columns):
     cdef object src
     cdef readonly object buf
@@ -84,7 +101,8 @@ cdef class Scanner(Columns):
     cdef int value_type
     cdef Py_ssize_t cur_kstart
     cdef Py_ssize_t cur_klen
-    cdef readonly int writer_valkey_major
+    cdef readonly int writer_valkey_ver
+    cdef readonly bint writer_unstable
     cdef readonly int writer_redis_ver
     cdef int embstr_limit
     cdef i64 expire_ms
@@ -235,7 +253,7 @@ cdef class Scanner(Columns):
 
     @cython.locals(nodes=u64, mx=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
                    g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64,
-                   name=u64)
+                   name=u64, shared=u64, indexed=set, counting=bint, index=RaxNodes, pel_tree=RaxNodes)
     cdef int read_stream(self, int rdbtype) except -1
 
     cdef Py_ssize_t lp_int(self, Py_ssize_t p, Py_ssize_t stop) except -1

@@ -168,6 +168,20 @@ def writer_for_rdb_version(version):
     return FIRST_WRITER[min(version, last)]
 
 
+#: major*100+minor of the newest Redis release that writes each RDB version (0-14);
+#: an unstable build writing RDB 14 stands for 8.8.
+LAST_WRITER = (200, 200, 200, 200, 200, 200, 208, 302, 400, 602, 700, 702, 804, 806, 808)
+#: the newest Valkey release (major*100+minor), which stands in for an unstable Valkey build.
+NEWEST_VALKEY = cython.declare(cython.int, 901)
+NEWEST_VALKEY_REDIS_MAGIC = cython.declare(cython.int, 801)
+
+
+def newest_writer_for_rdb_version(version):
+    """major*100+minor of the newest Redis that writes this RDB version."""
+    last = len(LAST_WRITER) - 1
+    return LAST_WRITER[min(version, last)]
+
+
 def embstr_limit_for(redis_ver):
     """Longest embstr string of a Redis version (src/object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT)."""
     if redis_ver >= 302:
@@ -175,6 +189,69 @@ def embstr_limit_for(redis_ver):
     if redis_ver >= 300:
         return 39
     return -1  # Redis 2.x had no embstr
+
+
+ID_BYTES = cython.declare(cython.int, 16)  # a stream ID as a radix-tree key: ms and seq, big-endian
+NO_NODE = cython.declare(cython.int, 0)
+BRANCHING = cython.declare(cython.int, 1)
+COMPRESSED = cython.declare(cython.int, 2)
+
+
+class RaxNodes:
+    """The node count of a Redis radix tree of stream IDs inserted in order (src/rax.c).
+
+    Only the path of the last key matters: for each depth on it, whether a node
+    starts there, and where a compressed node's run of bytes ends. A new key
+    leaves that path at its common prefix with the last key, splitting a
+    compressed node there if needed, and adds a leaf, preceded by a compressed
+    node when it has more than one byte to go.
+    """
+
+    def __init__(self):
+        self.kind = [NO_NODE] * (ID_BYTES + 1)
+        self.run_end = [0] * (ID_BYTES + 1)
+        self.last = bytearray(ID_BYTES)
+        self.nodes = 1  # the head
+        self.keys = 0
+
+    def add(self, data, p):
+        """Insert the 16-byte key at ``data[p:p+16]``, greater than the last one."""
+        if self.keys == 0:
+            common = 0
+            self.kind[0] = COMPRESSED  # the head runs over the whole key to its leaf
+            self.run_end[0] = ID_BYTES
+            self.nodes = 2
+        else:
+            common = 0
+            while common < ID_BYTES and data[p + common] == self.last[common]:
+                common += 1
+            if common == ID_BYTES:
+                return  # the same key again
+            d = common
+            while self.kind[d] == NO_NODE:
+                d -= 1
+            if self.kind[d] == COMPRESSED:  # the new key leaves inside its run: split it
+                end = self.run_end[d]
+                if d < common:
+                    self.run_end[d] = common
+                    self.nodes += 1  # a branching node where the keys part
+                self.kind[common] = BRANCHING
+                if end > common + 1:
+                    self.nodes += 1  # the rest of the old run, a compressed node of its own
+            self.nodes += 1 if common + 1 == ID_BYTES else 2  # the new leaf, and the run to it
+            j = common + 1
+            while j < ID_BYTES:
+                self.kind[j] = NO_NODE
+                j += 1
+            if common + 1 < ID_BYTES:
+                self.kind[common + 1] = COMPRESSED
+                self.run_end[common + 1] = ID_BYTES
+        self.kind[ID_BYTES] = BRANCHING  # the leaf: nothing to split
+        j = 0
+        while j < ID_BYTES:
+            self.last[j] = data[p + j]
+            j += 1
+        self.keys += 1
 
 
 def to_signed(v, nbytes):
@@ -296,7 +373,8 @@ class Scanner(Columns):
         self.cur_klen = 0
         self.value_type = -1
         # Writer facts that decide in-memory encodings; set from AUX fields.
-        self.writer_valkey_major = 0
+        self.writer_valkey_ver = 0  # major*100 + minor
+        self.writer_unstable = False  # an unstable build: redis-ver or valkey-ver 255.255.255
         self.writer_redis_ver = 0  # major*100 + minor
         self.embstr_limit = 44
         # Per-entry state.
@@ -1265,8 +1343,8 @@ class Scanner(Columns):
 
     def string_encoding(self, n):
         """embstr or raw for a non-integer string of n bytes on the writing server."""
-        if self.writer_valkey_major >= 9:
-            # Valkey 9 embeds key, expiry and value in one allocation of at
+        if self.writer_valkey_ver >= 901 or (self.writer_unstable and self.valkey):
+            # Valkey 9.1 embeds key, expiry and value in one allocation of at
             # most 128 bytes (src/object.c shouldEmbedStringObject).
             k = self.cur_klen
             if k < 32:
@@ -1281,12 +1359,14 @@ class Scanner(Columns):
             if self.expire_ms != NO_EXPIRE:
                 size += 8
             return E_EMBSTR if size <= 128 else E_RAW
-        if (self.writer_redis_ver >= 800 or self.writer_valkey_major == 8) and n <= 44:
-            # Redis 8 and Valkey 8 embed the key too and keep the object within
-            # one 64-byte cache line (src/object.c kvobjSet); Redis 8 counts the
-            # expiry field in it, Valkey 8 does not (seen on 8.2.3 and 8.1.8).
+        if (self.writer_redis_ver >= 800 or self.writer_valkey_ver >= 800) and n <= 44:
+            # Redis 8 and Valkey 8-9.0 embed the key too and keep the object within
+            # one 64-byte cache line (src/object.c kvobjSet). Redis 8.2 and Valkey
+            # 9.0 count the expiry field in it; Redis 8.6 places it before the
+            # object and does not, and Valkey 8.1 sets it after the object is made.
             size = 16 + (self.cur_klen + 3) + (n + 4)
-            if self.expire_ms != NO_EXPIRE and self.writer_valkey_major == 0:
+            if self.expire_ms != NO_EXPIRE and (self.writer_valkey_ver >= 900 or
+                                                (self.writer_valkey_ver == 0 and self.writer_redis_ver < 806)):
                 size += 8
             return E_EMBSTR if size <= 64 else E_RAW
         # embstr_limit is -1 for Redis 2.x: test the sign first, n is unsigned in C.
@@ -1361,9 +1441,16 @@ class Scanner(Columns):
 
     def read_stream(self, rdbtype):
         nodes = self.read_count()
+        # Redis up to 8.2 counts its radix trees by their nodes: count them.
+        counting = self.mm is not None and self.mm.counts_rax_nodes
+        index = RaxNodes() if counting else None
         mx = 0
         i = 0
         while i < nodes:
+            if index is not None:
+                self.ensure(1 + ID_BYTES)
+                if self.view[self.pos] == ID_BYTES:  # a plain 16-byte string: the node's first ID
+                    index.add(self.view, self.pos + 1)
             self.skip_string(False)
             if self.slen != 16:
                 self.fail(RdbFormatError, f"stream node key of {self.slen} bytes, 16 expected")
@@ -1389,6 +1476,8 @@ class Scanner(Columns):
             if self.w_max > mx:
                 mx = self.w_max
             i += 1
+        if self.mm is not None:
+            self.m_elems += self.mm.rax_size(nodes, index.nodes if index is not None else 0)
         length = self.read_count()
         self.read_plain_len()  # last id ms
         self.read_plain_len()  # last id seq
@@ -1396,6 +1485,9 @@ class Scanner(Columns):
             for _ in range(5):  # first id, max deleted id, entries added
                 self.read_plain_len()
         groups = self.read_count()
+        # Redis 8.4+ index pending ids once for all groups: count the ids an
+        # earlier group already holds (only when there are several groups).
+        indexed = set() if groups > 1 and self.mm is not None and self.mm.tracked else None
         g = 0
         while g < groups:
             self.skip_string(False)  # group name
@@ -1404,12 +1496,24 @@ class Scanner(Columns):
             if rdbtype >= 19:
                 self.read_plain_len()  # entries read
             pel = self.read_count()
+            shared = 0
+            pel_tree = RaxNodes() if counting else None
             j = 0
             while j < pel:
+                if pel_tree is not None:
+                    self.ensure(ID_BYTES)
+                    pel_tree.add(self.view, self.pos)
+                if indexed is not None:
+                    self.ensure(16)
+                    pending_id = bytes(self.view[self.pos:self.pos + 16])
+                    if pending_id in indexed:
+                        shared += 1
+                    else:
+                        indexed.add(pending_id)
                 self.skip(16 + 8)  # raw id, delivery time
                 self.read_plain_len()  # delivery count
                 j += 1
-            self.m_elems += self.mm.stream_group(pel)
+            self.m_elems += self.mm.stream_group(pel, shared, pel_tree.nodes if pel_tree is not None else 0)
             consumers = self.read_count()
             c = 0
             while c < consumers:
@@ -1417,8 +1521,18 @@ class Scanner(Columns):
                 name = self.slen
                 self.skip(16 if rdbtype >= 21 else 8)  # seen time (+ active time)
                 cpel = self.read_count()
-                self.skip(16 * cpel)
-                self.m_elems += self.mm.stream_consumer(name, cpel)
+                if counting:
+                    pel_tree = RaxNodes()
+                    j = 0
+                    while j < cpel:
+                        self.ensure(ID_BYTES)
+                        pel_tree.add(self.view, self.pos)
+                        self.pos += ID_BYTES
+                        j += 1
+                    self.m_elems += self.mm.stream_consumer(name, cpel, pel_tree.nodes)
+                else:
+                    self.skip(16 * cpel)
+                    self.m_elems += self.mm.stream_consumer(name, cpel, 0)
                 c += 1
             if rdbtype >= 27:
                 self.skip(16 * self.read_count())  # NACKed ids
@@ -1616,12 +1730,22 @@ class Scanner(Columns):
             return
         ver = parts[0] * 100 + parts[1]
         if parts[0] == 255:
-            return  # an unstable build (255.255.255): the RDB version says more
+            # An unstable build (255.255.255) is newer than every release: the
+            # newest server that writes this RDB version stands in for it.
+            self.writer_unstable = True
+            if key == b"valkey-ver":
+                # Valkey 8.1 is the newest to write the REDIS magic.
+                self.writer_valkey_ver = NEWEST_VALKEY if self.valkey else NEWEST_VALKEY_REDIS_MAGIC
+                if self.writer_redis_ver < 702:
+                    self.writer_redis_ver = 702
+            elif self.writer_valkey_ver == 0:
+                self.writer_redis_ver = newest_writer_for_rdb_version(self.version)
+            return
         if key == b"redis-ver":
             self.writer_redis_ver = ver
             self.embstr_limit = embstr_limit_for(ver)
         elif key == b"valkey-ver":
-            self.writer_valkey_major = parts[0]
+            self.writer_valkey_ver = ver
             if self.writer_redis_ver < 702:
                 self.writer_redis_ver = 702
 

@@ -25,33 +25,57 @@ LAYOUTS = {
     0: ("redis-6", "Redis 4.0-6.2"),
     1: ("redis-7.0", "Redis 7.0"),
     2: ("redis-7.2", "Redis 7.2-7.4 and Valkey 7.2"),
-    3: ("redis-8", "Redis 8.x"),
-    4: ("valkey-8", "Valkey 8.x"),
-    5: ("valkey-9", "Valkey 9.x"),
+    3: ("redis-8", "Redis 8.0-8.2"),
+    4: ("valkey-8", "Valkey 8.0-9.0"),
+    5: ("valkey-9", "Valkey 9.1 and newer"),
+    6: ("redis-8.4", "Redis 8.4"),
+    7: ("redis-8.6", "Redis 8.6-8.8"),
+    8: ("redis-unstable", "Redis unstable builds newer than 8.8"),
 }
-L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9 = range(6)
+L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT = range(9)
 
 #: layouts checked key by key against MEMORY USAGE on real servers (sample_dumps/).
-VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8])
+VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_REDIS84, L_REDIS86, L_REDIS_NEXT])
+
+#: the newest Redis release each layout models; an unstable build newer than it gets the next layout.
+NEWEST_REDIS = 808
 
 
-def choose_layout(valkey_major, redis_ver):
-    """The layout for a writer given as Valkey major version, or Redis major*100+minor.
+def choose_layout(valkey_ver, redis_ver, unstable=False):
+    """The layout for a writer given as Valkey or Redis major*100+minor (0: not that server).
 
+    ``unstable``: the writer reported 255.255.255, and ``redis_ver`` is the newest
+    release that writes the dump's RDB version; an unstable build is newer than it.
     Returns ``(layout, exact)``: ``exact`` is False when the writer is unknown
     (no ``redis-ver`` AUX field) or older than any model, so the nearest one is used.
     """
-    if valkey_major >= 9:
+    if valkey_ver >= 901:
         return L_VALKEY9, True
-    if valkey_major == 8:
+    if valkey_ver >= 800:
         return L_VALKEY8, True
-    if valkey_major == 7 or 702 <= redis_ver < 800:
+    if valkey_ver >= 700 or 702 <= redis_ver < 800:
         return L_REDIS72, True
+    if unstable and redis_ver >= NEWEST_REDIS:
+        return L_REDIS_NEXT, True
+    if redis_ver >= 806:
+        return L_REDIS86, True
+    if redis_ver >= 804:
+        return L_REDIS84, True
     if redis_ver >= 800:
         return L_REDIS8, True
     if redis_ver >= 700:
         return L_REDIS70, True
     return L_REDIS6, redis_ver >= 400
+
+
+#: why each allocator may be the one a dump's server used, for ``info`` and reports.
+ALLOCATOR_NOTES = {
+    "jemalloc": "Redis's and Valkey's own builds and images",
+    "jemalloc-16": "Debian's and Ubuntu's packages",
+    "libc": "builds with MALLOC=libc",
+}
+#: layouts by name, for the ``layout=`` option.
+LAYOUT_CODES = {name: code for code, (name, _servers) in LAYOUTS.items()}
 
 
 @dataclass(frozen=True)
@@ -64,24 +88,49 @@ class MemoryModelInfo:
     list_compress_depth: int
     exact_match: bool  # False: the writer's version is unknown or older than any model
     verified: bool  # the layout was checked against MEMORY USAGE on a real server
+    layout_reason: str = ""  # why this layout: the AUX field it follows, or "given"
+    allocator_given: bool = False  # the caller named the allocator (else the default was assumed)
 
     def describe(self):
         note = "" if self.exact_match else " (nearest model: the writer's version is not known)"
-        return f"{self.layout} layout ({self.servers}), {self.allocator} allocator{note}"
+        why = f", {self.layout_reason}" if self.layout_reason else ""
+        if self.allocator_given:
+            allocator = f"{self.allocator} allocator (given)"
+        else:
+            # A dump does not record its server's allocator (its used-mem is dominated by
+            # memory outside the keys), so the default is an assumption: say so.
+            allocator = (f"{self.allocator} allocator assumed, as in {ALLOCATOR_NOTES[self.allocator]} "
+                         f"(--allocator jemalloc-16 for {ALLOCATOR_NOTES['jemalloc-16']}, libc for "
+                         f"{ALLOCATOR_NOTES['libc']})")
+        return f"{self.layout} layout ({self.servers}{why}){note}, {allocator}"
 
 
-def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False):
+def _writer_layout(scanner, layout):
+    """The layout code and whether it matches the writer exactly."""
+    if layout is not None:
+        return LAYOUT_CODES[layout], True
+    return choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
+
+
+def check_layout(layout):
+    """Refuse a ``layout=`` that names no layout."""
+    if layout is not None and layout not in LAYOUT_CODES:
+        raise ValueError(f"unknown memory layout {layout!r}; expected one of {', '.join(LAYOUT_CODES)}")
+
+
+def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False, layout=None):
     """A callable the scanner calls at the first key, once the AUX fields are known.
 
-    ``pure`` picks the model's Python build, for the Python build of the scanner.
+    ``pure`` picks the model's Python build, for the Python build of the scanner;
+    ``layout`` (a name of :data:`LAYOUTS`) overrides the one the writer implies.
     """
     code = ALLOCATORS[allocator]
+    check_layout(layout)
     module = None if pure else compiled_module("_memory")
     model_class = (module or python_module("_memory")).MemoryModel
 
     def model_for(scanner):
-        layout, _exact = choose_layout(scanner.writer_valkey_major, scanner.writer_redis_ver)
-        return model_class(layout, code, list_compress_depth)
+        return model_class(_writer_layout(scanner, layout)[0], code, list_compress_depth)
 
     return model_for
 
@@ -92,14 +141,29 @@ def new_model(layout, allocator="jemalloc", list_compress_depth=0):
     return module.MemoryModel(layout, ALLOCATORS[allocator], list_compress_depth)
 
 
-def model_info(scanner, allocator, list_compress_depth):
+def layout_reason(scanner, layout):
+    """Why the estimates follow the layout they do, in a few words."""
+    if layout is not None:
+        return "given"
+    for key, value in scanner.aux:
+        if key in (b"redis-ver", b"valkey-ver"):
+            version = value.decode("ascii", "replace")
+            if scanner.writer_unstable:
+                return (f"{key.decode()} {version}: an unstable build writing RDB {scanner.version}, "
+                        "modelled as the newest layout that writes it")
+            return f"from {key.decode()} {version}"
+    return f"no redis-ver AUX field: the oldest server writing RDB {scanner.version}"
+
+
+def model_info(scanner, allocator, list_compress_depth, layout=None, allocator_given=False):
     """Describe the model the scanner used (None when it saw no key)."""
     if scanner.mm is None:
         return None
-    layout, exact = choose_layout(scanner.writer_valkey_major, scanner.writer_redis_ver)
-    exact = exact and any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux)
-    name, servers = LAYOUTS[layout]
-    return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, layout in VERIFIED_LAYOUTS)
+    code, exact = _writer_layout(scanner, layout)
+    exact = exact and (layout is not None or any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux))
+    name, servers = LAYOUTS[code]
+    return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, code in VERIFIED_LAYOUTS,
+                           layout_reason(scanner, layout), allocator_given)
 
 
 def db_overhead_bytes(layout_name, keys, expires):
@@ -114,6 +178,6 @@ def db_overhead_bytes(layout_name, keys, expires):
     if layout_name.startswith("valkey-"):
         return sum(64 * arithmetic.valkey_buckets(n) for n in tables)
     overhead = sum(8 * arithmetic.next_power(n) for n in tables)
-    if layout_name != "redis-8":
+    if not (layout_name.startswith("redis-8") or layout_name == "redis-unstable"):
         overhead += 24 * expires
     return overhead

@@ -47,6 +47,8 @@ class Overview:
         n_sources: dumps read (several: a cluster's nodes; then ``magic``,
             ``rdb_version``, ``writer`` and ``ctime`` are the first dump's,
             and the memory totals sum every dump's).
+        memory_model: which server layout and allocator the estimates assume,
+            why, and how to change them (``MemoryModelInfo.describe()``), or None.
     """
 
     source: str | None
@@ -66,6 +68,7 @@ class Overview:
     used_mem_bytes: int | None
     n_findings: dict
     n_sources: int = 1
+    memory_model: str | None = None
 
     def as_dict(self) -> dict:
         """Plain values (``ctime`` as ISO text), for JSON."""
@@ -106,6 +109,7 @@ def overview(res, source=None) -> Overview:
         used_mem_bytes=used_mem,
         n_findings={str(s): sum(1 for f in res.finding_list if f.severity == s) for s in reversed(Severity)},
         n_sources=res.keys.n_sources,
+        memory_model=memory.model,
     )
 
 
@@ -132,6 +136,7 @@ def _bounded_overview(res, source):
         est_total_memory_bytes=est_total, used_mem_bytes=used_mem,
         n_findings={str(s): sum(1 for f in res.finding_list if f.severity == s) for s in reversed(Severity)},
         n_sources=res.keys.n_sources,
+        memory_model=memory.model,
     )
 
 

@@ -31,7 +31,7 @@ def memory_model(info):
     aux = info.aux or {}
     valkey = _VERSION.match(aux.get("valkey-ver", ""))
     redis = _VERSION.match(aux.get("redis-ver", ""))
-    layout, _exact = choose_layout(int(valkey.group(1)) if valkey else 0,
+    layout, _exact = choose_layout(int(valkey.group(1)) * 100 + int(valkey.group(2)) if valkey else 0,
                                    int(redis.group(1)) * 100 + int(redis.group(2)) if redis else 0)
     return new_model(layout)
 

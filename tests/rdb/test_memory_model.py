@@ -1,9 +1,9 @@
 """est_memory_bytes against MEMORY USAGE … SAMPLES 0 of the server that wrote each sample dump.
 
 The oracle is ``memory_usage_loaded``: what the server reported after loading its
-own dump (sample_dumps/make_sample_dumps.py). The bar (issue: memory model): per
-dump, the median error is at most 2%, 95% of keys are within 10%, every type's
-total and the whole dump's total are within 3%.
+own dump (sample_dumps/make_sample_dumps.py). The bar (issue 14): per dump, the
+median error is 0, 95% of keys are within 2%, every type's total and the whole
+dump's total are within 1%, but for the type totals in ``OPEN_GAPS``.
 """
 
 import json
@@ -31,6 +31,20 @@ def load_with_oracle(path):
     return keys, by_key
 
 
+#: Type totals that still miss 1%, with the bound they meet (issue 14 leaves them open).
+OPEN_GAPS = {
+    # Skiplist levels are drawn at random again on every load: MEMORY USAGE itself
+    # varies by a few percent on dumps with few skiplist zsets.
+    "zset": 0.04,
+    # Streams on Redis 8.4+: the radix trees' allocations are fitted per key, not
+    # modelled node by node (1.1% on the smallest RDB 12 dump).
+    "stream": 0.012,
+    # Valkey hashtable sets and hashes: child buckets depend on where members hash.
+    "set": 0.02,
+    "hash": 0.011,
+}
+
+
 @pytest.mark.parametrize("path", sample_dumps(), ids=lambda p: p.stem)
 def test_estimates_meet_the_bar(path):
     keys, oracle = load_with_oracle(path)
@@ -48,11 +62,11 @@ def test_estimates_meet_the_bar(path):
         total[0] += actual
         total[1] += estimate
     assert len(errors) > 200
-    assert statistics.median(errors) <= 0.02
-    assert sum(e <= 0.10 for e in errors) / len(errors) >= 0.95
+    assert statistics.median(errors) == 0
+    assert sum(e <= 0.02 for e in errors) / len(errors) >= 0.95
     for name, (actual, estimate) in by_type.items():
-        assert abs(estimate - actual) / actual <= 0.03, name
-    assert abs(total[1] - total[0]) / total[0] <= 0.03
+        assert abs(estimate - actual) / actual <= OPEN_GAPS.get(name, 0.01), name
+    assert abs(total[1] - total[0]) / total[0] <= 0.01
 
 
 @pytest.mark.parametrize("path", sample_dumps(), ids=lambda p: p.stem)
@@ -75,6 +89,20 @@ def test_estimates_are_the_same_in_both_scanners(implementation):
     path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
     reference = rdbscope.load(path, implementation="python").table["est_memory_bytes"]
     assert rdbscope.load(path, implementation=implementation).table["est_memory_bytes"].equals(reference)
+
+
+def test_the_model_says_what_it_assumed():
+    assumed = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb").info.memory_model
+    assert (assumed.allocator, assumed.allocator_given, assumed.layout_reason) == \
+        ("jemalloc", False, "from redis-ver 7.0.15")
+    assert "jemalloc allocator assumed" in assumed.describe() and "--allocator jemalloc-16" in assumed.describe()
+    given = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb", allocator="jemalloc-16").info.memory_model
+    assert given.allocator_given and "jemalloc-16 allocator (given)" in given.describe()
+
+
+def test_layout_is_checked():
+    with pytest.raises(ValueError, match="layout"):
+        rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb", layout="redis-9")
 
 
 def test_allocator_is_checked():
@@ -102,11 +130,25 @@ def test_layout_choice():
     assert choose_layout(0, 602) == (0, True)
     assert choose_layout(0, 700) == (1, True)
     assert choose_layout(0, 704) == (2, True)
-    assert choose_layout(7, 702) == (2, True)
+    assert choose_layout(702, 702) == (2, True)
     assert choose_layout(0, 802) == (3, True)
-    assert choose_layout(8, 801) == (4, True)
-    assert choose_layout(9, 900) == (5, True)
+    assert choose_layout(801, 801) == (4, True)
+    assert choose_layout(900, 900) == (4, True)  # Valkey 9.0 embeds strings as 8.x does
+    assert choose_layout(901, 901) == (5, True)
+    assert choose_layout(0, 804) == (6, True)
+    assert choose_layout(0, 806) == (7, True)
+    assert choose_layout(0, 808) == (7, True)
     assert choose_layout(0, 302) == (0, False)
+
+
+@pytest.mark.parametrize("stem, layout", [
+    ("redis-unstable-rdb12-lru", "redis-8.4"), ("redis-unstable-rdb13-lru", "redis-8.6"),
+    ("redis-unstable-rdb14-lru", "redis-unstable"), ("valkey-9.0-lru", "valkey-8")])
+def test_unstable_builds_get_the_newest_layout_of_their_rdb_version(stem, layout):
+    """redis-ver 255.255.255: the newest release writing the dump's RDB version, or newer."""
+    model = rdbscope.load(SAMPLE_DUMPS / f"{stem}.rdb").info.memory_model
+    assert model.layout == layout
+    assert model.exact_match
 
 
 def test_python_constants_match_the_compiled_model():
@@ -158,10 +200,12 @@ def test_corpus_dumps_written_and_loaded_by_redis_7_0():
 @pytest.mark.parametrize("name", ["HDT3213__rdb/valkey_hash2_with_hfe.rdb",
                                   "HDT3213__rdb/valkey_cluster_slot_info.rdb"])
 def test_valkey_9_corpus_dumps(name):
-    """Written by Valkey 9.0 and loaded by Valkey 9.1 (bundled jemalloc): exact, field TTLs included."""
+    """Written by Valkey 9.0 and loaded by Valkey 9.1 (bundled jemalloc): with the 9.1 layout
+    named, exact, field TTLs included; left to the writer's version, the 9.0 layout."""
     oracle = json.loads((CORPUS / "oracle" / f"{name}.json").read_text())
-    keys = rdbscope.load(CORPUS / "public" / name)
-    assert keys.info.memory_model.layout == "valkey-9"
+    assert rdbscope.load(CORPUS / "public" / name).info.memory_model.layout == "valkey-8"
+    keys = rdbscope.load(CORPUS / "public" / name, layout="valkey-9")
+    assert keys.info.memory_model.layout_reason == "given"
     truth = {(r["db"], bytes.fromhex(r["key"])): r["memory_usage"] for r in oracle["keys"]}
     rows = keys.table.select(["db", "key", "est_memory_bytes"]).to_pylist()
     assert rows and all(truth[(r["db"], r["key"])] == r["est_memory_bytes"] for r in rows)
@@ -175,3 +219,44 @@ def test_estimates_can_be_left_out(implementation):
     full = rdbscope.load(SAMPLE_DUMPS / "redis-8.2-default.rdb", implementation=implementation).table
     model_columns = ["est_memory_bytes", "est_memory_fallback"]
     assert keys.table.drop_columns(model_columns).equals(full.drop_columns(model_columns))
+
+
+@pytest.mark.parametrize("ids, nodes", [
+    ([(7, 0)], 2),  # the head runs over the whole key to its leaf
+    ([(7, 0), (7, 1)], 4),  # the head's run, a branching node, two leaves
+    ([(7, 0), (1 << 56, 0)], 5),  # a branching head, two runs, two leaves
+    ([(7, 0), (7, 1), (7, 2)], 5),  # one more leaf on the same branching node
+    ([(7, 0), (7, 1), (7, 256)], 7),  # the run is split again higher up
+])
+def test_radix_tree_nodes_follow_the_splits_redis_makes(ids, nodes):
+    """Streams on Redis up to 8.2 cost 244 bytes per radix-tree node (src/object.c)."""
+    from rdbscope.rdb._builds import python_module
+
+    keys = b"".join(ms.to_bytes(8, "big") + seq.to_bytes(8, "big") for ms, seq in ids)
+    for module in {python_module("_scan"), rdbscope.rdb._scan}:
+        tree = module.RaxNodes()
+        for i in range(len(ids)):
+            tree.add(keys, 16 * i)
+        assert (tree.keys, tree.nodes) == (len(ids), nodes)
+
+
+def test_info_says_which_model_it_assumed():
+    from typer.testing import CliRunner
+
+    from rdbscope.cli import app
+
+    dump = str(SAMPLE_DUMPS / "redis-unstable-rdb14-lfu.rdb")
+    result = CliRunner().invoke(app, ["info", dump, "--format", "json"], catch_exceptions=False)
+    model = json.loads(result.stdout)["memory_model"]
+    assert (model["layout"], model["allocator"], model["allocator_given"]) == ("redis-unstable", "jemalloc", False)
+    assert "unstable build writing RDB 14" in model["layout_reason"]
+    text = CliRunner().invoke(app, ["info", dump, "--allocator", "libc"], catch_exceptions=False).stdout
+    assert "memory model: redis-unstable layout" in text and "libc allocator (given)" in text
+
+
+@needs_corpus()
+def test_an_unstable_valkey_build_gets_a_valkey_layout():
+    """valkey-ver 255.255.255 with the REDIS magic: newer than Valkey 8.1, the last to write it."""
+    model = rdbscope.load(CORPUS / "public" / "hanxizh9910__valkey" / "encodings-rdb12.rdb").info.memory_model
+    assert model.layout == "valkey-8"
+    assert "unstable build writing RDB 12" in model.layout_reason
