@@ -45,6 +45,8 @@ class ActivityCounts:
     @classmethod
     def measure(cls, group, n_groups, columns, idle_thresholds_s, cold_idle_s):
         """Measure the keys read by ``columns`` (a KeyColumns), ``group`` being each key's group."""
+        if not (recorded(columns.table, "idle_s") or recorded(columns.table, "lfu_freq")):
+            return cls.none(n_groups, idle_thresholds_s, cold_idle_s)  # most dumps: no per-key work
         idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
         lfu, has_lfu = nullable(columns.table, "lfu_freq", np.uint8)
         memory = columns.memory
@@ -69,6 +71,15 @@ class ActivityCounts:
             lfu_max=_extreme(np.maximum, 0, group[with_lfu], lfu[with_lfu], n_groups),
             n_lfu_zero=counts(group[zero], n_groups), memory_lfu_zero=counts(group[zero], n_groups, memory[zero]),
         )
+
+    @classmethod
+    def none(cls, n_groups, idle_thresholds_s, cold_idle_s):
+        """The counts of groups whose keys have neither idle times nor LFU counters."""
+        zeros = np.zeros(n_groups, np.int64)
+        over = np.zeros((n_groups, len(idle_thresholds_s)), np.int64)
+        return cls(tuple(idle_thresholds_s), cold_idle_s, zeros, over, over.astype(np.uint64), zeros,
+                   zeros.astype(np.uint64), np.full(n_groups, _NEVER, np.uint64), zeros.astype(np.uint64), zeros,
+                   zeros.astype(np.uint64), zeros.astype(np.uint64), zeros, zeros.astype(np.uint64))
 
     @classmethod
     def merge(cls, parts, n_groups):
@@ -96,6 +107,11 @@ class ActivityCounts:
             lfu_sum=summed("lfu_sum", np.uint64), lfu_max=extreme("lfu_max", np.maximum, 0),
             n_lfu_zero=summed("n_lfu_zero", np.int64), memory_lfu_zero=summed("memory_lfu_zero", np.uint64),
         )
+
+
+def recorded(table, name):
+    """True when some key has a value in the column ``name`` (``idle_s``, ``lfu_freq``)."""
+    return name in table.column_names and table[name].null_count < table.num_rows
 
 
 def nullable(table, name, dtype):

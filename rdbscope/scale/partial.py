@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..keyspace.activity import ActivityCounts, cold_rows, nullable
+from ..keyspace.activity import ActivityCounts, cold_rows, nullable, recorded
 from ..keyspace.columns import KeyColumns, dictionary_codes
 from ..keyspace.grouping import rows_above
 from ..keyspace.groups import PatternGroups
@@ -128,9 +128,10 @@ def _kept_rows(columns, groups, stats, plan):
         parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n).values())
     without_ttl = np.flatnonzero(~columns.has_ttl)
     parts.append(without_ttl[first_per_group(groups.group[without_ttl], groups.n, plan.ttl_examples)])
-    idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
-    cold = cold_rows(columns, idle, has_idle, plan.activity.cold_idle_s)
-    parts.append(cold[first_per_group(groups.group[cold], groups.n, plan.ttl_examples)])
+    if recorded(columns.table, "idle_s"):
+        idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
+        cold = cold_rows(columns, idle, has_idle, plan.activity.cold_idle_s)
+        parts.append(cold[first_per_group(groups.group[cold], groups.n, plan.ttl_examples)])
     if columns.ctime_ms is not None:
         expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
         parts.append(expired[:plan.ttl_examples])
