@@ -36,6 +36,7 @@ from .partial import (
     merge_stats,
     renumber_rows,
     shift_rows,
+    union_cutoff,
 )
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
@@ -97,7 +98,7 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
         if index % shares != mine:
             first_row += table.num_rows
             continue
-        cutoff = min([p.sample_cutoff for p in (total, *pending) if p is not None], default=1 << 64)
+        cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
         pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))

@@ -125,7 +125,8 @@ def _kept_rows(columns, groups, stats, plan):
         _largest_per_group(columns.memory, groups, stats.memory, big.concentration_top_keys),
     ]
     for values in (columns.memory, columns.n_elements):
-        parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n).values())
+        # a small sample suffices for a chunk's top few (the result is exact whatever its size)
+        parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n, sample=20_000).values())
     without_ttl = np.flatnonzero(~columns.has_ttl)
     parts.append(without_ttl[first_per_group(groups.group[without_ttl], groups.n, plan.ttl_examples)])
     if recorded(columns.table, "idle_s"):
@@ -199,12 +200,24 @@ def _below_cutoff(sample, size, cutoff):
     return sample.filter(pa.array(rank < np.uint64(lowered))), lowered
 
 
+def union_cutoff(parts, size):
+    """The cutoff the union of ``parts``' samples would have (see :func:`merge_samples`): keys ranked above
+    it will not be in the final sample, so a chunk read next need not take them."""
+    cutoff = min((p.sample_cutoff for p in parts), default=1 << 64)
+    ranks = [p.sample["rank"].to_numpy() for p in parts]
+    while cutoff > 1 and sum(_n_below(r, cutoff) for r in ranks) > 2 * size:
+        cutoff >>= 1
+    return cutoff
+
+
+def _n_below(rank, cutoff):
+    return len(rank) if cutoff >= 1 << 64 else int(np.count_nonzero(rank < np.uint64(cutoff)))
+
+
 def _cutoff_for(rank, size, cutoff):
     """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of ``rank`` fall."""
-    kept = int(np.count_nonzero(rank < np.uint64(cutoff))) if cutoff < 1 << 64 else len(rank)
-    while kept > 2 * size:
+    while _n_below(rank, cutoff) > 2 * size:
         cutoff >>= 1
-        kept = int(np.count_nonzero(rank < np.uint64(cutoff)))
     return cutoff
 
 
