@@ -285,7 +285,7 @@ def test_tls_with_a_self_signed_certificate(label, tmp_path, monkeypatch):
         if "Failed finding TLS support" not in str(exc):
             raise
         pytest.skip(f"{label} is built without TLS")
-    with server:
+    try:  # started above: a "with server" would start a second one
         write_keyspace(server.client(0))
         url = f"rediss://127.0.0.1:{tls_port}"
         with pytest.raises(InputError, match=r"cannot connect \(\[SSL: CERTIFICATE_VERIFY_FAILED\]"):
@@ -294,3 +294,5 @@ def test_tls_with_a_self_signed_certificate(label, tmp_path, monkeypatch):
         live = rdbscope.load(url)
         assert live.info.path == url
         assert compared(live) == saved(server)
+    finally:
+        server.stop()
