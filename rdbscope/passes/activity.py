@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..findings import Check, Severity, format_bytes, format_share
 from ..keyspace.activity import ActivityCounts, cold_rows, nullable
-from ..keyspace.grouping import counts, example_positions
+from ..keyspace.grouping import example_positions, masked
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -77,12 +77,11 @@ class ActivityPass:
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared
-        measured = groups.stats.activity if groups.stats is not None else None
-        if measured is None:  # a bounded run measured it chunk by chunk
+        measured = groups.stats.activity  # set when a bounded run measured it chunk by chunk
+        if measured is None:
             measured = ActivityCounts.measure(groups.group, groups.n, columns, options.idle_thresholds_s,
                                               options.cold_idle_s)
-        memory = groups.stats.memory.sums if groups.stats is not None else counts(groups.group, groups.n,
-                                                                                  columns.memory)
+        memory = groups.stats.memory.sums  # the patterns pass measured every group
         data = {
             "db": pa.array(groups.db, pa.int32()),
             "pattern": pa.array(groups.pattern, pa.string()),
@@ -96,13 +95,13 @@ class ActivityPass:
             data[f"memory_bytes_idle_over_{label}"] = pa.array(measured.memory_idle_over[:, i], pa.uint64())
         data["memory_bytes_cold_without_ttl"] = pa.array(measured.memory_cold, pa.uint64())
         has_idle, has_lfu = measured.n_with_idle > 0, measured.n_with_lfu > 0
-        data["min_idle_s"] = _masked(measured.min_idle_s, has_idle, pa.uint64())
-        data["max_idle_s"] = _masked(measured.max_idle_s, has_idle, pa.uint64())
+        data["min_idle_s"] = masked(measured.min_idle_s, has_idle, pa.uint64())
+        data["max_idle_s"] = masked(measured.max_idle_s, has_idle, pa.uint64())
         n_lfu = measured.n_with_lfu
         data["n_with_lfu"] = pa.array(n_lfu, pa.int64())
         data["lfu_mean"] = pa.array(np.divide(measured.lfu_sum.astype(np.float64), n_lfu, out=np.zeros(groups.n),
                                               where=has_lfu), pa.float64(), mask=~has_lfu)
-        data["lfu_max"] = _masked(measured.lfu_max, has_lfu, pa.uint8())
+        data["lfu_max"] = masked(measured.lfu_max.astype(np.uint8), has_lfu, pa.uint8())
         data["n_lfu_zero"] = pa.array(measured.n_lfu_zero, pa.int64())
         data["memory_bytes_lfu_zero"] = pa.array(measured.memory_lfu_zero, pa.uint64())
         table = _table(data, options)
@@ -134,10 +133,6 @@ def activity_columns(options):
         "memory_bytes_lfu_zero": "memory of those keys",
     })
     return docs
-
-
-def _masked(values, present, arrow_type):
-    return pa.array(np.where(present, values, 0).astype(arrow_type.to_pandas_dtype()), arrow_type, mask=~present)
 
 
 def _table(data, options):
