@@ -64,7 +64,7 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
     from .scale import budget
-    limit = budget.default_budget() if memory_budget is None else budget.parse_size(memory_budget)
+    limit = budget.budget_of(memory_budget)
     peak = budget.in_memory_peak(keys)
     if peak is None and isinstance(keys, (str, os.PathLike)):  # a stream: its size is known once read
         from .scale.streams import read_within

@@ -244,9 +244,9 @@ def load_within(path, load, what):
 
 
 def _budget(load):
-    from ..scale.budget import default_budget, parse_size
+    from ..scale.budget import budget_of
 
-    return parse_size(load.memory_budget) if load.memory_budget is not None else default_budget()
+    return budget_of(load.memory_budget)
 
 
 def refuse_bounded(path, load, what):

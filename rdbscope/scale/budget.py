@@ -80,6 +80,15 @@ def default_budget():
     return int(available * DEFAULT_SHARE) if available else 2 * 1000**3
 
 
+def budget_of(size=None):
+    """Bytes a run may use: ``size`` (bytes, or text such as ``2GB``) when given, else :func:`default_budget`.
+
+    Raises:
+        InputError: not a size.
+    """
+    return default_budget() if size is None else parse_size(size)
+
+
 def in_memory_peak(source):
     """Estimated peak bytes of analysing ``source`` (paths, URLs, a directory or a glob) in memory;
     None when an input's size is not known before it is read (standard input, a live server)."""
