@@ -294,19 +294,26 @@ def table_files(directory, table, instance=None) -> list[str]:
     On object storage only partitions holding a ``summary.parquet`` count: one being published has none
     until it is whole (see the module's docstring).
     """
+    fs, _root, paths = _table_paths(directory, table, instance)
+    return paths if fs is None else [fs.unstrip_protocol(p) for p in paths]
+
+
+def _table_paths(directory, table, instance):
+    """``(file system, root, paths)`` of a table's files: for a local directory ``(None, directory, paths)``,
+    for a URL the fsspec file system and the paths within it."""
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
     pattern = f"instance={instance or '*'}/date=*/{table}.parquet"
     if not is_url(os.fspath(directory)):
-        return sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
+        return None, str(directory), sorted(str(p) for p in pathlib.Path(directory).glob(pattern))
     fs, root = open_url_fs(os.fspath(directory))
+    root = root.rstrip("/")
     try:
-        found = fs.glob(f"{root.rstrip('/')}/{pattern}")
-        whole = {p.rsplit("/", 1)[0] for p in fs.glob(f"{root.rstrip('/')}/instance={instance or '*'}/date=*/"
-                                                     f"summary.parquet")}
+        found = fs.glob(f"{root}/{pattern}")
+        whole = {p.rsplit("/", 1)[0] for p in fs.glob(f"{root}/instance={instance or '*'}/date=*/summary.parquet")}
     except OSError as exc:
         raise InputError(f"{directory}: {exc.strerror or exc}") from None
-    return sorted(fs.unstrip_protocol(p) for p in found if p.rsplit("/", 1)[0] in whole)
+    return fs, root, sorted(p for p in found if p.rsplit("/", 1)[0] in whole)
 
 
 def read_table(directory, table="patterns", instance=None) -> pa.Table:
@@ -319,17 +326,11 @@ def read_table(directory, table="patterns", instance=None) -> pa.Table:
     """
     import pyarrow.dataset as ds
 
-    files = table_files(directory, table, instance)
-    if not files:
+    fs, root, paths = _table_paths(directory, table, instance)
+    if not paths:
         raise InputError(f"{directory}: no {table}.parquet under instance=*/date=* (not a report dataset?)")
     partitioning = ds.partitioning(pa.schema([("instance", pa.string()), ("date", pa.string())]), flavor="hive")
-    if not is_url(os.fspath(directory)):
-        dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(directory))
-        return dataset.to_table()
-    fs, root = open_url_fs(os.fspath(directory))
-    paths = [open_url_fs(f)[1] for f in files]
-    dataset = ds.dataset(paths, format="parquet", partitioning=partitioning, partition_base_dir=root.rstrip("/"),
-                         filesystem=fs)
+    dataset = ds.dataset(paths, format="parquet", partitioning=partitioning, partition_base_dir=root, filesystem=fs)
     return dataset.to_table()
 
 
