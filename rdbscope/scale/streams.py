@@ -6,6 +6,7 @@ the stream is read chunk by chunk (see :mod:`.bounded`). Nothing is read twice, 
 that fits gives the table :func:`rdbscope.load` gives.
 """
 
+import collections
 import contextlib
 
 import pyarrow as pa
@@ -47,7 +48,7 @@ class Overflow:
         The stream is closed when they are exhausted (or the iteration is dropped)."""
         with self._closing:
             pending, rows = [], 0
-            held, self._held = self._held, []
+            held, self._held = collections.deque(self._held), []
             try:
                 for batch in _chain(held, self._batches):
                     pending.append(batch)
@@ -63,7 +64,7 @@ class Overflow:
 
 def _chain(held, rest):
     while held:  # handed on one by one, so that each chunk's keys are let go of once measured
-        yield held.pop(0)
+        yield held.popleft()
     yield from rest
 
 
