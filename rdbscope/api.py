@@ -107,14 +107,23 @@ def lint(keys: KeyTable, config=None) -> Result:
 
 
 def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None):
+    import shutil
+    import tempfile
+
     from .scale.bounded import BOUNDED_PASSES, bounded_keys, plan_for
-    keys, columns, given = bounded_keys(source, plan_for(config, sample_keys), chunk_keys, scan_options or {},
-                                        jobs=jobs, client=client)
     ids = {p.id for p in BOUNDED_PASSES}
     wanted_all = [p.id for p in dependency_order(PIPELINE, wanted)]
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
-    result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
-                  given=given)
+    # the expiry pass reads what the chunks spilled here when it runs, after the scan
+    spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
+    try:
+        keys, columns, given = bounded_keys(source, plan_for(config, sample_keys, spill_dir), chunk_keys,
+                                            scan_options or {}, jobs=jobs, client=client)
+        result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
+                      given=given)
+    finally:
+        if spill_dir is not None:
+            shutil.rmtree(spill_dir, ignore_errors=True)
     stats = given[PatternGroupsPass.id].shared.stats
     errors = {name: counts.relative_error for name, counts in
               (("memory", stats.memory), ("rdb_bytes", stats.rdb_bytes), ("ttl", stats.ttl_s))

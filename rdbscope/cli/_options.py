@@ -202,8 +202,8 @@ BUDGET_PARAMETERS = (
     ("memory_budget", Annotated[str | None, typer.Option(
         "--memory-budget", metavar="SIZE",
         help="Memory the analysis may use, e.g. 2GB or 512MB. A dump whose keys table would not fit is "
-             "analysed chunk by chunk in bounded memory (without the expiry analysis and the naming "
-             "rules, which need every key).",
+             "analysed chunk by chunk in bounded memory (without the naming rules, which need every "
+             "key).",
         show_default=f"half the available memory, {_default_budget()} here now")], None),
 )
 

@@ -185,7 +185,8 @@ class ExpiryPass:
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared
-        expiring = _Expiring.select(columns, groups)
+        counted = getattr(columns, "expiring", None)  # a bounded run's merged counts
+        expiring = counted if counted is not None else _Expiring.select(columns, groups)
         if expiring.n == 0:
             return PassOutput(tables={"expiry_bursts": _incident_table([], expiring, groups),
                                       "expiry_timeline": _timeline(expiring, options, None)})
@@ -202,14 +203,12 @@ class ExpiryPass:
                                      pattern_found, options)
             dump_found += _bursts(dump_seconds.coarsen(window_s, origin), window_s, origin_s,
                                   _summed_spread_floor(pattern_runs), dump_found, options)
-        memory = columns.memory
-        incidents = _incidents(pattern_found, expiring, expiring.group, memory)
+        incidents = _incidents(pattern_found, expiring)
         incidents, batches = _with_batches(incidents, expiring.batches(options.min_batch_keys), expiring.base_s)
         n_incidents = counts(np.array([i.group for i in incidents], np.int64), groups.n)
         incidents = _largest_per_group(incidents, options.max_bursts)
         dump_incidents = _largest_per_group(
-            _incidents(_not_one_pattern(dump_found, pattern_found), expiring, np.zeros(expiring.n, np.int64), memory),
-            options.max_bursts)
+            _incidents(_not_one_pattern(dump_found, pattern_found), expiring, whole_dump=True), options.max_bursts)
         findings = _incident_findings(incidents, n_incidents, expiring, columns, groups)
         findings += _dump_incident_findings(dump_incidents, expiring, columns, groups)
         findings += _jitter_findings(batches, expiring, columns, groups, options)
@@ -219,12 +218,52 @@ class ExpiryPass:
         return PassOutput(tables=tables, findings=tuple(findings))
 
 
+@dataclass(frozen=True)
+class Batches:
+    """Instants that at least ``min_batch_keys`` keys of one group share: per batch its group,
+    offset in ms from the base, keys and their memory."""
+
+    group: np.ndarray
+    instant_ms: np.ndarray
+    n_keys: np.ndarray
+    memory: np.ndarray
+
+    @classmethod
+    def empty(cls):
+        nothing = np.zeros(0, np.int64)
+        return cls(nothing, nothing, nothing, nothing)
+
+    def __len__(self):
+        return len(self.group)
+
+    def where(self, keep):
+        return Batches(self.group[keep], self.instant_ms[keep], self.n_keys[keep], self.memory[keep])
+
+
+@dataclass(frozen=True)
+class Members:
+    """The keys of a span (a group's, or every group's, from one second to another): how many,
+    their memory, the seconds of the first and after the last, and the first few keys."""
+
+    n_keys: int
+    memory_bytes: int
+    first_s: int
+    end_s: int
+    examples: tuple
+
+
 class _Expiring:
-    """The keys that expire after ctime, as offsets in ms from ``base_ms`` (ctime, whole seconds)."""
+    """The keys that expire after ctime, as offsets in ms from ``base_ms`` (ctime, whole seconds).
+
+    What the pass reads of them: ``n``, ``n_per_group``, ``base_ms``/``base_s``, the ``seconds``
+    runs, and the methods below. A bounded run hands the same from its merged counts
+    (:class:`rdbscope.scale.expiry_counts.CountedExpiring`).
+    """
 
     @classmethod
     def select(cls, columns, groups):
         self = cls()
+        self.columns = columns
         expire = columns.ttl_expire_ms
         if columns.ctime_ms is not None:
             base = columns.ctime_ms
@@ -238,7 +277,7 @@ class _Expiring:
         self.offset_ms = offset[keep]
         self.n_groups = groups.n
         self.n = len(self.rows)
-        self.group = groups.group[self.rows]
+        self.group = groups.group[self.rows].astype(np.int64)  # shifted into (group, instant) keys
         self.n_per_group = counts(self.group, groups.n)
         # Sorted by (pattern, second): 32-bit keys whenever they fit.
         self.sorted = SortedGroups.build(self.group, self.offset_ms // 1000, groups.n, counts=self.n_per_group)
@@ -246,32 +285,79 @@ class _Expiring:
         return self
 
     def batches(self, min_keys):
-        """``(group, offset_ms, n_keys)`` of every instant that at least ``min_keys`` keys of one group share.
+        """The :class:`Batches` of at least ``min_keys`` keys.
 
         Only groups with a second holding ``min_keys`` keys or more can have such
         a batch; their keys are sorted again by millisecond, the others never.
         """
-        nothing = (np.zeros(0, np.int64),) * 3
         busy = np.zeros(self.n_groups, bool)
         busy[self.seconds.group[np.flatnonzero(self.seconds.count >= min_keys)]] = True
         if not busy.any():
-            return nothing
+            return Batches.empty()
         inside = np.flatnonzero(busy[self.group])
         sorted_ms = SortedGroups.build(self.group[inside], self.offset_ms[inside], self.n_groups)
         combined = sorted_ms.combined
         if len(combined) < min_keys:
-            return nothing
+            return Batches.empty()
         # In sorted order, min_keys equal values in a row start wherever a value equals the one min_keys - 1 later.
         starts = np.flatnonzero(combined[:len(combined) - min_keys + 1] == combined[min_keys - 1:])
         values = np.unique(combined[starts])
         n_keys = np.searchsorted(combined, values, side="right") - np.searchsorted(combined, values, side="left")
         group = (values >> values.dtype.type(sorted_ms.shift)).astype(np.int64)
-        return group, (values & sorted_ms.mask).astype(np.int64), n_keys.astype(np.int64)
+        instant = (values & sorted_ms.mask).astype(np.int64)
+        index, member = self._batch_index(group, instant)
+        memory = counts(index[member], len(group), self.columns.memory[self.rows[member]]).astype(np.int64)
+        return Batches(group, instant, n_keys.astype(np.int64), memory)
 
-    def in_window(self, start_s, window_s):
-        """Which expiring keys expire in ``[start_s, start_s + window_s)``, as a boolean array."""
-        begin = np.asarray(start_s, dtype=np.int64) * 1000 - self.base_ms
-        return (self.offset_ms >= begin) & (self.offset_ms < begin + window_s * 1000)
+    def _batch_index(self, group, instant):
+        """For the batches (``group``, ``instant`` sorted): which batch each member key is in, and the members."""
+        wanted = (group << _WINDOW_BITS) | instant
+        busy = np.zeros(self.n_groups, bool)
+        busy[group] = True
+        candidates = np.flatnonzero(busy[self.group])
+        key_of = (self.group[candidates] << _WINDOW_BITS) | self.offset_ms[candidates]
+        position = np.clip(np.searchsorted(wanted, key_of), 0, len(wanted) - 1)
+        member = candidates[wanted[position] == key_of]
+        index = np.zeros(self.n, np.int64)
+        index[member] = position[wanted[position] == key_of]
+        return index, member
+
+    def batch_examples(self, group, instant, k=3):
+        """The first keys of each batch (``group``, ``instant``, one batch per group), as ``{group: texts}``."""
+        if len(group) == 0:
+            return {}
+        order = np.argsort(group)
+        group, instant = group[order], instant[order]
+        index, member = self._batch_index(group, instant)
+        offsets, picked = example_positions(index[member], len(group), k, positions=self.rows[member])
+        texts = self.columns.key_text(picked)
+        return {int(g): texts[offsets[i]:offsets[i + 1]] for i, g in enumerate(group)}
+
+    def members(self, spans, whole_dump=False):
+        """The :class:`Members` of each span ``(group, start_s, end_s)`` (sorted, not overlapping);
+        ``whole_dump``: the spans hold the keys of every group (their group is 0)."""
+        key_group = np.zeros(self.n, np.int64) if whole_dump else self.group
+        index, inside = _span_index(spans, self.base_s, key_group, self.offset_ms // 1000)
+        member = np.flatnonzero(inside)
+        which = index[member]
+        n = len(spans)
+        n_keys = np.bincount(which, minlength=n)
+        memory_in = counts(which, n, self.columns.memory[self.rows[member]])
+        first = np.full(n, np.iinfo(np.int64).max)
+        last = np.full(n, -1)
+        np.minimum.at(first, which, self.offset_ms[member])
+        np.maximum.at(last, which, self.offset_ms[member])
+        offsets, picked = example_positions(which, n, 3, positions=self.rows[member])
+        texts = self.columns.key_text(picked)
+        return [Members(int(n_keys[i]), int(memory_in[i]), self.base_s + int(first[i]) // 1000,
+                        self.base_s + int(last[i]) // 1000 + 1, tuple(texts[offsets[i]:offsets[i + 1]]))
+                for i in range(n)]
+
+    def group_counts(self, start_s, end_s):
+        """Keys of each group expiring from second ``start_s`` to ``end_s`` (exclusive)."""
+        begin, stop = (start_s - self.base_s) * 1000, (end_s - self.base_s) * 1000
+        inside = (self.offset_ms >= begin) & (self.offset_ms < stop)
+        return np.bincount(self.group[inside], minlength=self.n_groups)
 
 
 def _merge_groups(runs):
@@ -427,12 +513,12 @@ class Incident:
         return min(b.window_s for b in self.bursts)
 
 
-def _incidents(bursts, expiring, key_group, memory):
+def _incidents(bursts, expiring, whole_dump=False):
     """Merge each group's bursts whose windows overlap or touch into :class:`Incident` s.
 
-    ``key_group``: the group of each expiring key (all 0 for the whole dump).
-    An incident's keys are those of its group expiring between its first
-    window's start and its last window's end; its bounds shrink to theirs.
+    An incident's keys are those of its group (of every group, for the ``whole_dump``)
+    expiring between its first window's start and its last window's end; its bounds
+    shrink to theirs.
     """
     spans = []
     for b in sorted(bursts, key=lambda b: (b.group, b.start_s, -b.window_s)):
@@ -444,29 +530,16 @@ def _incidents(bursts, expiring, key_group, memory):
             spans.append([b.group, b.start_s, end, [b]])
     if not spans:
         return []
-    index, inside = _span_index(spans, expiring.base_s, key_group, expiring.offset_ms // 1000)
-    member = np.flatnonzero(inside)
-    which = index[member]
-    n = len(spans)
-    n_keys = np.bincount(which, minlength=n)
-    memory_in = counts(which, n, memory[expiring.rows[member]])
-    first = np.full(n, np.iinfo(np.int64).max)
-    last = np.full(n, -1)
-    np.minimum.at(first, which, expiring.offset_ms[member])
-    np.maximum.at(last, which, expiring.offset_ms[member])
-    offsets, picked = example_positions(which, n, 3, positions=expiring.rows[member])
-    incidents = []
-    for i, (group, _start, _end, found) in enumerate(spans):
-        incidents.append(Incident(
-            group, expiring.base_s + int(first[i]) // 1000, expiring.base_s + int(last[i]) // 1000 + 1,
-            int(n_keys[i]), int(memory_in[i]), tuple(found), tuple(picked[offsets[i]:offsets[i + 1]])))
-    return incidents
+    members = expiring.members([(g, start, end) for g, start, end, _found in spans], whole_dump)
+    return [Incident(group, m.first_s, m.end_s, m.n_keys, m.memory_bytes, tuple(found), m.examples)
+            for (group, _start, _end, found), m in zip(spans, members, strict=True)]
 
 
 def _span_index(spans, base_s, group, second):
-    """For each (group, second since ``base_s``): the index of the span holding it, and whether one does."""
-    starts = np.array([(g << _WINDOW_BITS) | (s - base_s) for g, s, _e, _b in spans], np.int64)
-    ends = np.array([(g << _WINDOW_BITS) | (e - base_s) for g, _s, e, _b in spans], np.int64)
+    """For each (group, second since ``base_s``): the index of the span ``(group, start_s, end_s)``
+    holding it, and whether one does."""
+    starts = np.array([(g << _WINDOW_BITS) | (s - base_s) for g, s, _e in spans], np.int64)
+    ends = np.array([(g << _WINDOW_BITS) | (e - base_s) for g, _s, e in spans], np.int64)
     code = (np.asarray(group, np.int64) << _WINDOW_BITS) | np.asarray(second, np.int64)
     index = np.searchsorted(starts, code, side="right") - 1
     inside = (index >= 0) & (code < ends[np.maximum(index, 0)])
@@ -475,10 +548,10 @@ def _span_index(spans, base_s, group, second):
 
 def _with_batches(incidents, batches, base_s):
     """Each incident with the same-millisecond batches inside it; and the batches outside every incident."""
-    group, instant_ms, size = batches
+    group, instant_ms, size = batches.group, batches.instant_ms, batches.n_keys
     if not incidents or len(group) == 0:
         return incidents, batches
-    spans = [(i.group, i.start_s, i.end_s, None) for i in incidents]
+    spans = [(i.group, i.start_s, i.end_s) for i in incidents]
     index, inside = _span_index(spans, base_s, group, instant_ms // 1000)
     updated = []
     for i, incident in enumerate(incidents):
@@ -489,8 +562,7 @@ def _with_batches(incidents, batches, base_s):
                 incident, n_batches=len(mine), keys_in_batches=int(size[mine].sum()),
                 largest_batch_keys=int(size[largest]), largest_batch_ms=int(instant_ms[largest]))
         updated.append(incident)
-    outside = ~inside
-    return updated, (group[outside], instant_ms[outside], size[outside])
+    return updated, batches.where(~inside)
 
 
 def _largest_per_group(incidents, most):
@@ -517,7 +589,7 @@ def _incident_findings(incidents, n_incidents, expiring, columns, groups):
             message += f" (one of its {int(n_incidents[g]):,} incidents)"
         findings.append(EXPIRY_BURST.finding(
             message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=incident.n_keys,
-            est_memory_bytes=incident.memory_bytes, examples=columns.key_text(list(incident.examples)),
+            est_memory_bytes=incident.memory_bytes, examples=list(incident.examples),
             details={**_incident_detail(incident, expiring), "incidents_of_pattern": int(n_incidents[g]),
                      "n_with_ttl": n_ttl, "share_of_ttl_keys": round(share, 4),
                      "memory_basis": columns.memory_basis}))
@@ -527,8 +599,7 @@ def _incident_findings(incidents, n_incidents, expiring, columns, groups):
 def _dump_incident_findings(incidents, expiring, columns, groups):
     findings = []
     for incident in incidents:
-        inside = expiring.in_window(incident.start_s, incident.end_s - incident.start_s)
-        contributors = np.bincount(expiring.group[inside], minlength=groups.n)
+        contributors = expiring.group_counts(incident.start_s, incident.end_s)
         order = np.argsort(-contributors, kind="stable")
         present = order[contributors[order] > 0]
         patterns = [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(contributors[g])}
@@ -539,7 +610,7 @@ def _dump_incident_findings(incidents, expiring, columns, groups):
                    f"expire {_when(incident)}; most are {patterns[0]['pattern']} ({patterns[0]['n_keys']:,})")
         findings.append(DUMP_EXPIRY_BURST.finding(
             message, n_keys=incident.n_keys, est_memory_bytes=incident.memory_bytes,
-            examples=columns.key_text(list(incident.examples)),
+            examples=list(incident.examples),
             details={**_incident_detail(incident, expiring), "patterns": patterns,
                      "share_of_ttl_keys": round(share, 4), "memory_basis": columns.memory_basis}))
     return findings
@@ -570,29 +641,17 @@ def _moment(seconds):
 
 
 def _jitter_findings(batches, expiring, columns, groups, options):
-    group, instant, size = batches
-    if len(group) == 0:
+    if len(batches) == 0:
         return []
+    group, instant, size = batches.group, batches.instant_ms, batches.n_keys
     n_batches = np.bincount(group, minlength=groups.n)
     in_batches = np.bincount(group, weights=size, minlength=groups.n).astype(np.int64)
+    memory = counts(group, groups.n, batches.memory)
     order = np.lexsort((instant, -size, group))
     group, instant, size = group[order], instant[order], size[order]
     first = np.concatenate(([True], group[1:] != group[:-1]))
     largest = {int(g): (int(i), int(s)) for g, i, s in zip(group[first], instant[first], size[first], strict=True)}
-    # Memory and examples of the keys in each pattern's batches (only those patterns' keys are read).
-    batch_keys = np.unique((group << _WINDOW_BITS) | instant)
-    fired = np.zeros(groups.n, bool)
-    fired[list(largest)] = True
-    candidates = np.flatnonzero(fired[expiring.group])
-    key_of = (expiring.group[candidates] << _WINDOW_BITS) | expiring.offset_ms[candidates]
-    position = np.clip(np.searchsorted(batch_keys, key_of), 0, len(batch_keys) - 1)
-    member = candidates[batch_keys[position] == key_of]
-    memory = counts(expiring.group[member], groups.n, columns.memory[expiring.rows[member]])
-    biggest = np.zeros(groups.n, np.int64)
-    for g, (i, _s) in largest.items():
-        biggest[g] = i
-    in_biggest = member[expiring.offset_ms[member] == biggest[expiring.group[member]]]
-    examples = _examples(expiring, in_biggest, groups.n)
+    examples = expiring.batch_examples(group[first], instant[first])
     findings = []
     for g, (instant_ms, size_ms) in largest.items():
         n_ttl = int(expiring.n_per_group[g])
@@ -605,18 +664,12 @@ def _jitter_findings(batches, expiring, columns, groups, options):
                    f"(largest: {size_ms:,} keys at {when}); add random jitter to the TTL")
         findings.append(NO_TTL_JITTER.finding(
             message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=keys,
-            est_memory_bytes=int(memory[g]), examples=columns.key_text(examples.get(g, [])),
+            est_memory_bytes=int(memory[g]), examples=list(examples.get(g, [])),
             details={"n_batches": int(n_batches[g]), "keys_in_batches": keys, "n_with_ttl": n_ttl,
                      "share_in_batches": round(keys / n_ttl, 4), "largest_batch_keys": size_ms,
                      "largest_batch_at": when, "min_batch_keys": options.min_batch_keys,
                      "memory_basis": columns.memory_basis}))
     return findings
-
-
-def _examples(expiring, chosen, n_groups, k=3):
-    """``{group: rows}``: up to ``k`` example rows per group among the expiring keys ``chosen`` (ascending)."""
-    offsets, picked = example_positions(expiring.group[chosen], n_groups, k, positions=expiring.rows[chosen])
-    return {g: picked[offsets[g]:offsets[g + 1]] for g in np.flatnonzero(np.diff(offsets))}
 
 
 def _incident_table(scoped, expiring, groups):

@@ -19,12 +19,13 @@ from ..errors import RdbError
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
 from ..keyspace.groups import PatternGroups
-from ..passes import ActivityPass, BigKeysPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
+from ..passes import ActivityPass, BigKeysPass, ExpiryPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
 from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
 from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
+from .expiry_counts import CountedExpiring, Spill
 from .partial import (
     GROUP,
     KEY,
@@ -40,7 +41,7 @@ from .partial import (
 )
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ActivityPass)
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass)
 
 #: A single dump larger than this is measured on several processes when jobs allow (smaller ones
 #: finish before the processes would have started).
@@ -50,10 +51,10 @@ LARGE_DUMP_BYTES = 256 << 20
 DEFAULT_CHUNK_KEYS = 1_000_000
 
 
-def plan_for(config, sample_keys=None):
-    """The :class:`Plan` of chunks analysed with ``config``."""
+def plan_for(config, sample_keys=None, spill_dir=None):
+    """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`."""
     plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, big=pass_options(BigKeysPass, config),
-                activity=pass_options(ActivityPass, config))
+                activity=pass_options(ActivityPass, config), spill_dir=spill_dir)
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 
@@ -94,12 +95,13 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
     mine, shares = share
     total, pending, summary = None, [], None
     first_row = 0
+    spill = Spill(plan.spill_dir) if plan.spill_dir is not None else None
     for index, table in enumerate(tables):
         if index % shares != mine:
             first_row += table.num_rows
             continue
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff))
+        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff, spill))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
             summary = part if summary is None else add_summaries(summary, part)
@@ -119,6 +121,9 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
     if summary is not None:
         summary = replace(summary, info=result.info, used_mem_bytes=_used_mem(result.info),
                           est_total_memory_bytes=None)
+    segment = spill.close() if spill is not None else None
+    if segment is not None:
+        total = replace(total, spilled=(*total.spilled, segment))
     return total, result.info, summary
 
 
@@ -134,7 +139,7 @@ def partial_of_dump_on_processes(source, plan, chunk_keys, jobs, **scan_options)
     task = functools.partial(_share_task, source=os.path.abspath(source), plan=plan, chunk_keys=chunk_keys,
                              scan_options=_for_workers(scan_options))
     done = map_sources(task, [(j, jobs) for j in range(jobs)], jobs=jobs)
-    partial = merge([part for part, _info, _summary in done], plan.sample_keys)
+    partial = merge([part for part, _info, _summary in done], plan.sample_keys, in_row_order=False)
     return partial, done[0][1], None
 
 
@@ -157,7 +162,7 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
 
         # the workers start together: each needs the first dump's ctime before that dump is read
         task = functools.partial(task, measured_as=header_info(paths[0]),
-                                 scan_options=_for_workers(scan_options))
+                                 scan_options=_for_workers(scan_options), inline=client is not None)
         done = map_sources(task, items, jobs=jobs, client=client)
     else:
         done = []
@@ -173,10 +178,15 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
     return total, infos, summaries
 
 
-def _source_task(item, plan, chunk_keys, measured_as, summarize, scan_options):
+def _source_task(item, plan, chunk_keys, measured_as, summarize, scan_options, inline=False):
+    """:func:`partial_of_source` of one of several dumps; ``inline``: its spilled expiry tallies travel
+    in the partial (a Dask worker's disk may be another machine's)."""
     salt, path = item
-    return partial_of_source(path, plan, chunk_keys, salt=salt, measured_as=measured_as, summarize=summarize,
-                             **scan_options)
+    partial, info, summary = partial_of_source(path, plan, chunk_keys, salt=salt, measured_as=measured_as,
+                                               summarize=summarize, **scan_options)
+    if inline:
+        partial = replace(partial, spilled=tuple(segment.inline() for segment in partial.spilled))
+    return partial, info, summary
 
 
 def header_info(path):
@@ -244,6 +254,11 @@ def finish(partial, info, plan, summaries=None):
     pattern_column = pa.DictionaryArray.from_arrays(pa.array(group.astype(np.int32), pa.int32()),
                                                     pa.array(patterns, pa.string()))
     columns = KeptColumns(table, info, partial)
+    index = {pair: i for i, pair in enumerate(partial.groups)}
+    group_of = [new_group[np.array([index[pair] for pair in segment.groups], np.int64)]
+                for segment in partial.spilled]
+    columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group, in_row_order=False),
+                                       partial.spilled, group_of, columns.ctime_ms, len(final))
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
     if summaries is None:
         return KeyTable(table, info), columns, given

@@ -7,7 +7,7 @@ may name (examples, big and top keys) and a uniform sample of key names from
 which the patterns of the whole are learned when the partials are finished.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,7 @@ from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
+from .expiry_counts import Tally, tally_chunk
 
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
@@ -40,6 +41,8 @@ class Plan:
         activity: the activity pass's options (the idle times counted, what is cold).
         ttl_examples: example keys without a TTL kept per group, and expired keys kept.
         sample_keys: keys in the uniform sample the patterns are learned from.
+        spill_dir: where the chunks' per-millisecond expiry tallies are written (see
+            :class:`~.expiry_counts.Spill`); None: not counted (no expiry pass).
     """
 
     n_examples: int
@@ -47,6 +50,7 @@ class Plan:
     activity: object
     ttl_examples: int = 3
     sample_keys: int = 1_000_000
+    spill_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ class Partial:
         n_keys: keys of the chunk.
         memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
         has_estimates: whether any key has a memory estimate.
+        expiring: the per-second :class:`~.expiry_counts.Tally` of the keys expiring after ctime.
+        spilled: the :class:`~.expiry_counts.SpillSegment` s of their per-millisecond tallies.
     """
 
     groups: tuple
@@ -74,11 +80,14 @@ class Partial:
     memory_total: int
     has_estimates: bool
     sample_cutoff: int = 1 << 64
+    expiring: Tally = field(default_factory=Tally.empty)
+    spilled: tuple = ()
 
 
-def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64):
+def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
-    ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled)."""
+    ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);
+    the chunk's per-millisecond expiry tally goes to ``spill`` (an :class:`~.expiry_counts.Spill`)."""
     columns = KeyColumns(table, info)
     inferred = infer_patterns(columns.keys)
     if isinstance(inferred, pa.ChunkedArray):
@@ -97,8 +106,10 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64):
     rows = table.take(pa.array(kept, pa.int64()))
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
+    pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
+    expiring = tally_chunk(columns, groups.group, first_row, spill, pairs) if spill is not None else Tally.empty()
     return Partial(
-        groups=tuple(zip(groups.db.tolist(), groups.pattern, strict=True)),
+        groups=pairs,
         stats=stats,
         pairs=columns.type_encodings[1],
         rows=rows,
@@ -107,6 +118,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64):
         n_keys=columns.n,
         memory_total=columns.memory_total,
         has_estimates=columns.memory_basis == "est_memory_bytes",
+        expiring=expiring,
     )
 
 
@@ -221,8 +233,12 @@ def _cutoff_for(rank, size, cutoff):
     return cutoff
 
 
-def merge(parts, sample_keys):
-    """One :class:`Partial` of several (their groups joined by (db, pattern) text)."""
+def merge(parts, sample_keys, in_row_order=True):
+    """One :class:`Partial` of several (their groups joined by (db, pattern) text).
+
+    ``in_row_order``: each part's rows come before the next part's (chunks or dumps read one
+    after another), not interleaved (the shares of one dump measured on several processes).
+    """
     if len(parts) == 1:
         return parts[0]
     groups, pairs = {}, {}
@@ -242,6 +258,9 @@ def merge(parts, sample_keys):
         sample=sample, sample_cutoff=cutoff,
         n_keys=sum(part.n_keys for part in parts), memory_total=sum(part.memory_total for part in parts),
         has_estimates=any(part.has_estimates for part in parts),
+        expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)],
+                             in_row_order),
+        spilled=tuple(segment for part in parts for segment in part.spilled),
     )
 
 
@@ -249,7 +268,8 @@ def shift_rows(partial, offset):
     """``partial`` with its kept rows numbered from ``offset`` on (the dump after others)."""
     row = partial.rows[ROW].to_numpy() + np.uint64(offset)
     rows = partial.rows.set_column(partial.rows.column_names.index(ROW), ROW, pa.array(row, pa.uint64()))
-    return replace(partial, rows=rows)
+    spilled = tuple(replace(s, row_offset=s.row_offset + offset) for s in partial.spilled)
+    return replace(partial, rows=rows, expiring=partial.expiring.with_rows_from(offset), spilled=spilled)
 
 
 def renumber_rows(rows, new_group):

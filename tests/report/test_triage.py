@@ -135,15 +135,17 @@ def test_incidents_and_savings_merge_one_setting_and_name_the_jitter():
 
 def test_a_bounded_run_renders_what_it_has():
     res = rdbscope.analyze(SAMPLE_DUMPS / "redis-7.0-default.rdb", memory_budget="100KB")
-    assert "expiry" in res.skipped and "activity" not in res.skipped
+    assert res.skipped == ("rules",)
     tri = triage(res)
-    assert tri.by_type is None and tri.ttl_buckets is None and tri.incidents is None
+    assert tri.by_type is None and tri.ttl_buckets is None
+    in_memory = triage(rdbscope.analyze(SAMPLE_DUMPS / "redis-7.0-default.rdb"))
+    assert tri.incidents.equals(in_memory.incidents) and len(tri.incidents) == 2
     assert tri.activity is not None and tri.activity.counter is None  # a dump without counters, said so
-    assert "bounded run" in tri.notes["incidents"] and "activity" not in tri.notes
+    assert "bounded run" in tri.notes["by_type"] and "incidents" not in tri.notes and "activity" not in tri.notes
     assert len(tri.top_patterns) == 5 and tri.savings
     screen = io.StringIO()
     Console(file=screen, width=120, color_system=None).print(summary_renderable(tri))
-    assert "not run in a bounded run" in screen.getvalue()
-    assert "not run in a bounded run" in render_html(res)
+    assert "not made in a bounded run" in screen.getvalue()
+    assert "not made in a bounded run" in render_html(res)
     data = tri.as_dict(lambda frame: frame.to_dict("records"))
-    assert data["incidents"] is None and data["top_patterns"] and data["notes"]["by_type"]
+    assert data["incidents"] and data["top_patterns"] and data["notes"]["by_type"]

@@ -13,8 +13,9 @@ from rdbscope.errors import InputError
 from rdbscope.scale.budget import chunk_keys_for, parse_size
 
 #: The passes a bounded run makes, and their tables.
-PASSES = ["patterns", "bigkeys", "ttl", "activity"]
-TABLES = ["patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage", "ttl_overview", "activity"]
+PASSES = ["patterns", "bigkeys", "ttl", "expiry", "activity"]
+TABLES = ["patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage", "ttl_overview", "expiry_bursts",
+          "expiry_timeline", "activity"]
 
 
 def finding_rows(result):
@@ -59,10 +60,11 @@ def test_patterns_learned_from_a_small_sample_are_the_same(path):
 def test_passes_that_need_every_key_are_named_as_skipped():
     path = SAMPLE_DUMPS / "redis-7.0-default.rdb"
     result = rdbscope.analyze(path, chunk_keys=500)
-    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "activity")
-    assert result.skipped == ("expiry", "rules")
-    assert "expiry_bursts" not in result.tables
-    assert not any(code.startswith(("EXP", "NAM")) for code in result.checked)
+    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity")
+    assert result.skipped == ("rules",)
+    assert "expiry_bursts" in result.tables and "cluster_slots" not in result.tables
+    assert any(code.startswith("EXP") for code in result.checked)
+    assert not any(code.startswith("NAM") for code in result.checked)
 
 
 def test_a_dump_that_fits_the_budget_is_analysed_in_memory():

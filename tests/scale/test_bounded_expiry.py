@@ -1,0 +1,86 @@
+"""The expiry pass in bounded memory: windows and incidents from per-second counts, same-millisecond
+batches (EXP003) from the per-millisecond counts spilled to disk, equal to the in-memory pass."""
+
+import subprocess
+import sys
+import tempfile
+
+import pytest
+from conftest import ROOT
+from test_bounded import assert_same
+
+import rdbscope
+from rdbscope.config import Config
+from rdbscope.passes.expiry import ExpiryOptions
+
+PASSES = ["patterns", "expiry"]
+TABLES = ["patterns", "expiry_bursts", "expiry_timeline"]
+#: Windows never count as bursts: every batch is an EXP003 finding of its own.
+BATCHES_ONLY = Config(expiry=ExpiryOptions(min_ratio=1e9))
+
+
+@pytest.fixture(scope="module")
+def batched_dump(tmp_path_factory):
+    """50,000 keys of two patterns on two dbs, 60% with a TTL, a fifth of those in same-millisecond batches."""
+    path = tmp_path_factory.mktemp("expiry") / "batched.rdb"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "make_rdb.py"), "--keys", "50000", "--dbs", "2",
+                           "--ttl-share", "0.6", "--batch-share", "0.2", "--seed", "3", "--out", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.parametrize("config", [None, BATCHES_ONLY], ids=["incidents", "batches"])
+@pytest.mark.parametrize("chunk_keys", [97, 4000])
+def test_bounded_expiry_equals_the_in_memory_pass(batched_dump, config, chunk_keys):
+    in_memory = rdbscope.analyze(rdbscope.load(batched_dump), config, passes=PASSES)
+    bounded = rdbscope.analyze(batched_dump, config, passes=PASSES, chunk_keys=chunk_keys)
+    assert_same(in_memory, bounded, tables=TABLES)
+    codes = {f.code for f in bounded.finding_list}
+    assert codes == ({"EXP003"} if config else {"EXP001", "EXP002"})
+
+
+def test_every_pattern_s_batches_have_their_memory_and_examples(batched_dump):
+    """Each pattern's EXP003 names the memory of its batched keys and keys of its largest batch."""
+    result = rdbscope.analyze(rdbscope.load(batched_dump), BATCHES_ONLY, passes=PASSES)
+    findings = [f for f in result.finding_list if f.code == "EXP003"]
+    assert len(findings) == 4  # two patterns in each of two dbs
+    keys = result.keys.to_pandas().set_index(["db", "key"])
+    for finding in findings:
+        assert len(finding.examples) == 3
+        prefix = finding.pattern.split("{")[0]
+        assert all(example.startswith(prefix) for example in finding.examples)
+        expiries = {keys.loc[(finding.db, example), "expire_at"] for example in finding.examples}
+        assert len(expiries) == 1  # the examples share their batch's millisecond
+        assert finding.est_memory_bytes >= finding.n_keys * 40
+
+
+def test_batches_of_one_dump_measured_on_two_processes(batched_dump, monkeypatch):
+    from rdbscope.scale import bounded
+
+    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    in_memory = rdbscope.analyze(rdbscope.load(batched_dump), BATCHES_ONLY, passes=PASSES)
+    shared = rdbscope.analyze(batched_dump, BATCHES_ONLY, passes=PASSES, chunk_keys=3000, jobs=2)
+    assert_same(in_memory, shared, tables=TABLES)
+
+
+def test_batches_across_several_dumps(batched_dump, tmp_path):
+    """Two nodes' keys of one millisecond are one batch, as in the table of both."""
+    other = tmp_path / "other.rdb"
+    other.write_bytes(batched_dump.read_bytes())
+    paths = [batched_dump, other]
+    in_memory = rdbscope.analyze(rdbscope.load(paths), BATCHES_ONLY, passes=PASSES)
+    bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000)
+    assert_same(in_memory, bounded, tables=TABLES)
+    alone = rdbscope.analyze(rdbscope.load(batched_dump), BATCHES_ONLY, passes=PASSES)
+    assert [f.n_keys for f in bounded.finding_list] == [2 * f.n_keys for f in alone.finding_list]
+
+
+def test_the_spilled_counts_are_removed(batched_dump, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = rdbscope.analyze(batched_dump, BATCHES_ONLY, passes=PASSES, chunk_keys=4000)
+    assert any(f.code == "EXP003" for f in result.finding_list)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(rdbscope.RdbError):
+        rdbscope.analyze(ROOT / "pyproject.toml", passes=PASSES, chunk_keys=4000)
+    assert list(tmp_path.iterdir()) == []
