@@ -25,7 +25,7 @@ from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
 from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
-from .expiry_counts import CountedExpiring, Spill
+from .expiry_counts import CountedExpiring, HeldExamples, Spill
 from .partial import (
     GROUP,
     KEY,
@@ -101,7 +101,8 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
             first_row += table.num_rows
             continue
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff, spill))
+        held = HeldExamples(total.groups, total.expiring) if total is not None else None
+        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff, spill, held))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
             summary = part if summary is None else add_summaries(summary, part)

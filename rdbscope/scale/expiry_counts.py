@@ -59,9 +59,13 @@ class Tally:
         return cls(nothing, nothing, nothing, np.zeros(0, np.uint64), _EXAMPLE_SCHEMA.empty_table())
 
     @classmethod
-    def of_keys(cls, group, value, memory, rows, keys, first_row=0):
+    def of_keys(cls, group, value, memory, rows, keys, first_row=0, held=None):
         """The tally of keys: a group, value, memory and row (ascending) each; ``keys`` holds the key at
-        each row (a BinaryArray), and the rows are numbered from ``first_row`` in the tally."""
+        each row (a BinaryArray), and the rows are numbered from ``first_row`` in the tally.
+
+        ``held``: per key, how many example rows of its entry a tally of earlier rows holds
+        already; only the rest are taken.
+        """
         if len(group) == 0:
             return cls.empty()
         order = _order(group, value)
@@ -69,8 +73,9 @@ class Tally:
         starts = _starts(group, value)
         count = np.diff(np.append(starts, len(group)))
         rank = np.arange(len(group)) - np.repeat(starts, count)
-        first = order[rank < EXAMPLES]
-        examples = pa.table([pa.array(group[rank < EXAMPLES]), pa.array(value[rank < EXAMPLES]),
+        wanted = rank < (EXAMPLES if held is None else EXAMPLES - held[order])
+        first = order[wanted]
+        examples = pa.table([pa.array(group[wanted]), pa.array(value[wanted]),
                              pa.array(np.asarray(rows, np.uint64)[first] + np.uint64(first_row)),
                              keys.take(pa.array(np.asarray(rows)[first], pa.int64()))], schema=_EXAMPLE_SCHEMA)
         summed = np.add.reduceat(np.asarray(memory, np.uint64)[order], starts)
@@ -283,9 +288,30 @@ def _records_tally(records, group):
                  _first_examples(examples, in_row_order=False))
 
 
-def tally_chunk(columns, group, first_row, spill=None, groups=()):
+class HeldExamples:
+    """How many example rows the per-second tally of a partial holds per (db, pattern, second): a chunk
+    read after that partial's rows need not offer more than the rest (its keys come later)."""
+
+    def __init__(self, groups, tally):
+        self._number = {pair: i for i, pair in enumerate(groups)}
+        usable = len(tally) and tally.value.min() >= 0 and tally.value.max() < 1 << 34
+        self._code = (tally.group << 34) | tally.value if usable else np.zeros(0, np.int64)
+        self._held = np.minimum(tally.count, EXAMPLES)
+
+    def of_keys(self, pairs, group, second):
+        """Examples held for each key of a chunk (its group ``group`` of the chunk's ``pairs``, ``second``)."""
+        if len(self._code) == 0 or len(group) == 0 or second.min() < 0 or second.max() >= 1 << 34:
+            return None
+        number = np.array([self._number.get(pair, -1) for pair in pairs], np.int64)[group]
+        code = (number << 34) | second
+        at = np.minimum(np.searchsorted(self._code, code), len(self._code) - 1)
+        return np.where((number >= 0) & (self._code[at] == code), self._held[at], 0)
+
+
+def tally_chunk(columns, group, first_row, spill=None, groups=(), held=None):
     """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key, rows from
-    ``first_row``); their per-millisecond tally goes to ``spill`` (``groups``: the chunk's (db, pattern) pairs)."""
+    ``first_row``); their per-millisecond tally goes to ``spill`` (``groups``: the chunk's (db, pattern)
+    pairs). ``held``: the :class:`HeldExamples` of the rows before."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
     if ctime is not None and len(rows):
@@ -298,7 +324,9 @@ def tally_chunk(columns, group, first_row, spill=None, groups=()):
     keys = columns.keys
     if spill is not None:
         spill.write(Tally.of_keys(group, expire, memory, rows, keys, first_row), groups)
-    return Tally.of_keys(group, expire // 1000, memory, rows, keys, first_row)
+    second = expire // 1000
+    taken = held.of_keys(groups, group, second) if held is not None else None
+    return Tally.of_keys(group, second, memory, rows, keys, first_row, taken)
 
 
 class CountedExpiring:

@@ -84,10 +84,11 @@ class Partial:
     spilled: tuple = ()
 
 
-def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None):
+def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, held=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
     ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);
-    the chunk's per-millisecond expiry tally goes to ``spill`` (an :class:`~.expiry_counts.Spill`)."""
+    the chunk's per-millisecond expiry tally goes to ``spill`` (an :class:`~.expiry_counts.Spill`), and
+    ``held`` (:class:`~.expiry_counts.HeldExamples`) says which expiry examples earlier chunks hold."""
     columns = KeyColumns(table, info)
     inferred = infer_patterns(columns.keys)
     if isinstance(inferred, pa.ChunkedArray):
@@ -107,7 +108,8 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
-    expiring = tally_chunk(columns, groups.group, first_row, spill, pairs) if spill is not None else Tally.empty()
+    expiring = tally_chunk(columns, groups.group, first_row, spill, pairs, held) if spill is not None \
+        else Tally.empty()
     return Partial(
         groups=pairs,
         stats=stats,
