@@ -258,7 +258,7 @@ def finish(partial, info, plan, summaries=None):
     index = {pair: i for i, pair in enumerate(partial.groups)}
     group_of = [new_group[np.array([index[pair] for pair in segment.groups], np.int64)]
                 for segment in partial.spilled]
-    columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group, in_row_order=False),
+    columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group),
                                        partial.spilled, group_of, columns.ctime_ms, len(final))
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
     if summaries is None:

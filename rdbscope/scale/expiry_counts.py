@@ -2,24 +2,27 @@
 
 Of the keys that expire after the dump's ctime, two tallies:
 
-* per (group, second): keys, memory and the first rows with their keys. The windows, the
-  incidents (their keys, memory, bounds and examples) and the timeline come from these
+* per (group, second): keys, memory and the rows of the first few, in memory. The windows,
+  the incidents (their keys, memory, bounds and examples) and the timeline come from these
   exactly. They grow with the distinct (pattern, second) pairs, as the in-memory pass's
   counts do, not with the keys.
 * per (group, millisecond): the same, for the batches of EXP003. A batch is every key of
   one millisecond wherever it lies in the dump, and a uniform spread of expiries has about
-  as many distinct milliseconds as keys, so this tally goes to disk: each chunk's, cut into
-  :data:`PARTITIONS` files by millisecond, read back a partition at a time at the end and
-  only for the seconds that hold a batch's worth of keys (see :class:`Spill`).
+  as many distinct milliseconds as keys, so the keys go to disk as records (group,
+  millisecond, memory, row), cut into :data:`PARTITIONS` files by millisecond, and are
+  counted at the end a partition at a time, only those of the seconds that hold a batch's
+  worth of keys (see :class:`Spill`).
+
+Examples are row numbers until the end; their keys are read back then from a log of every
+chunk's keys that the spill writes beside the counts (the chunk's key buffers as they are).
 """
 
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-import pyarrow as pa
 
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
@@ -30,10 +33,10 @@ EXAMPLES = 3
 #: Files the millisecond tally is cut into: every key of one millisecond is in the same one.
 PARTITIONS = 32
 
-_EXAMPLE_SCHEMA = pa.schema([("group", pa.int64()), ("value", pa.int64()), ("row", pa.uint64()),
-                             ("key", pa.binary())])
-_SPILL_SCHEMA = pa.schema([("group", pa.int32()), ("value", pa.int64()), ("count", pa.int64()),
-                           ("memory", pa.uint64()), ("row", pa.uint64()), ("key", pa.binary())])
+#: An example: the entry it belongs to and its row.
+EXAMPLE = np.dtype([("group", np.int64), ("value", np.int64), ("row", np.uint64)])
+#: A spilled record: one per expiring key.
+RECORD = np.dtype([("group", np.int32), ("value", np.int64), ("memory", np.uint64), ("row", np.uint64)])
 
 
 @dataclass(frozen=True)
@@ -43,25 +46,24 @@ class Tally:
     Attributes:
         group, value: int64 per entry (value: an epoch second or millisecond).
         count: keys of each entry (int64); memory: their memory (uint64).
-        examples: ``group, value, row, key`` of the first :data:`EXAMPLES` rows of each entry,
-            sorted by group, value and row.
+        examples: the first :data:`EXAMPLES` rows of each entry (:data:`EXAMPLE`), sorted by
+            group, value and row.
     """
 
     group: np.ndarray
     value: np.ndarray
     count: np.ndarray
     memory: np.ndarray
-    examples: pa.Table
+    examples: np.ndarray
 
     @classmethod
     def empty(cls):
         nothing = np.zeros(0, np.int64)
-        return cls(nothing, nothing, nothing, np.zeros(0, np.uint64), _EXAMPLE_SCHEMA.empty_table())
+        return cls(nothing, nothing, nothing, np.zeros(0, np.uint64), np.zeros(0, EXAMPLE))
 
     @classmethod
-    def of_keys(cls, group, value, memory, rows, keys, first_row=0, held=None):
-        """The tally of keys: a group, value, memory and row (ascending) each; ``keys`` holds the key at
-        each row (a BinaryArray), and the rows are numbered from ``first_row`` in the tally.
+    def of_keys(cls, group, value, memory, rows, held=None):
+        """The tally of keys: a group, value, memory and row (ascending) each.
 
         ``held``: per key, how many example rows of its entry a tally of earlier rows holds
         already; only the rest are taken.
@@ -74,10 +76,9 @@ class Tally:
         count = np.diff(np.append(starts, len(group)))
         rank = np.arange(len(group)) - np.repeat(starts, count)
         wanted = rank < (EXAMPLES if held is None else EXAMPLES - held[order])
-        first = order[wanted]
-        examples = pa.table([pa.array(group[wanted]), pa.array(value[wanted]),
-                             pa.array(np.asarray(rows, np.uint64)[first] + np.uint64(first_row)),
-                             keys.take(pa.array(np.asarray(rows)[first], pa.int64()))], schema=_EXAMPLE_SCHEMA)
+        examples = np.empty(int(np.count_nonzero(wanted)), EXAMPLE)
+        examples["group"], examples["value"] = group[wanted], value[wanted]
+        examples["row"] = np.asarray(rows, np.uint64)[order[wanted]]
         summed = np.add.reduceat(np.asarray(memory, np.uint64)[order], starts)
         return cls(group[starts], value[starts], count, summed.astype(np.uint64), examples)
 
@@ -103,37 +104,37 @@ class Tally:
         starts = _starts(group, value)
         count = np.add.reduceat(np.concatenate([t.count for t, _ids in parts])[order], starts)
         memory = np.add.reduceat(np.concatenate([t.memory for t, _ids in parts])[order], starts)
-        examples = _first_examples(pa.concat_tables([_renumbered(t.examples, ids) for t, ids in parts]),
-                                   in_row_order)
-        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64), examples)
+        examples = np.concatenate([_renumbered(t.examples, ids) for t, ids in parts])
+        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64),
+                   _first_examples(examples, in_row_order))
 
-    def renumbered(self, new_group, in_row_order=True):
+    def renumbered(self, new_group):
         """The tally with group ``g`` called ``new_group[g]`` (groups given one number are added up)."""
-        return Tally.merge([(self, new_group)], in_row_order)
+        return Tally.merge([(self, new_group)], in_row_order=False)
 
     def with_rows_from(self, offset):
         """The tally with its example rows numbered from ``offset`` on (a dump read after others)."""
-        row = self.examples["row"].to_numpy() + np.uint64(offset)
-        return Tally(self.group, self.value, self.count, self.memory,
-                     self.examples.set_column(2, "row", pa.array(row, pa.uint64())))
+        examples = self.examples.copy()
+        examples["row"] += np.uint64(offset)
+        return replace(self, examples=examples)
 
 
 def _renumbered(examples, ids):
-    group = ids[examples["group"].to_numpy()] if examples.num_rows else np.zeros(0, np.int64)
-    return examples.set_column(0, "group", pa.array(group, pa.int64()))
+    out = examples.copy()
+    out["group"] = ids[examples["group"]]
+    return out
 
 
 def _first_examples(examples, in_row_order):
     """The first :data:`EXAMPLES` rows of each (group, value) of ``examples``, sorted."""
-    if examples.num_rows == 0:
+    if len(examples) == 0:
         return examples
-    group, value = examples["group"].to_numpy(), examples["value"].to_numpy()
-    row = examples["row"].to_numpy()
-    order = _order(group, value) if in_row_order else np.lexsort((row, value, group))
+    group, value = examples["group"], examples["value"]
+    order = _order(group, value) if in_row_order else np.lexsort((examples["row"], value, group))
     group, value = group[order], value[order]
     starts = _starts(group, value)
     rank = np.arange(len(group)) - np.repeat(starts, np.diff(np.append(starts, len(group))))
-    return examples.take(pa.array(order[rank < EXAMPLES], pa.int64()))
+    return examples[order[rank < EXAMPLES]]
 
 
 def _order(group, value):
@@ -167,11 +168,19 @@ def _starts_mask(group, value):
 
 @dataclass(frozen=True)
 class SpillSegment:
-    """The millisecond tallies one process wrote: a file per partition, and the (db, pattern) of
-    each group number in them (the chunks' patterns). ``buffers`` replace the files when the
-    segment travels to another machine (see :meth:`inline`)."""
+    """What one process spilled: the per-millisecond records, a file per partition, with the
+    (db, pattern) of each group number in them (the chunks' patterns); and its chunks' keys
+    (``keys``: their bytes, ``ends``: where each key ends in them, int64) with the first row of
+    each chunk and where its keys start among ``ends`` (``chunks``: int64 pairs).
+
+    ``buffers`` replace the files when the segment travels to another machine (see :meth:`inline`);
+    ``row_offset`` is added to its rows (a dump read after others).
+    """
 
     paths: tuple
+    keys: str
+    ends: str
+    chunks: np.ndarray
     groups: tuple
     buffers: tuple = ()
     row_offset: int = 0
@@ -180,27 +189,49 @@ class SpillSegment:
         """The segment with its files read into memory and removed: for a Dask worker whose disk the
         client may not reach."""
         buffers = []
-        for path in self.paths:
+        for path in (*self.paths, self.keys, self.ends):
             with open(path, "rb") as file:
                 buffers.append(file.read())
-            os.unlink(path)
-        shutil.rmtree(os.path.dirname(self.paths[0]), ignore_errors=True) if self.paths else None
-        return SpillSegment((), self.groups, tuple(buffers), self.row_offset)
+        shutil.rmtree(os.path.dirname(self.keys), ignore_errors=True)
+        return replace(self, paths=(), keys="", ends="", buffers=tuple(buffers))
 
-    def partition(self, index):
-        """The record batches of partition ``index``."""
+    def records(self, index):
+        """The records of partition ``index`` (:data:`RECORD`), their rows counted from the first dump."""
         if self.buffers:
-            source = pa.BufferReader(self.buffers[index])
-        elif self.paths:
-            source = pa.memory_map(self.paths[index])
+            records = np.frombuffer(self.buffers[index], RECORD)
+        elif os.path.getsize(self.paths[index]):
+            records = np.fromfile(self.paths[index], RECORD)
         else:
-            return []
-        with pa.ipc.open_stream(source) as reader:
-            return list(reader)
+            return np.zeros(0, RECORD)
+        if self.row_offset:
+            records = records.copy()
+            records["row"] += np.uint64(self.row_offset)
+        return records
+
+    def key_texts(self, rows):
+        """``{row: key text}`` of those of ``rows`` (counted from the first dump) read by this segment."""
+        first = self.chunks[:, 0] + self.row_offset
+        chunk = np.searchsorted(first, rows, side="right") - 1
+        found = {}
+        if self.buffers:
+            keys = memoryview(self.buffers[-2])
+            ends = np.frombuffer(self.buffers[-1], np.int64)
+        else:
+            keys = np.memmap(self.keys, np.uint8, "r") if os.path.getsize(self.keys) else memoryview(b"")
+            ends = np.memmap(self.ends, np.int64, "r") if os.path.getsize(self.ends) else np.zeros(0, np.int64)
+        for row, c in zip(rows.tolist(), chunk.tolist(), strict=True):
+            if c < 0:
+                continue
+            position = int(self.chunks[c, 1]) + row - int(first[c])
+            limit = int(self.chunks[c + 1, 1]) if c + 1 < len(self.chunks) else len(ends)
+            if position < limit:
+                start = int(ends[position - 1]) if position else 0
+                found[row] = bytes(keys[start:int(ends[position])]).decode("utf-8", "backslashreplace")
+        return found
 
 
 class Spill:
-    """Writes the millisecond tallies of one process's chunks under ``directory``.
+    """Writes the per-millisecond tallies and the keys of one process's chunks under ``directory``.
 
     Each chunk's tally names its groups by number; the spill numbers (db, pattern) pairs once
     for all its chunks, so that the records of every chunk read back through one table.
@@ -210,43 +241,49 @@ class Spill:
         os.makedirs(directory, exist_ok=True)
         self.directory = tempfile.mkdtemp(prefix="part-", dir=directory)
         self._numbers = {}
-        self._writers = None
-        self.paths = tuple(os.path.join(self.directory, f"{i:02d}.arrows") for i in range(PARTITIONS))
+        self.paths = tuple(os.path.join(self.directory, f"{i:02d}.records") for i in range(PARTITIONS))
+        self._files = [open(path, "wb") for path in self.paths]  # noqa: SIM115 (closed in close())
+        self._keys = open(os.path.join(self.directory, "keys"), "wb")  # noqa: SIM115
+        self._ends = open(os.path.join(self.directory, "ends"), "wb")  # noqa: SIM115
+        self._written, self._n_keys, self._chunks = 0, 0, []
 
-    def write(self, tally, groups):
-        """Add a chunk's millisecond ``tally``, whose group ``g`` is ``groups[g]`` = (db, pattern)."""
-        if len(tally) == 0:
+    def log_keys(self, keys, first_row):
+        """Keep the keys of a chunk (a BinaryArray) whose first is row ``first_row``."""
+        self._chunks.append((first_row, self._n_keys))
+        offsets = np.frombuffer(keys.buffers()[1], np.int32)[keys.offset:keys.offset + len(keys) + 1]
+        data = keys.buffers()[2]
+        start, stop = int(offsets[0]), int(offsets[-1])
+        self._keys.write(memoryview(data)[start:stop] if data is not None else b"")
+        (offsets[1:].astype(np.int64) - start + self._written).tofile(self._ends)
+        self._written += stop - start
+        self._n_keys += len(keys)
+
+    def write(self, group, value, memory, rows, groups):
+        """Add a chunk's expiring keys: a group (``groups[g]`` is its (db, pattern)), epoch millisecond,
+        memory and row each. They are written as they come, a record per key: a chunk holds few
+        keys of one millisecond, so counting them here would save little."""
+        if len(group) == 0:
             return
         number = np.array([self._numbers.setdefault(g, len(self._numbers)) for g in groups], np.int32)
-        examples = tally.examples
-        # one record per example row (examples and entries are sorted alike); the entry's count
-        # and memory go with its first
-        first = _starts_mask(examples["group"].to_numpy(), examples["value"].to_numpy())
-        entry = np.cumsum(first) - 1
-        records = pa.table([
-            pa.array(number[tally.group[entry]], pa.int32()), pa.array(tally.value[entry], pa.int64()),
-            pa.array(np.where(first, tally.count[entry], 0), pa.int64()),
-            pa.array(np.where(first, tally.memory[entry], np.uint64(0)), pa.uint64()),
-            examples["row"], examples["key"]], schema=_SPILL_SCHEMA)
-        part = tally.value[entry] % PARTITIONS
-        order = np.argsort(part, kind="stable")
+        part = (value % PARTITIONS).astype(np.uint8)
+        order = np.argsort(part, kind="stable")  # a radix sort of bytes
         bounds = np.searchsorted(part[order], np.arange(PARTITIONS + 1))
-        records = records.take(pa.array(order, pa.int64()))
-        if self._writers is None:
-            self._writers = [pa.ipc.new_stream(path, _SPILL_SCHEMA) for path in self.paths]
-        for i, writer in enumerate(self._writers):
+        records = np.empty(len(group), RECORD)
+        records["group"] = number[group[order]]
+        records["value"] = value[order]
+        records["memory"] = memory[order]
+        records["row"] = rows[order]
+        for i, file in enumerate(self._files):
             if bounds[i + 1] > bounds[i]:
-                writer.write_table(records.slice(bounds[i], bounds[i + 1] - bounds[i]))
+                records[bounds[i]:bounds[i + 1]].tofile(file)
 
     def close(self):
-        """The :class:`SpillSegment` of what was written (none when nothing was)."""
-        if self._writers is None:
-            shutil.rmtree(self.directory, ignore_errors=True)
-            return None
-        for writer in self._writers:
-            writer.close()
-        self._writers = None
-        return SpillSegment(self.paths, tuple(sorted(self._numbers, key=self._numbers.get)))
+        """The :class:`SpillSegment` of what was written."""
+        for file in (*self._files, self._keys, self._ends):
+            file.close()
+        chunks = np.array(self._chunks, np.int64).reshape(-1, 2)
+        return SpillSegment(self.paths, self._keys.name, self._ends.name, chunks,
+                            tuple(sorted(self._numbers, key=self._numbers.get)))
 
 
 def read_partition(segments, index, group_of, keep_second):
@@ -255,36 +292,26 @@ def read_partition(segments, index, group_of, keep_second):
     ``group_of``: per segment, the final group of each of its group numbers;
     ``keep_second(group, second)``: which records to read on (a bool per record).
     """
-    parts = []
+    kept = []
     for segment, groups in zip(segments, group_of, strict=True):
-        for batch in segment.partition(index):
-            group = groups[batch["group"].to_numpy()]
-            value = batch["value"].to_numpy()
-            keep = keep_second(group, value // 1000)
-            if not keep.any():
-                continue
-            batch = pa.Table.from_batches([batch]).filter(pa.array(keep))
-            if segment.row_offset:
-                row = batch["row"].to_numpy() + np.uint64(segment.row_offset)
-                batch = batch.set_column(4, "row", pa.array(row, pa.uint64()))
-            parts.append(_records_tally(batch, group[keep]))
-    if not parts:
+        records = segment.records(index)
+        if len(records) == 0:
+            continue
+        group = groups[records["group"]]
+        keep = keep_second(group, records["value"] // 1000)
+        if keep.any():
+            kept.append((records[keep], group[keep]))
+    if not kept:
         return Tally.empty()
-    n_groups = max(int(t.group.max()) for t in parts) + 1
-    return Tally.merge([(t, np.arange(n_groups)) for t in parts], in_row_order=False)
-
-
-def _records_tally(records, group):
-    """A :class:`Tally` of spilled records (an example row each; count and memory on an entry's first)."""
-    value = records["value"].to_numpy()
-    count, memory = records["count"].to_numpy(), records["memory"].to_numpy()
-    order = _order(group, value)
-    starts = _starts(group[order], value[order])
-    examples = pa.table([pa.array(group, pa.int64()), records["value"], records["row"], records["key"]],
-                        schema=_EXAMPLE_SCHEMA)
-    return Tally(group[order][starts], value[order][starts],
-                 np.add.reduceat(count[order], starts).astype(np.int64),
-                 np.add.reduceat(memory[order], starts).astype(np.uint64),
+    records = np.concatenate([r for r, _g in kept])
+    group = np.concatenate([g for _r, g in kept])
+    order = _order(group, records["value"])
+    starts = _starts(group[order], records["value"][order])
+    examples = np.empty(len(records), EXAMPLE)
+    examples["group"], examples["value"], examples["row"] = group, records["value"], records["row"]
+    return Tally(group[order][starts], records["value"][order][starts],
+                 np.diff(np.append(starts, len(order))).astype(np.int64),
+                 np.add.reduceat(records["memory"][order], starts).astype(np.uint64),
                  _first_examples(examples, in_row_order=False))
 
 
@@ -308,10 +335,10 @@ class HeldExamples:
         return np.where((number >= 0) & (self._code[at] == code), self._held[at], 0)
 
 
-def tally_chunk(columns, group, first_row, spill=None, groups=(), held=None):
+def tally_chunk(columns, group, first_row, spill, groups, held=None):
     """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key, rows from
-    ``first_row``); their per-millisecond tally goes to ``spill`` (``groups``: the chunk's (db, pattern)
-    pairs). ``held``: the :class:`HeldExamples` of the rows before."""
+    ``first_row``); their per-millisecond tally and the chunk's keys go to ``spill`` (``groups``: the
+    chunk's (db, pattern) pairs). ``held``: the :class:`HeldExamples` of the rows before."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
     if ctime is not None and len(rows):
@@ -319,14 +346,14 @@ def tally_chunk(columns, group, first_row, spill=None, groups=(), held=None):
         expire, rows = expire[keep], rows[keep]
     if len(rows) == 0:
         return Tally.empty()
+    spill.log_keys(columns.keys, first_row)
     group = np.asarray(group, np.int64)[rows]
     memory = columns.memory[rows]
-    keys = columns.keys
-    if spill is not None:
-        spill.write(Tally.of_keys(group, expire, memory, rows, keys, first_row), groups)
+    global_rows = rows.astype(np.uint64) + np.uint64(first_row)
+    spill.write(group, expire, memory, global_rows, groups)
     second = expire // 1000
     taken = held.of_keys(groups, group, second) if held is not None else None
-    return Tally.of_keys(group, second, memory, rows, keys, first_row, taken)
+    return Tally.of_keys(group, second, memory, global_rows, taken)
 
 
 class CountedExpiring:
@@ -334,8 +361,8 @@ class CountedExpiring:
     :mod:`rdbscope.passes.expiry`), from the merged tallies of a bounded run.
 
     ``seconds``: the per-second :class:`Tally` in final groups; ``segments``: the spilled
-    per-millisecond tallies, and ``group_of`` the final group of each of a segment's group
-    numbers; ``ctime_ms``: when the dump was written (None when it does not say: the first
+    per-millisecond tallies and keys, and ``group_of`` the final group of each of a segment's
+    group numbers; ``ctime_ms``: when the dump was written (None when it does not say: the first
     expiry is the base then, and expiries 2**41 ms past it are left out by the second).
     """
 
@@ -346,7 +373,7 @@ class CountedExpiring:
             self.base_ms = int(seconds.value.min()) * 1000 if len(seconds) else 0
             far = (seconds.value - self.base_ms // 1000) * 1000 >= FAR_FUTURE_MS
             if far.any():
-                seconds = Tally.merge([(_where(seconds, ~far), np.arange(n_groups))])
+                seconds = _where(seconds, ~far)
         self.base_s = self.base_ms // 1000
         self._tally = seconds
         self._segments, self._group_of = segments, group_of
@@ -357,7 +384,7 @@ class CountedExpiring:
         self.seconds = Runs(seconds.group, offset, seconds.count)
         self._code = (seconds.group << 32) | offset
         examples = seconds.examples
-        self._example_code = (examples["group"].to_numpy() << 32) | (examples["value"].to_numpy() - self.base_s)
+        self._example_code = (examples["group"] << 32) | (examples["value"] - self.base_s)
         self._batch_examples = {}
 
     def members(self, spans, whole_dump=False):
@@ -367,15 +394,14 @@ class CountedExpiring:
         for group, start_s, end_s in spans:
             if whole_dump:
                 entries = np.flatnonzero((tally.value >= start_s) & (tally.value < end_s))
-                value = examples["value"].to_numpy()
-                rows = np.flatnonzero((value >= start_s) & (value < end_s))
+                chosen = examples[(examples["value"] >= start_s) & (examples["value"] < end_s)]
             else:
                 low, high = ((group << 32) | (start_s - self.base_s)), ((group << 32) | (end_s - self.base_s))
                 entries = np.arange(*np.searchsorted(self._code, [low, high]))
-                rows = np.arange(*np.searchsorted(self._example_code, [low, high]))
+                chosen = examples[slice(*np.searchsorted(self._example_code, [low, high]))]
             seconds = tally.value[entries]
             found.append(Members(int(tally.count[entries].sum()), int(tally.memory[entries].sum()),
-                                 int(seconds.min()), int(seconds.max()) + 1, _first_texts(examples, rows)))
+                                 int(seconds.min()), int(seconds.max()) + 1, self._texts(chosen["row"])))
         return found
 
     def group_counts(self, start_s, end_s):
@@ -404,11 +430,10 @@ class CountedExpiring:
             if len(batch) == 0:
                 continue
             parts.append((tally.group[batch], tally.value[batch], tally.count[batch], tally.memory[batch]))
-            examples = tally.examples
-            value = examples["value"].to_numpy()
-            code = examples["group"].to_numpy()
-            for g, v in zip(tally.group[batch].tolist(), tally.value[batch].tolist(), strict=True):
-                self._batch_examples[g, v] = _first_texts(examples, np.flatnonzero((code == g) & (value == v)))
+            examples = tally.examples  # sorted as the entries, each entry's first rows
+            entry = np.cumsum(_starts_mask(examples["group"], examples["value"])) - 1
+            for b in batch.tolist():
+                self._batch_examples[int(tally.group[b]), int(tally.value[b])] = examples["row"][entry == b]
         if not parts:
             return Batches.empty()
         group, value, count, memory = (np.concatenate(column) for column in zip(*parts, strict=True))
@@ -417,25 +442,24 @@ class CountedExpiring:
 
     def batch_examples(self, group, instant, k=EXAMPLES):
         """See ``_Expiring.batch_examples`` (of batches :meth:`batches` found)."""
-        return {int(g): list(self._batch_examples[int(g), int(i) + self.base_ms][:k])
+        return {int(g): list(self._texts(self._batch_examples[int(g), int(i) + self.base_ms], k))
                 for g, i in zip(group, instant, strict=True)}
+
+    def _texts(self, rows, k=EXAMPLES):
+        """The keys of the ``k`` lowest of ``rows``, as text (``\\xNN`` for bytes that are not UTF-8)."""
+        rows = np.sort(np.asarray(rows, np.uint64))[:k].astype(np.int64)
+        found = {}
+        for segment in self._segments:
+            found.update(segment.key_texts(rows))
+        return tuple(found[row] for row in rows.tolist())
 
 
 def _where(tally, keep):
     """The entries of ``tally`` where ``keep`` holds, with their examples."""
-    code = tally.group[keep] << 32 | (tally.value[keep] - int(tally.value.min()))
+    low = int(tally.value.min())
+    code = (tally.group[keep] << 34) | (tally.value[keep] - low)
     examples = tally.examples
-    example_code = examples["group"].to_numpy() << 32 | (examples["value"].to_numpy() - int(tally.value.min()))
+    example_code = (examples["group"] << 34) | (examples["value"] - low)
     at = np.minimum(np.searchsorted(code, example_code), max(len(code) - 1, 0))
-    kept = examples.filter(pa.array(code[at] == example_code)) if len(code) else examples.slice(0, 0)
+    kept = examples[code[at] == example_code] if len(code) else examples[:0]
     return Tally(tally.group[keep], tally.value[keep], tally.count[keep], tally.memory[keep], kept)
-
-
-def _first_texts(examples, rows, k=EXAMPLES):
-    """The keys of the ``k`` lowest rows among ``examples`` at ``rows``, as text (``\\xNN`` for non-UTF-8)."""
-    if len(rows) == 0:
-        return ()
-    row = examples["row"].to_numpy()[rows]
-    chosen = rows[np.argsort(row, kind="stable")[:k]]
-    return tuple(key.decode("utf-8", "backslashreplace")
-                 for key in examples["key"].take(pa.array(chosen, pa.int64())).to_pylist())
