@@ -25,7 +25,7 @@ from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
 from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
-from .expiry_counts import CountedExpiring, HeldExamples, Spill
+from .expiry_counts import CountedExpiring, Spill
 from .partial import (
     GROUP,
     KEY,
@@ -101,8 +101,7 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
             first_row += table.num_rows
             continue
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        held = HeldExamples(total.groups, total.expiring) if total is not None else None
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff, spill, held))
+        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff, spill))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
             summary = part if summary is None else add_summaries(summary, part)
@@ -140,7 +139,7 @@ def partial_of_dump_on_processes(source, plan, chunk_keys, jobs, **scan_options)
     task = functools.partial(_share_task, source=os.path.abspath(source), plan=plan, chunk_keys=chunk_keys,
                              scan_options=_for_workers(scan_options))
     done = map_sources(task, [(j, jobs) for j in range(jobs)], jobs=jobs)
-    partial = merge([part for part, _info, _summary in done], plan.sample_keys, in_row_order=False)
+    partial = merge([part for part, _info, _summary in done], plan.sample_keys)
     return partial, done[0][1], None
 
 

@@ -2,10 +2,9 @@
 
 Of the keys that expire after the dump's ctime, two tallies:
 
-* per (group, second): keys, memory and the rows of the first few, in memory. The windows,
-  the incidents (their keys, memory, bounds and examples) and the timeline come from these
-  exactly. They grow with the distinct (pattern, second) pairs, as the in-memory pass's
-  counts do, not with the keys.
+* per (group, second): keys and memory, in memory. The windows, the incidents (their keys,
+  memory and bounds) and the timeline come from these exactly. They grow with the distinct
+  (pattern, second) pairs, as the in-memory pass's counts do, not with the keys.
 * per (group, millisecond): the same, for the batches of EXP003. A batch is every key of
   one millisecond wherever it lies in the dump, and a uniform spread of expiries has about
   as many distinct milliseconds as keys, so the keys go to disk as records (group,
@@ -13,8 +12,9 @@ Of the keys that expire after the dump's ctime, two tallies:
   counted at the end a partition at a time, only those of the seconds that hold a batch's
   worth of keys (see :class:`Spill`).
 
-Examples are row numbers until the end; their keys are read back then from a log of every
-chunk's keys that the spill writes beside the counts (the chunk's key buffers as they are).
+Examples (the first keys of an incident or a batch) are found at the end in the records, as
+row numbers; their keys are read back from a log of the chunks' keys that the spill writes
+beside the records (each chunk's key buffers as they are).
 """
 
 import os
@@ -41,7 +41,7 @@ RECORD = np.dtype([("group", np.int32), ("value", np.int64), ("memory", np.uint6
 
 @dataclass(frozen=True)
 class Tally:
-    """Keys per (group, value), sorted by group then value, with the first rows of each.
+    """Keys per (group, value), sorted by group then value, with the first rows of each (when taken).
 
     Attributes:
         group, value: int64 per entry (value: an epoch second or millisecond).
@@ -62,36 +62,23 @@ class Tally:
         return cls(nothing, nothing, nothing, np.zeros(0, np.uint64), np.zeros(0, EXAMPLE))
 
     @classmethod
-    def of_keys(cls, group, value, memory, rows, held=None):
-        """The tally of keys: a group, value, memory and row (ascending) each.
-
-        ``held``: per key, how many example rows of its entry a tally of earlier rows holds
-        already; only the rest are taken.
-        """
+    def of_keys(cls, group, value, memory):
+        """The tally of keys (a group, value and memory each), without examples."""
         if len(group) == 0:
             return cls.empty()
         order = _order(group, value)
         group, value = group[order], value[order]
         starts = _starts(group, value)
         count = np.diff(np.append(starts, len(group)))
-        rank = np.arange(len(group)) - np.repeat(starts, count)
-        wanted = rank < (EXAMPLES if held is None else EXAMPLES - held[order])
-        examples = np.empty(int(np.count_nonzero(wanted)), EXAMPLE)
-        examples["group"], examples["value"] = group[wanted], value[wanted]
-        examples["row"] = np.asarray(rows, np.uint64)[order[wanted]]
         summed = np.add.reduceat(np.asarray(memory, np.uint64)[order], starts)
-        return cls(group[starts], value[starts], count, summed.astype(np.uint64), examples)
+        return cls(group[starts], value[starts], count, summed.astype(np.uint64), np.zeros(0, EXAMPLE))
 
     def __len__(self):
         return len(self.count)
 
     @classmethod
-    def merge(cls, parts, in_row_order=True):
-        """One tally of ``(tally, new group of each of its groups)`` parts; equal (group, value) entries add up.
-
-        ``in_row_order``: every row of a part comes before the rows of the parts after it (chunks
-        read one after another), so the first rows of an entry are those of its first parts.
-        """
+    def merge(cls, parts):
+        """One tally of ``(tally, new group of each of its groups)`` parts; equal (group, value) entries add up."""
         parts = [(t, np.asarray(ids, np.int64)) for t, ids in parts if len(t)]
         if not parts:
             return cls.empty()
@@ -104,19 +91,13 @@ class Tally:
         starts = _starts(group, value)
         count = np.add.reduceat(np.concatenate([t.count for t, _ids in parts])[order], starts)
         memory = np.add.reduceat(np.concatenate([t.memory for t, _ids in parts])[order], starts)
-        examples = np.concatenate([_renumbered(t.examples, ids) for t, ids in parts])
-        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64),
-                   _first_examples(examples, in_row_order))
+        examples = [_renumbered(t.examples, ids) for t, ids in parts if len(t.examples)]
+        examples = _first_examples(np.concatenate(examples)) if examples else np.zeros(0, EXAMPLE)
+        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64), examples)
 
     def renumbered(self, new_group):
         """The tally with group ``g`` called ``new_group[g]`` (groups given one number are added up)."""
-        return Tally.merge([(self, new_group)], in_row_order=False)
-
-    def with_rows_from(self, offset):
-        """The tally with its example rows numbered from ``offset`` on (a dump read after others)."""
-        examples = self.examples.copy()
-        examples["row"] += np.uint64(offset)
-        return replace(self, examples=examples)
+        return Tally.merge([(self, new_group)])
 
 
 def _renumbered(examples, ids):
@@ -125,12 +106,12 @@ def _renumbered(examples, ids):
     return out
 
 
-def _first_examples(examples, in_row_order):
+def _first_examples(examples):
     """The first :data:`EXAMPLES` rows of each (group, value) of ``examples``, sorted."""
     if len(examples) == 0:
         return examples
     group, value = examples["group"], examples["value"]
-    order = _order(group, value) if in_row_order else np.lexsort((examples["row"], value, group))
+    order = np.lexsort((examples["row"], value, group))
     group, value = group[order], value[order]
     starts = _starts(group, value)
     rank = np.arange(len(group)) - np.repeat(starts, np.diff(np.append(starts, len(group))))
@@ -312,33 +293,13 @@ def read_partition(segments, index, group_of, keep_second):
     return Tally(group[order][starts], records["value"][order][starts],
                  np.diff(np.append(starts, len(order))).astype(np.int64),
                  np.add.reduceat(records["memory"][order], starts).astype(np.uint64),
-                 _first_examples(examples, in_row_order=False))
+                 _first_examples(examples))
 
 
-class HeldExamples:
-    """How many example rows the per-second tally of a partial holds per (db, pattern, second): a chunk
-    read after that partial's rows need not offer more than the rest (its keys come later)."""
-
-    def __init__(self, groups, tally):
-        self._number = {pair: i for i, pair in enumerate(groups)}
-        usable = len(tally) and tally.value.min() >= 0 and tally.value.max() < 1 << 34
-        self._code = (tally.group << 34) | tally.value if usable else np.zeros(0, np.int64)
-        self._held = np.minimum(tally.count, EXAMPLES)
-
-    def of_keys(self, pairs, group, second):
-        """Examples held for each key of a chunk (its group ``group`` of the chunk's ``pairs``, ``second``)."""
-        if len(self._code) == 0 or len(group) == 0 or second.min() < 0 or second.max() >= 1 << 34:
-            return None
-        number = np.array([self._number.get(pair, -1) for pair in pairs], np.int64)[group]
-        code = (number << 34) | second
-        at = np.minimum(np.searchsorted(self._code, code), len(self._code) - 1)
-        return np.where((number >= 0) & (self._code[at] == code), self._held[at], 0)
-
-
-def tally_chunk(columns, group, first_row, spill, groups, held=None):
+def tally_chunk(columns, group, first_row, spill, groups):
     """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key, rows from
-    ``first_row``); their per-millisecond tally and the chunk's keys go to ``spill`` (``groups``: the
-    chunk's (db, pattern) pairs). ``held``: the :class:`HeldExamples` of the rows before."""
+    ``first_row``); the keys themselves (group, millisecond, memory, row, and the key) go to ``spill``
+    (``groups``: the chunk's (db, pattern) pairs)."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
     if ctime is not None and len(rows):
@@ -351,9 +312,7 @@ def tally_chunk(columns, group, first_row, spill, groups, held=None):
     memory = columns.memory[rows]
     global_rows = rows.astype(np.uint64) + np.uint64(first_row)
     spill.write(group, expire, memory, global_rows, groups)
-    second = expire // 1000
-    taken = held.of_keys(groups, group, second) if held is not None else None
-    return Tally.of_keys(group, second, memory, global_rows, taken)
+    return Tally.of_keys(group, expire // 1000, memory)
 
 
 class CountedExpiring:
@@ -383,26 +342,46 @@ class CountedExpiring:
         offset = seconds.value - self.base_s
         self.seconds = Runs(seconds.group, offset, seconds.count)
         self._code = (seconds.group << 32) | offset
-        examples = seconds.examples
-        self._example_code = (examples["group"] << 32) | (examples["value"] - self.base_s)
         self._batch_examples = {}
 
     def members(self, spans, whole_dump=False):
-        """See ``_Expiring.members``."""
-        tally, examples = self._tally, self._tally.examples
+        """See ``_Expiring.members``: counts from the per-second tally, examples from the spill."""
+        tally = self._tally
         found = []
         for group, start_s, end_s in spans:
             if whole_dump:
                 entries = np.flatnonzero((tally.value >= start_s) & (tally.value < end_s))
-                chosen = examples[(examples["value"] >= start_s) & (examples["value"] < end_s)]
             else:
                 low, high = ((group << 32) | (start_s - self.base_s)), ((group << 32) | (end_s - self.base_s))
                 entries = np.arange(*np.searchsorted(self._code, [low, high]))
-                chosen = examples[slice(*np.searchsorted(self._example_code, [low, high]))]
             seconds = tally.value[entries]
-            found.append(Members(int(tally.count[entries].sum()), int(tally.memory[entries].sum()),
-                                 int(seconds.min()), int(seconds.max()) + 1, self._texts(chosen["row"])))
-        return found
+            found.append((int(tally.count[entries].sum()), int(tally.memory[entries].sum()), int(seconds.min()),
+                          int(seconds.max()) + 1))
+        rows = self._first_rows(spans, whole_dump)
+        return [Members(*counted, self._texts(first)) for counted, first in zip(found, rows, strict=True)]
+
+    def _first_rows(self, spans, whole_dump):
+        """The first :data:`EXAMPLES` rows of the keys in each span, read from the spilled records."""
+        starts = np.array([((0 if whole_dump else g) << 32) | (s - self.base_s) for g, s, _e in spans], np.int64)
+        ends = np.array([((0 if whole_dump else g) << 32) | (e - self.base_s) for g, _s, e in spans], np.int64)
+        kept = []
+        for index in range(PARTITIONS):
+            for segment, groups in zip(self._segments, self._group_of, strict=True):
+                records = segment.records(index)
+                if len(records) == 0:
+                    continue
+                group = np.zeros(len(records), np.int64) if whole_dump else groups[records["group"]]
+                code = (group << 32) | (records["value"] // 1000 - self.base_s)
+                span = np.searchsorted(starts, code, side="right") - 1
+                inside = (span >= 0) & (code < ends[np.maximum(span, 0)])
+                if inside.any():
+                    kept.append(_first_per_span(span[inside], records["row"][inside]))
+        rows = [np.zeros(0, np.uint64) for _span in spans]
+        if kept:
+            span, row = _first_per_span(np.concatenate([k[0] for k in kept]), np.concatenate([k[1] for k in kept]))
+            for s in range(len(spans)):
+                rows[s] = row[span == s]
+        return rows
 
     def group_counts(self, start_s, end_s):
         """See ``_Expiring.group_counts``."""
@@ -455,11 +434,14 @@ class CountedExpiring:
 
 
 def _where(tally, keep):
-    """The entries of ``tally`` where ``keep`` holds, with their examples."""
-    low = int(tally.value.min())
-    code = (tally.group[keep] << 34) | (tally.value[keep] - low)
-    examples = tally.examples
-    example_code = (examples["group"] << 34) | (examples["value"] - low)
-    at = np.minimum(np.searchsorted(code, example_code), max(len(code) - 1, 0))
-    kept = examples[code[at] == example_code] if len(code) else examples[:0]
-    return Tally(tally.group[keep], tally.value[keep], tally.count[keep], tally.memory[keep], kept)
+    """The entries of ``tally`` (without examples) where ``keep`` holds."""
+    return Tally(tally.group[keep], tally.value[keep], tally.count[keep], tally.memory[keep], tally.examples[:0])
+
+
+def _first_per_span(span, row, k=EXAMPLES):
+    """``(span, row)`` of the ``k`` lowest rows of each span."""
+    order = np.lexsort((row, span))
+    span, row = span[order], row[order]
+    starts = np.flatnonzero(np.concatenate(([True], span[1:] != span[:-1])))
+    rank = np.arange(len(span)) - np.repeat(starts, np.diff(np.append(starts, len(span))))
+    return span[rank < k], row[rank < k]

@@ -84,11 +84,10 @@ class Partial:
     spilled: tuple = ()
 
 
-def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, held=None):
+def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
     ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);
-    the chunk's per-millisecond expiry tally goes to ``spill`` (an :class:`~.expiry_counts.Spill`), and
-    ``held`` (:class:`~.expiry_counts.HeldExamples`) says which expiry examples earlier chunks hold."""
+    the chunk's expiring keys go to ``spill`` (an :class:`~.expiry_counts.Spill`)."""
     columns = KeyColumns(table, info)
     inferred = infer_patterns(columns.keys)
     if isinstance(inferred, pa.ChunkedArray):
@@ -108,8 +107,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
-    expiring = tally_chunk(columns, groups.group, first_row, spill, pairs, held) if spill is not None \
-        else Tally.empty()
+    expiring = tally_chunk(columns, groups.group, first_row, spill, pairs) if spill is not None else Tally.empty()
     return Partial(
         groups=pairs,
         stats=stats,
@@ -235,12 +233,8 @@ def _cutoff_for(rank, size, cutoff):
     return cutoff
 
 
-def merge(parts, sample_keys, in_row_order=True):
-    """One :class:`Partial` of several (their groups joined by (db, pattern) text).
-
-    ``in_row_order``: each part's rows come before the next part's (chunks or dumps read one
-    after another), not interleaved (the shares of one dump measured on several processes).
-    """
+def merge(parts, sample_keys):
+    """One :class:`Partial` of several (their groups joined by (db, pattern) text)."""
     if len(parts) == 1:
         return parts[0]
     groups, pairs = {}, {}
@@ -260,8 +254,7 @@ def merge(parts, sample_keys, in_row_order=True):
         sample=sample, sample_cutoff=cutoff,
         n_keys=sum(part.n_keys for part in parts), memory_total=sum(part.memory_total for part in parts),
         has_estimates=any(part.has_estimates for part in parts),
-        expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)],
-                             in_row_order),
+        expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)]),
         spilled=tuple(segment for part in parts for segment in part.spilled),
     )
 
@@ -271,7 +264,7 @@ def shift_rows(partial, offset):
     row = partial.rows[ROW].to_numpy() + np.uint64(offset)
     rows = partial.rows.set_column(partial.rows.column_names.index(ROW), ROW, pa.array(row, pa.uint64()))
     spilled = tuple(replace(s, row_offset=s.row_offset + offset) for s in partial.spilled)
-    return replace(partial, rows=rows, expiring=partial.expiring.with_rows_from(offset), spilled=spilled)
+    return replace(partial, rows=rows, spilled=spilled)
 
 
 def renumber_rows(rows, new_group):
