@@ -13,7 +13,9 @@ For the whole dump the first term is the sum over the patterns.
 
 Bursts of one group whose windows overlap or touch are one *incident*
 (one cliff, one finding): three busy seconds in a row and the minute
-around them are one event for whoever is paged.
+around them are one event for whoever is paged. For the same reason a
+whole-dump incident that a reported pattern incident overlaps, its pattern
+holding most of the keys, is that pattern's finding, not a second one.
 """
 
 import collections
@@ -38,11 +40,14 @@ EXPIRY_BURST = Check(
     "and the backing store takes the whole reload in one instant: a cache stampede "
     "(the Key Design chapter). The finding gives when the incident starts and ends, its keys and memory, "
     "and their share of the pattern's TTL keys; details hold each window and how far over the spread it is. "
+    "When the pattern holds most of a cliff of the whole dump, that cliff is this finding's: it names the keys "
+    "of the other patterns expiring with them (details: `dump_cliff`). "
     "Spread the expiries: add random jitter to the TTL.")
 DUMP_EXPIRY_BURST = Check(
     "EXP002", "dump-expiry-burst", Severity.WARNING,
     "Many keys of the whole dump expire in the same window, far more than its patterns' "
-    "spreads predict together; details list the patterns that contribute.",
+    "spreads predict together, and no pattern's EXP001 incident holds most of them (that finding reports "
+    "the cliff then); details list the patterns that contribute.",
     "Several patterns warmed at the same moment (a deploy, a cache rebuild, a nightly "
     "job) expire at the same moment too. Even if each pattern looks fine alone, the "
     "server and the backing store see the sum. Add jitter or stagger the warm-up.")
@@ -207,9 +212,10 @@ class ExpiryPass:
         incidents, batches = _with_batches(incidents, expiring.batches(options.min_batch_keys), expiring.base_s)
         n_incidents = counts(np.array([i.group for i in incidents], np.int64), groups.n)
         incidents = _largest_per_group(incidents, options.max_bursts)
-        dump_incidents = _largest_per_group(
-            _incidents(_not_one_pattern(dump_found, pattern_found), expiring, whole_dump=True), options.max_bursts)
-        findings = _incident_findings(incidents, n_incidents, expiring, columns, groups)
+        dump_incidents = _incidents(_not_one_pattern(dump_found, pattern_found), expiring, whole_dump=True)
+        dump_incidents, cliffs = _mostly_one_pattern(dump_incidents, incidents, expiring)
+        dump_incidents = _largest_per_group(dump_incidents, options.max_bursts)
+        findings = _incident_findings(incidents, n_incidents, expiring, columns, groups, cliffs)
         findings += _dump_incident_findings(dump_incidents, expiring, columns, groups)
         findings += _jitter_findings(batches, expiring, columns, groups, options)
         scoped = [("pattern", i) for i in incidents] + [("all", i) for i in dump_incidents]
@@ -483,6 +489,28 @@ def _not_one_pattern(dump_bursts, pattern_bursts):
     return [b for b in dump_bursts if largest.get((b.window_s, b.start_s), 0) < 0.9 * b.n_keys]
 
 
+def _mostly_one_pattern(dump_incidents, incidents, expiring):
+    """Drop the dump incidents that one reported pattern incident overlapping them explains.
+
+    A pattern explains a dump incident when it holds more than half of its keys: one
+    cliff, one finding, the pattern's. Returns the dump incidents left and, per index of
+    ``incidents``, the span ``(start_s, end_s)`` of the cliff (its own bounds widened to
+    the dump incidents it explains), whose other patterns' keys its finding names.
+    """
+    kept, cliffs = [], {}
+    for dump in dump_incidents:
+        per_group = expiring.group_counts(dump.start_s, dump.end_s)
+        overlapping = [(int(per_group[p.group]), i) for i, p in enumerate(incidents)
+                       if p.start_s < dump.end_s and dump.start_s < p.end_s]
+        n_keys, index = max(overlapping, default=(0, -1))
+        if 2 * n_keys <= dump.n_keys:
+            kept.append(dump)
+            continue
+        start_s, end_s = cliffs.get(index, (incidents[index].start_s, incidents[index].end_s))
+        cliffs[index] = (min(start_s, dump.start_s), max(end_s, dump.end_s))
+    return kept, cliffs
+
+
 @dataclass(frozen=True)
 class Incident:
     """Adjacent or overlapping bursts of one group merged: one cliff.
@@ -571,10 +599,11 @@ def _largest_per_group(incidents, most):
     return _busiest(ordered, most)
 
 
-def _incident_findings(incidents, n_incidents, expiring, columns, groups):
-    """One finding per incident; ``n_incidents``: how many each group had before the largest were kept."""
+def _incident_findings(incidents, n_incidents, expiring, columns, groups, cliffs):
+    """One finding per incident; ``n_incidents``: how many each group had before the largest were kept;
+    ``cliffs``: the spans of the dump incidents some of them explain (see :func:`_mostly_one_pattern`)."""
     findings = []
-    for incident in incidents:
+    for index, incident in enumerate(incidents):
         g = incident.group
         n_ttl = int(expiring.n_per_group[g])
         share = incident.n_keys / n_ttl
@@ -584,16 +613,40 @@ def _incident_findings(incidents, n_incidents, expiring, columns, groups):
             batches = "share one millisecond" if incident.n_batches == 1 else \
                 f"are in {incident.n_batches:,} batches sharing one millisecond each"
             message += f"; {incident.keys_in_batches:,} of them {batches}"
+        details = {**_incident_detail(incident, expiring), "incidents_of_pattern": int(n_incidents[g]),
+                   "n_with_ttl": n_ttl, "share_of_ttl_keys": round(share, 4)}
+        if index in cliffs:
+            cliff = _cliff(incident, *cliffs[index], expiring, groups)
+            others = cliff["other_patterns"]
+            if others:
+                span = "in the same span" if (cliff["start"], cliff["end"]) == (details["start"], details["end"]) \
+                    else _when_span(*cliffs[index])
+                of = others[0]["pattern"] if len(others) == 1 else \
+                    f"{cliff['n_other_patterns']} other patterns (most: {others[0]['pattern']})"
+                message += f"; with them {cliff['keys_of_other_patterns']:,} keys of {of} expire {span}"
+            details["dump_cliff"] = cliff
         message += ": add random jitter to the TTL"
         if n_incidents[g] > 1:
             message += f" (one of its {int(n_incidents[g]):,} incidents)"
         findings.append(EXPIRY_BURST.finding(
             message, pattern=groups.pattern[g], db=int(groups.db[g]), n_keys=incident.n_keys,
             est_memory_bytes=incident.memory_bytes, examples=list(incident.examples),
-            details={**_incident_detail(incident, expiring), "incidents_of_pattern": int(n_incidents[g]),
-                     "n_with_ttl": n_ttl, "share_of_ttl_keys": round(share, 4),
-                     "memory_basis": columns.memory_basis}))
+            details={**details, "memory_basis": columns.memory_basis}))
     return findings
+
+
+def _cliff(incident, start_s, end_s, expiring, groups):
+    """What the whole dump expires around a pattern's incident that explains the dump's own."""
+    per_group = expiring.group_counts(start_s, end_s)
+    mine = int(per_group[incident.group])
+    per_group[incident.group] = 0
+    order = np.argsort(-per_group, kind="stable")
+    present = order[per_group[order] > 0]
+    return {"start": _iso(_moment(start_s)), "end": _iso(_moment(end_s)), "n_keys": mine + int(per_group.sum()),
+            "keys_of_pattern": mine, "keys_of_other_patterns": int(per_group.sum()),
+            "n_other_patterns": len(present),
+            "other_patterns": [{"db": int(groups.db[g]), "pattern": groups.pattern[g], "n_keys": int(per_group[g])}
+                               for g in present[:5]]}
 
 
 def _dump_incident_findings(incidents, expiring, columns, groups):
@@ -617,8 +670,12 @@ def _dump_incident_findings(incidents, expiring, columns, groups):
 
 
 def _when(incident):
-    start = datetime.datetime.fromtimestamp(incident.start_s, tz=datetime.timezone.utc)
-    length = incident.end_s - incident.start_s
+    return _when_span(incident.start_s, incident.end_s)
+
+
+def _when_span(start_s, end_s):
+    start = datetime.datetime.fromtimestamp(start_s, tz=datetime.timezone.utc)
+    length = end_s - start_s
     if length == 1:
         return f"in the same second at {_iso(start)}"
     return f"within {_duration(length)} from {_iso(start)}"

@@ -138,6 +138,35 @@ def test_patterns_expiring_together_make_a_dump_burst():
     assert rows_table[0]["scope"] == "all" and rows_table[0]["pattern"] is None
 
 
+def test_a_cliff_one_pattern_mostly_holds_is_that_pattern_s_one_finding():
+    instant = CTIME_MS + 3 * HOUR_MS
+    rows = batch("rate:ip", 150, instant) + spread("rate:ip", 10, CTIME_MS, 10 * DAY_MS, first_id=1000)
+    rows += spread("session", 60, instant, 1000) + spread("session", 2000, CTIME_MS + 1500, 10 * DAY_MS, first_id=1000)
+    result = analyze(rows)
+    assert not found(result, "EXP002")
+    (incident,) = found(result, "EXP001")
+    assert incident.pattern == "rate:ip:{id}" and incident.n_keys == 150
+    assert ("same second at 2030-01-01T03:00:00Z; 150 of them share one millisecond; with them 60 keys of "
+            "session:{id} expire in the same span: add random jitter to the TTL") in incident.message
+    cliff = incident.details_dict["dump_cliff"]
+    assert cliff["start"] == at(instant) and cliff["end"] == at(instant + 1000)
+    assert (cliff["n_keys"], cliff["keys_of_pattern"], cliff["keys_of_other_patterns"]) == (210, 150, 60)
+    assert cliff["other_patterns"] == [{"db": 0, "pattern": "session:{id}", "n_keys": 60}]
+    assert [(r["scope"], r["n_keys"]) for r in result.tables["expiry_bursts"].to_pylist()] == [("pattern", 150)]
+
+
+def test_a_cliff_no_pattern_mostly_holds_stays_the_dump_s():
+    instant = CTIME_MS + 3 * HOUR_MS
+    rows = batch("rate:ip", 150, instant) + spread("rate:ip", 10, CTIME_MS, 10 * DAY_MS, first_id=1000)
+    for prefix in ("cache:a", "cache:b"):
+        rows += spread(prefix, 90, instant, 1000) + spread(prefix, 2000, CTIME_MS + 1500, 10 * DAY_MS, first_id=1000)
+    result = analyze(rows)
+    (incident,) = found(result, "EXP001")
+    assert "dump_cliff" not in incident.details_dict and "with them" not in incident.message
+    (dump,) = found(result, "EXP002")
+    assert dump.n_keys == 330 and [p["n_keys"] for p in dump.details_dict["patterns"]] == [150, 90, 90]
+
+
 def test_thresholds_are_configurable():
     instant = CTIME_MS + HOUR_MS
     rows = batch("session", 40, instant) + spread("session", 40, CTIME_MS, 10 * DAY_MS, 1000)

@@ -161,7 +161,9 @@ def test_expiry_timeline_matches_oracle_expiries(analysed):
         assert row["n_keys"] == sum(1 for e in expiries if start <= e < end)
 
 
-def test_default_dumps_have_a_dump_wide_expiry_burst_at_a_shared_instant(analysed):
+def test_default_dumps_have_one_expiry_cliff_at_a_shared_instant(analysed):
+    """The writers' shared instant is one incident and one finding: rate:ip:{ip}'s, which holds most
+    of its keys and counts the whole dump's there."""
     result, records = analysed
     path = pathlib.Path(result.info.path)
     if not path.name.endswith("-default.rdb"):
@@ -171,9 +173,15 @@ def test_default_dumps_have_a_dump_wide_expiry_burst_at_a_shared_instant(analyse
     in_minute = sum(1 for r in records if r["expire_at_ms"] is not None
                     and start_ms <= r["expire_at_ms"] < start_ms + 60_000)
     incidents = [r for r in result.tables["expiry_bursts"].to_pylist()
-                 if r["scope"] == "all" and r["start"] < second + datetime.timedelta(minutes=1)
-                 and r["end"] > second]
-    assert in_minute >= 200 and len(incidents) == 1
-    start_ms, end_ms = (int(incidents[0][name].timestamp() * 1000) for name in ("start", "end"))
-    assert incidents[0]["n_keys"] == sum(1 for r in records if r["expire_at_ms"] is not None
-                                         and start_ms <= r["expire_at_ms"] < end_ms) >= in_minute
+                 if r["start"] < second + datetime.timedelta(minutes=1) and r["end"] > second]
+    assert in_minute >= 200 and [(r["scope"], r["pattern"]) for r in incidents] == [("pattern", "rate:ip:{ip}")]
+    (finding,) = [f for f in result.finding_list if f.code.startswith("EXP") and f.code != "EXP003"
+                  and datetime.datetime.fromisoformat(f.details_dict["start"]) == incidents[0]["start"]]
+    assert finding.code == "EXP001" and finding.n_keys == incidents[0]["n_keys"]
+    cliff = finding.details_dict["dump_cliff"]
+    start_ms, end_ms = (int(datetime.datetime.fromisoformat(cliff[name]).timestamp() * 1000)
+                        for name in ("start", "end"))
+    assert cliff["n_keys"] == sum(1 for r in records if r["expire_at_ms"] is not None
+                                  and start_ms <= r["expire_at_ms"] < end_ms) >= in_minute
+    assert cliff["keys_of_other_patterns"] == cliff["n_keys"] - finding.n_keys > 0
+    assert f"with them {cliff['keys_of_other_patterns']} keys of" in finding.message
