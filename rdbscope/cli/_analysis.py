@@ -117,10 +117,16 @@ def _load_on_dask(client, names, load):
 
 
 def input_name(keys):
-    """What a report calls its input: the dump's file name, or how many dumps for several."""
+    """What a report calls its input: the dump's file name, a running server's URL without its password
+    (``redis://reader@10.0.0.5:6379``), or how many dumps for several."""
+    from ..sources import is_live, without_password
+
     if keys.n_sources > 1:
         return f"{keys.n_sources} dumps"
-    return os.path.basename(str(keys.info.path)) if keys.info.path else None
+    if not keys.info.path:
+        return None
+    path = str(keys.info.path)
+    return without_password(path) if is_live(path) else os.path.basename(path)
 
 
 def nothing_kept(info, load):

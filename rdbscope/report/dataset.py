@@ -98,7 +98,8 @@ PATTERNS_SCHEMA = pa.schema([
 
 #: One row: the dump's headline figures.
 SUMMARY_SCHEMA = pa.schema([
-    _field("source", pa.string(), "file name of the dump (or keys Parquet) analysed"),
+    _field("source", pa.string(), "file name of the dump (or keys Parquet) analysed; a running server's URL "
+                                  "without its password"),
     _field("magic", pa.string(), "REDIS or VALKEY"),
     _field("rdb_version", pa.int32(), "RDB format version"),
     _field("writer", pa.string(), "server that wrote the dump, e.g. redis 7.0.15"),

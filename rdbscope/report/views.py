@@ -31,7 +31,7 @@ class Overview:
     """Headline figures of one analysed dump.
 
     Attributes:
-        source: the file name of the dump (or keys Parquet) read.
+        source: the file name of the dump (or keys Parquet) read, or a running server's URL without its password.
         magic, rdb_version, writer: the dump's format and the server that wrote it.
         ctime: when the dump was written (AUX ``ctime``), UTC, or None.
         n_keys, n_with_ttl, n_expired: keys; keys with a TTL; keys already

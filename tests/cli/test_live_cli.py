@@ -1,10 +1,12 @@
 """A running server as the CLI's input: its password is never shown, whatever the command."""
 
+import os
 import re
 import subprocess
 import sys
 import time
 
+import pyarrow.parquet as pq
 import pytest
 import redis
 from servers import make_sample_dumps, server
@@ -25,6 +27,13 @@ def guarded_server():
 def run(*args):
     result = subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True)
     return result.returncode, result.stdout + result.stderr
+
+
+def run_apart(*args, env=None):
+    """``(exit code, stdout, stderr)`` of ``rdbscope ARGS`` with ``env`` added to this process's environment."""
+    result = subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True,
+                            env={**os.environ, **(env or {})}, timeout=180)
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.mark.slow
@@ -107,3 +116,18 @@ def test_a_server_killed_mid_snapshot_is_one_line_and_exit_2(diskless, said):
     assert started.returncode == 2, err
     assert out == ""
     assert re.fullmatch(rf"error: redis://127\.0\.0\.1:{running.port}: {said}\n", err), err
+
+
+@pytest.mark.slow
+def test_reports_name_a_unix_socket_by_its_url(tmp_path):
+    """The headline and the Parquet summary name the server by its URL, not by the socket file's name."""
+    socket_path = tmp_path / "r.sock"
+    with make_sample_dumps.RunningServer(server("redis-7.0"), {"unixsocket": str(socket_path), "save": ""}) \
+            as running:
+        redis.Redis(port=running.port).set("user:1:name", "ada")
+        code, out, err = run_apart("report", f"unix://{socket_path}", "--out", tmp_path / "reports", "--date",
+                                   "2026-11-23")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(f"unix://{socket_path}: REDIS RDB 10, written by redis 7.0")
+    summary = pq.read_table(tmp_path / "reports/instance=default/date=2026-11-23/summary.parquet")
+    assert summary["source"].to_pylist() == [f"unix://{socket_path}"]
