@@ -1,5 +1,6 @@
 """A running server as the CLI's input: its password is never shown, whatever the command."""
 
+import json
 import os
 import re
 import subprocess
@@ -34,6 +35,21 @@ def run_apart(*args, env=None):
     result = subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True,
                             env={**os.environ, **(env or {})}, timeout=180)
     return result.returncode, result.stdout, result.stderr
+
+
+def write_mixed_keyspace(port, password):
+    """Keys of each type in two databases, some with a TTL far ahead (nothing expires during the test)."""
+    far = 1_924_991_999_000  # 2030-12-31
+    pipe = redis.Redis(port=port, password=password).pipeline(transaction=False)
+    for i in range(300):
+        pipe.set(f"session:{i}", "s" * (i % 40))
+        pipe.pexpireat(f"session:{i}", far + i * 1000)
+        pipe.hset(f"user:{i}", mapping={"name": f"n{i}", "email": f"u{i}@example.com"})
+    pipe.rpush("queue:jobs", *[f"job-{i:05d}" * 8 for i in range(2000)])
+    pipe.sadd("tags:ints", *range(50))
+    pipe.zadd("board:scores", {f"player:{i}": i for i in range(200)})
+    pipe.execute()
+    redis.Redis(port=port, password=password, db=3).set("cache:page:/", "x" * 5000)
 
 
 @pytest.mark.slow
@@ -116,6 +132,27 @@ def test_a_server_killed_mid_snapshot_is_one_line_and_exit_2(diskless, said):
     assert started.returncode == 2, err
     assert out == ""
     assert re.fullmatch(rf"error: redis://127\.0\.0\.1:{running.port}: {said}\n", err), err
+
+
+@pytest.mark.slow
+def test_report_of_a_running_server_is_the_report_of_its_snapshot(tmp_path):
+    """The JSON report read over the replication protocol (password in REDISCLI_AUTH) is the report of the
+    snapshot it read (--save-dump), but for the source, which names the server without its password."""
+    with make_sample_dumps.RunningServer(server("redis-7.0"), {"save": ""}) as running:
+        redis.Redis(port=running.port).config_set("requirepass", PASSWORD)  # set at start, it would fail the PING
+        write_mixed_keyspace(running.port, PASSWORD)
+        snapshot = tmp_path / "snapshot.rdb"
+        live = run_apart("report", f"redis://127.0.0.1:{running.port}", "--format", "json", "--save-dump", snapshot,
+                         env={"REDISCLI_AUTH": PASSWORD})
+    saved = run_apart("report", snapshot, "--format", "json")
+    for code, out, err in (live, saved):
+        assert code == 0, err
+        assert PASSWORD not in out and PASSWORD not in err
+    live_report, saved_report = json.loads(live[1]), json.loads(saved[1])
+    assert live_report["overview"].pop("source") == f"redis://127.0.0.1:{running.port}"
+    assert saved_report["overview"].pop("source") == "snapshot.rdb"
+    assert live_report["overview"]["n_keys"] == 604
+    assert live_report == saved_report
 
 
 @pytest.mark.slow
