@@ -311,17 +311,18 @@ def expand_url(url):
     return found
 
 
-def open_url_fs(url):
-    """``(file system, path)`` of an fsspec URL.
+def open_url_fs(url, doing="reading"):
+    """``(file system, path)`` of an fsspec URL, to be read from or (``doing="writing"``) written to.
 
     Raises:
-        InputError: fsspec or the URL scheme's backend is not installed (naming the extra to install).
+        InputError: fsspec or the URL scheme's backend is not installed (naming the extra to install,
+            and ``doing`` what needs it).
     """
-    fsspec = import_extra("fsspec", f"writing {url}", _extra_of(url))
+    fsspec = import_extra("fsspec", f"{doing} {url}", _extra_of(url))
     try:
         return fsspec.core.url_to_fs(url)
     except (OSError, ImportError, ValueError) as exc:
-        raise url_error(url, exc) from None
+        raise url_error(url, exc, doing) from None
 
 
 def import_extra(module, needed_by, extra="dask"):
@@ -347,11 +348,12 @@ def _extra_of(url):
     return EXTRAS.get(url.split("://", 1)[0].lower(), "dask")
 
 
-def url_error(url, exc):
-    """:func:`input_error` of a URL; a missing fsspec backend (an ImportError) names the extra to install."""
+def url_error(url, exc, doing="reading"):
+    """:func:`input_error` of a URL; a missing fsspec backend (an ImportError) names the extra to install, for
+    ``doing`` (reading or writing) such URLs."""
     if isinstance(exc, ImportError) or "install" in str(exc).lower() and "protocol" in str(exc).lower():
         extra = _extra_of(url)
-        return InputError(f"{url}: reading {url.split('://', 1)[0]}:// URLs needs the {extra} extra: {install(extra)}")
+        return InputError(f"{url}: {doing} {url.split('://', 1)[0]}:// URLs needs the {extra} extra: {install(extra)}")
     if isinstance(exc, FileNotFoundError):  # fsspec's carry the object's path, not a reason
         return InputError(f"{url}: no such file")
     return input_error(url, exc)

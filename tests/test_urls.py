@@ -139,6 +139,15 @@ def test_a_scheme_without_its_backend_names_the_extra():
                             'pip install "rdbscope[gcs]"\n'
 
 
+def test_an_out_url_without_its_backend_says_writing():
+    if importlib.util.find_spec("gcsfs") is not None:
+        pytest.skip("gcsfs is installed here")
+    result = rdbscope("report", DUMP, "--out", "gs://bucket/reports")
+    assert result.returncode == 2
+    assert result.stderr == 'error: gs://bucket/reports: writing gs:// URLs needs the gcs extra: ' \
+                            'pip install "rdbscope[gcs]"\n'
+
+
 def test_the_readme_errors_are_what_users_meet(s3):
     """Each line of README's error block ("Where the dump lives") is what the command it stands for prints."""
     import re

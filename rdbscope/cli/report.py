@@ -144,7 +144,7 @@ def check_out(out_dir):
     from ..sources import is_url, open_url_fs
 
     if out_dir is not None and is_url(out_dir):
-        open_url_fs(out_dir)
+        open_url_fs(out_dir, "writing")
     else:
         check_writable(Path(out_dir) if out_dir is not None else None, "'--out'", directory=True)
 

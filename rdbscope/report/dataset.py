@@ -228,7 +228,7 @@ def _write_tables(tables, directory, info):
 def _write_to_url(tables, info, url, instance, day):
     """Write the partition to object storage (see the module's docstring) and return its URL."""
     partition_path(url, instance, day)  # checks the instance name
-    fs, root = open_url_fs(url)
+    fs, root = open_url_fs(url, "writing")
     root = root.rstrip("/")
     final = f"{root}/instance={instance}/date={day.isoformat()}"
     scratch = f"{root}/{SCRATCH}/run-{uuid.uuid4().hex}"
