@@ -33,7 +33,7 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 
 #: The extra that brings each fsspec scheme's backend.
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure", "abfss": "azure",
-          "adl": "azure"}
+          "adl": "azure", "http": "http", "https": "http"}
 
 #: What names standard input where a dump is expected.
 STDIN = "-"

@@ -148,6 +148,20 @@ def test_an_out_url_without_its_backend_says_writing():
                             'pip install "rdbscope[gcs]"\n'
 
 
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_an_http_url_without_aiohttp_names_the_http_extra(scheme):
+    """fsspec's HTTP file system needs aiohttp alone; it is kept from importing here as on a machine without it."""
+    pytest.importorskip("fsspec")
+    url = f"{scheme}://127.0.0.1:9/dump.rdb"
+    without_aiohttp = ("import sys; sys.modules['aiohttp'] = None; from rdbscope.cli import main; "
+                       f"sys.argv = ['rdbscope', 'info', {url!r}]; main()")
+    result = subprocess.run([sys.executable, "-c", without_aiohttp], capture_output=True, text=True, cwd=ROOT,
+                            timeout=180)
+    assert result.returncode == 2
+    assert result.stderr == f'error: {url}: reading {scheme}:// URLs needs the http extra: ' \
+                            'pip install "rdbscope[http]"\n'
+
+
 def test_the_readme_errors_are_what_users_meet(s3):
     """Each line of README's error block ("Where the dump lives") is what the command it stands for prints."""
     import re
@@ -253,3 +267,13 @@ def test_an_s3_dump_over_the_budget_is_analysed_in_bounded_memory(s3, key):
     assert remote["overview"].pop("source") == key
     local["overview"].pop("source")
     assert remote["expiry"]["bursts"] and remote == local
+
+
+def test_every_extra_a_scheme_names_is_one_pyproject_offers():
+    import tomllib
+
+    from rdbscope.sources import EXTRAS
+
+    offered = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(EXTRAS.values()) | {"dask"} <= set(offered)
+    assert EXTRAS["https"] == EXTRAS["http"] == "http" and "aiohttp" in offered["http"]
