@@ -255,6 +255,33 @@ def test_trend_and_diff_read_a_dataset_on_s3(s3, tmp_path):
            "(not a report dataset?)\n")
 
 
+def test_readers_skip_a_partition_whose_publishing_was_cut_off(s3):
+    """Publishing on object storage deletes summary.parquet first and copies it last: a partition without one
+    is being published, or its run stopped part-way, and trend and read_table leave it out."""
+    env, client = s3
+    out = f"s3://{BUCKET}/published"
+    days = (("2026-11-21", NODES[0]), ("2026-11-22", NODES[1]), ("2026-11-23", DUMP))
+    for day, dump in days:
+        result = rdbscope("report", dump, "--out", out, "--instance", "cache-1", "--date", day, "--quiet", env=env)
+        assert result.returncode == 0, result.stderr
+    partition = "published/instance=cache-1/date={}/{}.parquet".format
+    # a re-run of 2026-11-23 stopped after deleting the old summary, its new tables copied
+    client.delete_object(Bucket=BUCKET, Key=partition("2026-11-23", "summary"))
+    # a first run of 2026-11-24 stopped after copying one table
+    client.copy_object(Bucket=BUCKET, Key=partition("2026-11-24", "patterns"),
+                       CopySource={"Bucket": BUCKET, "Key": partition("2026-11-22", "patterns")})
+    trend = rdbscope("trend", out, "--format", "json", env=env)
+    assert trend.returncode == 0, trend.stderr
+    assert {row["date"] for row in json.loads(trend.stdout)} == {"2026-11-21", "2026-11-22"}
+    read_back = ("import json; from rdbscope.report.dataset import read_table; "
+                 f"print(json.dumps({{t: sorted(set(read_table({out!r}, t)['date'].to_pylist())) "
+                 "for t in ('summary', 'patterns', 'findings')}))")
+    result = subprocess.run([sys.executable, "-c", read_back], capture_output=True, text=True, cwd=ROOT, env=env,
+                            timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {t: ["2026-11-21", "2026-11-22"] for t in ("summary", "patterns", "findings")}
+
+
 @pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
 def test_an_s3_dump_over_the_budget_is_analysed_in_bounded_memory(s3, key):
     """The object's size is known before it is read (the store says), so the run is bounded from the start."""
