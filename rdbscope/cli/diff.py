@@ -7,7 +7,7 @@ import typer
 
 from ._analysis import analysis_command, analyze_input, settings
 from ._console import message
-from ._formats import emit, records, write_json
+from ._formats import emit, print_renderable, records, write_json
 from ._options import FailOn, Format
 
 if TYPE_CHECKING:
@@ -83,8 +83,11 @@ def diff_command(
                 message(f"{name}: {side['source']}: {count(side['n_keys'], 'key')}, "
                         f"{format_bytes(side['memory_bytes'])}")
             message(f"memory: {format_change(change)}")
-        shown = min(top, len(patterns))
-        emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {shown})")
+        if len(patterns):
+            shown = min(top, len(patterns))
+            emit(patterns.head(top), output, title=f"Patterns that changed ({len(patterns)}; top {shown})")
+        else:
+            print_renderable("Patterns that changed: none")
         if len(findings):
             emit(findings, output, title="Findings new and resolved",
                  columns=["change", "severity", "code", "db", "pattern", "n_keys", "est_memory_bytes", "message"])

@@ -133,8 +133,9 @@ def diff_patterns(old, new, include_unchanged=False) -> pd.DataFrame:
     a growth finding of the new side (GRO001, LIB001) whose pattern gained keys since
     the old one, which confirms it; "" otherwise.
     """
-    left = old.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
-    right = new.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]]
+    # Patterns as Python strings: pandas cannot merge two empty Arrow-backed string columns (dumps without keys).
+    left = old.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]].astype({"pattern": object})
+    right = new.patterns[["db", "pattern", "n_keys", "memory_bytes_sum"]].astype({"pattern": object})
     merged = left.merge(right, on=["db", "pattern"], how="outer", suffixes=("_old", "_new"), indicator=True)
     for side in ("old", "new"):
         merged[f"n_keys_{side}"] = merged[f"n_keys_{side}"].fillna(0).astype("int64")
@@ -171,9 +172,13 @@ def diff_findings(old, new) -> pd.DataFrame:
         db = frame["db"].astype("Int64").fillna(-1)
         return list(zip(frame["code"], db, frame["pattern"].fillna(""), strict=True))
 
+    def absent(frame, ids):
+        # A bool array, not a list: an empty list would select no columns instead of no rows.
+        return np.array([i not in ids for i in identity(frame)], dtype=bool)
+
     old_ids, new_ids = set(identity(old.findings)), set(identity(new.findings))
-    appeared = new.findings[[i not in old_ids for i in identity(new.findings)]].assign(change="new")
-    resolved = old.findings[[i not in new_ids for i in identity(old.findings)]].assign(change="resolved")
+    appeared = new.findings[absent(new.findings, old_ids)].assign(change="new")
+    resolved = old.findings[absent(old.findings, new_ids)].assign(change="resolved")
     frame = pd.concat([appeared, resolved], ignore_index=True)
     frame["db"] = frame["db"].astype("Int64")
     return frame[["change", "severity", "code", "name", "db", "pattern", "n_keys", "est_memory_bytes", "message"]]
