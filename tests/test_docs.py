@@ -266,6 +266,41 @@ def check_the_dask_how_to(text, root):
             assert re.search(rf"\s{re.escape(option)}[\s,=]", help_text), (line, option)
 
 
+def check_the_live_commands(text, root):
+    """Each line against a real server holding README's password, user and socket: exit 0, the report naming
+    the server without the password, the password nowhere. ``--askpass`` is left out here, the password coming
+    from REDISCLI_AUTH (the prompt: cli/test_live_cli.py, test_askpass_asks_on_the_terminal)."""
+    import subprocess
+    import sys
+
+    from servers import make_sample_dumps, server
+
+    socket_path = root / "redis.sock"
+    with make_sample_dumps.RunningServer(server("redis-7.0"), {"unixsocket": str(socket_path), "save": ""}) \
+            as running:
+        client = running.client(0)
+        client.set("user:1:name", "ada")
+        client.execute_command("ACL", "SETUSER", "reader", "on", ">s3cret", "+sync", "+replconf")
+        client.config_set("requirepass", "s3cret")
+        env, outputs = dict(os.environ), []
+        for line in text.strip().splitlines():
+            line = re.sub(r"\s+#\s.*$", "", line).strip()
+            if line.startswith("export "):
+                name, value = line.removeprefix("export ").split("=", 1)
+                env[name] = value
+                continue
+            line = line.replace("10.0.0.5:6379", f"127.0.0.1:{running.port}").replace(" --askpass", "")
+            words = shlex.split(line.replace("/run/redis/redis.sock", str(socket_path)))
+            assert words[0] == "rdbscope", line
+            result = subprocess.run([sys.executable, "-m", *words], cwd=root, env=env, capture_output=True,
+                                    text=True, timeout=120)
+            assert result.returncode == 0, (line, result.stderr)
+            assert "s3cret" not in result.stdout + result.stderr, line
+            outputs.append(result.stdout)
+    assert outputs[0].startswith(f"redis://reader@127.0.0.1:{running.port}: REDIS RDB 10")
+    assert rdbscope.load(root / "snapshot.rdb").num_rows == 1
+
+
 def checked_elsewhere(test):
     def check(text, root):
         assert (ROOT / "tests" / test).exists()
@@ -315,7 +350,9 @@ README_CHECKS = {
         check_the_budget_api,
     ("python", 'keys = rdbscope.load("redis://reader:s3cret@10.0.0.5:6379")   # the user needs +sync and +replconf'):
         checked_elsewhere("rdb/test_replication.py"),
-    ("text", "redis://10.0.0.5:6379: cannot connect (Connection refused)"):
+    ("sh", "export REDISCLI_AUTH=s3cret                      # the password, kept off the command line"):
+        check_the_live_commands,
+    ("text", "error: redis://10.0.0.5:6379: cannot connect (Connection refused)"):
         checked_elsewhere("rdb/test_replication.py"),  # test_the_readme_errors_are_the_ones_raised
     ("sh", "ssh cache-1 cat /var/lib/redis/dump.rdb | rdbscope report -"):
         checked_elsewhere("cli/test_stdin.py"),  # real pipes into each command

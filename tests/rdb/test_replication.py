@@ -4,10 +4,12 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pyarrow as pa
 import pytest
@@ -17,7 +19,6 @@ from servers import make_sample_dumps
 
 import rdbscope
 from rdbscope.errors import InputError, RdbTruncatedError
-from rdbscope.rdb.replication import ReplicationStream
 
 pytestmark = pytest.mark.server
 
@@ -33,15 +34,17 @@ def running(label, **config):
 
 
 def readme_errors():
-    """The error lines README shows for a live server."""
+    """The error lines README shows for a live server, as the CLI prints them."""
     text = README.read_text()
-    block = text[text.index("```text\nredis://10.0.0.5:6379: cannot connect"):]
+    block = text[text.index("```text\nerror: redis://10.0.0.5:6379: cannot connect"):]
     return block.split("\n```")[0].splitlines()[1:]
 
 
 def as_in_readme(message, port):
-    """``message`` with this test's address, timeout and offset replaced by README's."""
-    message = message.replace(f"127.0.0.1:{port}", "10.0.0.5:6379").replace("within 0.5 s", "within 60 s")
+    """``message`` with this test's address, timeouts (0.5 s) and offset replaced by README's (the defaults)."""
+    message = message.replace(f"127.0.0.1:{port}", "10.0.0.5:6379")
+    message = message.replace("no connection within 0.5 s", "no connection within 5 s")
+    message = message.replace("no answer within 0.5 s", "no answer within 60 s")
     return re.sub(r"offset \d+", "offset 1048576", message)
 
 
@@ -228,7 +231,7 @@ def test_server_killed_mid_transfer_is_a_truncated_snapshot(tmp_path):
         assert str(error).startswith(f"redis://127.0.0.1:{server.port}: offset ")
         assert "snapshot ends early: the connection closed" in str(error)
         assert 0 < error.offset < 300_000 * 200
-        assert as_in_readme(str(error), server.port) in readme_errors()
+        assert f"error: {as_in_readme(str(error), server.port)}" in readme_errors()
         assert os.listdir(tmp_path) == []  # no partial snapshot left behind
 
 
@@ -239,11 +242,23 @@ def test_save_dump_is_for_servers_only(tmp_path):
 
 
 def test_the_readme_errors_are_the_ones_raised():
+    """Each line of README's error block is what ``rdbscope info`` prints on stderr for the case it stands for
+    (the timeouts shortened to 0.5 s, README showing the defaults)."""
     seen = []
-    refused_port = make_sample_dumps.free_port()
-    with pytest.raises(InputError) as refused:
-        rdbscope.load(f"redis://127.0.0.1:{refused_port}")
-    seen.append(as_in_readme(str(refused.value), refused_port))
+
+    def said(url, *options):
+        env = {name: value for name, value in os.environ.items() if name != "REDISCLI_AUTH"}
+        result = subprocess.run([sys.executable, "-m", "rdbscope", "info", url, *options], capture_output=True,
+                                text=True, env=env, timeout=60)
+        assert result.returncode == 2 and result.stdout == "", result.stderr
+        seen.append(as_in_readme(result.stderr.rstrip("\n"), urlsplit(url).port))
+
+    said(f"redis://127.0.0.1:{make_sample_dumps.free_port()}")
+    with socket.socket() as unaccepted:  # a backlog of 0 held by one connection: the next is not answered
+        unaccepted.bind(("127.0.0.1", 0))
+        unaccepted.listen(0)
+        with socket.create_connection(unaccepted.getsockname()):
+            said(f"redis://127.0.0.1:{unaccepted.getsockname()[1]}", "--timeout", "0.5")
     with running("redis-7.0") as server:
         client = server.client(0)
         client.execute_command("ACL", "SETUSER", "app", "on", ">app-pw", "+@all", "-sync", "-psync", "~*")
@@ -251,19 +266,15 @@ def test_the_readme_errors_are_the_ones_raised():
         try:
             for url in (f"redis://:wrong@127.0.0.1:{server.port}", f"redis://127.0.0.1:{server.port}",
                         f"redis://app:app-pw@127.0.0.1:{server.port}"):
-                with pytest.raises(InputError) as error:
-                    rdbscope.load(url)
-                seen.append(as_in_readme(str(error.value), server.port))
+                said(url)
         finally:
             client.execute_command("CONFIG", "SET", "requirepass", "")
         os.kill(server.process.pid, signal.SIGSTOP)
         try:
-            with pytest.raises(InputError) as silent:
-                ReplicationStream(f"redis://127.0.0.1:{server.port}", idle_timeout_s=0.5)
+            said(f"redis://127.0.0.1:{server.port}", "--timeout", "0.5")
         finally:
             os.kill(server.process.pid, signal.SIGCONT)
-        seen.append(as_in_readme(str(silent.value), server.port))
-    assert seen == readme_errors()[:5]
+    assert seen == readme_errors()[:6]
 
 
 @pytest.mark.slow
