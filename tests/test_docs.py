@@ -356,7 +356,7 @@ README_CHECKS = {
         checked_elsewhere("rdb/test_replication.py"),  # test_the_readme_errors_are_the_ones_raised
     ("sh", "ssh cache-1 cat /var/lib/redis/dump.rdb | rdbscope report -"):
         checked_elsewhere("cli/test_stdin.py"),  # real pipes into each command
-    ("sh", 'pip install "rdbscope[s3]"                          # or [gcs], [azure]'):
+    ("sh", 'pip install "rdbscope[s3]"                          # or [gcs], [azure], [http]'):
         checked_elsewhere("test_urls.py"),  # against moto's S3 server
     ("text", "error: s3://backups/cache-1/dump.rdb.gz: no such file        (a wrong key or bucket, or the endpoint "
              "is not set)"): checked_elsewhere("test_urls.py"),  # test_the_readme_errors_are_what_users_meet

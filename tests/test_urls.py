@@ -16,6 +16,7 @@ from tests.conftest import ROOT, SAMPLE_DUMPS
 DUMP = SAMPLE_DUMPS / "redis-6.2-default.rdb"
 NODES = [SAMPLE_DUMPS / "redis-6.2-lfu.rdb", SAMPLE_DUMPS / "redis-6.2-lru.rdb"]
 BUCKET = "backups"
+TERMINAL = object()  # standard input that is a terminal (a pseudo-terminal here)
 
 
 def free_port():
@@ -174,7 +175,8 @@ def test_the_readme_errors_are_what_users_meet(s3):
             "s3://backups/nightly/*.rdb": (["report", "s3://backups/nightly/*.rdb"], None),
             "gs://backups/dump.rdb": (["report", "gs://backups/dump.rdb"], None),
             "<stdin>": (["report", "-"], half),
-            "standard input": (["report", "-", "-"], b"")}
+            "standard input": (["report", "-", "-"], b""),
+            "- reads": (["report", "-"], TERMINAL)}
     lines = block.strip().splitlines()
     assert len(lines) == len(runs)
     for line, (name, (args, given)) in zip(lines, runs.items(), strict=True):
@@ -182,8 +184,17 @@ def test_the_readme_errors_are_what_users_meet(s3):
         if name.startswith("gs:") and importlib.util.find_spec("gcsfs") is not None:
             continue
         said = re.sub(r"\s{2,}\(.*\)$", "", line)  # the note for the reader
-        result = subprocess.run([sys.executable, "-m", "rdbscope", *args], input=given, capture_output=True,
-                                cwd=ROOT, env=env, timeout=180)
+        if given is TERMINAL:
+            primary, secondary = os.openpty()
+            try:
+                result = subprocess.run([sys.executable, "-m", "rdbscope", *args], stdin=secondary,
+                                        capture_output=True, cwd=ROOT, env=env, timeout=180)
+            finally:
+                os.close(primary)
+                os.close(secondary)
+        else:
+            result = subprocess.run([sys.executable, "-m", "rdbscope", *args], input=given, capture_output=True,
+                                    cwd=ROOT, env=env, timeout=180)
         assert result.returncode == 2, line
         pattern = re.escape(said).replace(re.escape("..."), ".*")
         assert re.fullmatch(pattern, result.stderr.decode().rstrip("\n")), (line, result.stderr)
