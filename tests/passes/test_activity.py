@@ -2,12 +2,10 @@
 
 import collections
 import math
-import time
 
 import pytest
 import servers
 from keytables import key, make_keys
-from servers import make_sample_dumps
 
 import rdbscope
 from rdbscope.config import Config
@@ -55,55 +53,25 @@ def test_without_counters_every_count_is_zero():
 # ---- against live servers: keys aged with RESTORE ... IDLETIME / FREQ, read back with OBJECT before SAVE
 
 #: Idle seconds given to each pattern's keys, far from the thresholds so the seconds between
-#: reading them and the SAVE cannot move a key across one; (keys, value bytes, idle s, with TTL).
+#: reading them and the SAVE cannot move a key across one; (keys, value bytes, idle s, TTL s).
 AGED = {
-    "archive": [(30, 400, 10 * DAY, False), (10, 400, 2 * HOUR, False)],
-    "cart": [(20, 150, 3 * DAY, True), (20, 150, 20, True)],
-    "profile": [(40, 80, 0, False)],
+    "archive": [(30, 400, 10 * DAY, None), (10, 400, 2 * HOUR, None)],
+    "cart": [(20, 150, 3 * DAY, DAY), (20, 150, 20, DAY)],
+    "profile": [(40, 80, 0, None)],
 }
 
-#: LFU counters given to each pattern's keys: (keys, value bytes, counter, with TTL).
-COUNTED = {"hot": [(20, 60, 200, False)], "warm": [(20, 60, 12, False), (5, 60, 30, True)],
-           "cold": [(30, 60, 0, False)]}
+#: LFU counters given to each pattern's keys: (keys, value bytes, counter, TTL s).
+COUNTED = {"hot": [(20, 60, 200, None)], "warm": [(20, 60, 12, None), (5, 60, 30, DAY)],
+           "cold": [(30, 60, 0, None)]}
 
 
 LABELS = sorted(servers.EXPECTED)
 
 
-def aged_dump(label, policy, layout, option):
-    """Write ``layout``'s keys on the server ``label`` by RESTORE with ``option`` (IDLETIME or FREQ), read OBJECT
-    ``IDLETIME``/``FREQ`` of each, SAVE; returns (keys table, {key: value read}, seconds from read to save)."""
-    binary = servers.server(label)
-    with make_sample_dumps.RunningServer(binary, {"save": "", "maxmemory-policy": policy}) as server:
-        client = server.client(0)
-        names = []
-        for prefix, groups in layout.items():
-            for n, size, value, with_ttl in groups:
-                client.set("template", "v" * size)
-                payload = client.dump("template")
-                pipe = client.pipeline(transaction=False)
-                for _ in range(n):
-                    name = f"{prefix}:{1000 + len(names)}"
-                    names.append(name)
-                    pipe.execute_command("RESTORE", name, 86_400_000 if with_ttl else 0, payload, option, value)
-                pipe.execute()
-        client.delete("template")
-        started = time.monotonic()
-        pipe = client.pipeline(transaction=False)
-        for name in names:
-            pipe.execute_command("OBJECT", "IDLETIME" if option == "IDLETIME" else "FREQ", name)
-        read = dict(zip(names, pipe.execute(), strict=True))
-        client.execute_command("SAVE")
-        elapsed = time.monotonic() - started
-        keys = rdbscope.load(server.dump_path)
-        keys.table  # noqa: B018 - read before the server's directory goes
-    return keys, read, elapsed
-
-
 @pytest.mark.server
 @pytest.mark.parametrize("label", LABELS)
 def test_idle_memory_per_pattern_matches_object_idletime(label):
-    keys, idletime, elapsed = aged_dump(label, "allkeys-lru", AGED, "IDLETIME")
+    keys, idletime, elapsed, _written = servers.aged_dump(label, "allkeys-lru", AGED, "IDLETIME")
     result = rdbscope.analyze(keys, Config(activity=ActivityOptions(cold_min_bytes=1)))
     table = keys.to_arrow().to_pylist()
     slack = math.ceil(elapsed) + 1
@@ -130,7 +98,7 @@ def test_idle_memory_per_pattern_matches_object_idletime(label):
 @pytest.mark.server
 @pytest.mark.parametrize("label", LABELS)
 def test_lfu_counters_per_pattern_match_object_freq(label):
-    keys, freq, elapsed = aged_dump(label, "allkeys-lfu", COUNTED, "FREQ")
+    keys, freq, elapsed, _written = servers.aged_dump(label, "allkeys-lfu", COUNTED, "FREQ")
     result = rdbscope.analyze(keys)
     # The server takes a point off per minute without a read (lfu-decay-time 1) when it saves.
     decay = math.ceil(elapsed / 60) + 1

@@ -1,15 +1,20 @@
-"""The triage summary: its parts against the sample dumps' oracles, on one screen, and with a pass skipped."""
+"""The triage summary: its parts against the sample dumps' oracles, on one screen, and with a pass skipped;
+all five on dumps that live servers wrote under LRU and LFU policies (cold keys, TTLs in every bucket, a cliff)."""
 
 import collections
 import io
 import json
+import math
+import re
 
 import pytest
+import servers
 from conftest import SAMPLE_DUMPS
 from rich.console import Console
 
 import rdbscope
-from rdbscope.cli._summary import summary_renderable
+from rdbscope.cli._summary import summary_renderable, summary_text
+from rdbscope.findings import format_bytes
 from rdbscope.report.html import render_html
 from rdbscope.report.triage import Saving, largest_savings, triage
 
@@ -149,3 +154,129 @@ def test_a_bounded_run_renders_what_it_has():
     assert "not made in a bounded run" in render_html(res)
     data = tri.as_dict(lambda frame: frame.to_dict("records"))
     assert data["incidents"] and data["top_patterns"] and data["notes"]["by_type"]
+
+
+# ---- on live servers with LRU and LFU policies: keys aged with RESTORE ... IDLETIME / FREQ, TTLs in each bucket
+
+HOUR, DAY = 3600, 86400
+USER_HASH = {f"field{i}": "x" * 20 for i in range(8)}
+#: (prefix, keys, value, idle s, LFU counter, TTL s): values far from every bucket's and threshold's edges.
+AGED_KEYS = [
+    ("archive", 40, 40_000, 10 * DAY, 0, None),  # over 1 MB idle more than 7 d without a TTL: TTL005
+    ("report", 20, 300, 2 * DAY, 0, None),
+    ("user", 30, USER_HASH, 0, 200, None),
+    ("otp", 10, 50, 0, 0, 20 * 60),
+    ("rate", 150, 20, 0, 5, 2 * HOUR),  # one millisecond for all: the cliff
+    ("feed", 10, 50, 0, 0, 8 * HOUR),
+    ("token", 10, 50, 0, 0, 18 * HOUR),
+    ("cart", 10, 50, 0, 0, 3 * DAY),
+    ("promo", 10, 50, 0, 0, 10 * DAY),
+]
+#: Keys per TTL bucket of the summary.
+BUCKET_KEYS = {"< 1 h": 10, "1-4 h": 150, "4-12 h": 10, "12-24 h": 10, "1-7 d": 10, "> 7 d": 10, "never": 90}
+
+
+def aged_summary(label, policy):
+    """The summary of a dump of AGED_KEYS written on ``label`` under ``policy``, the :class:`servers.AgedDump`
+    (what OBJECT said before SAVE), and each key's memory as the dump gives it."""
+    option = "IDLETIME" if policy.endswith("lru") else "FREQ"
+    layout = {prefix: [(n, value, idle if option == "IDLETIME" else freq, ttl)]
+              for prefix, n, value, idle, freq, ttl in AGED_KEYS}
+    aged = servers.aged_dump(label, policy, layout, option)
+    rows = aged.keys.to_arrow().select(["key", "est_memory_bytes"]).to_pylist()
+    memory = {row["key"].decode(): row["est_memory_bytes"] for row in rows}
+    return triage(rdbscope.analyze(aged.keys)), aged, memory
+
+
+def pattern_of(frame, prefix):
+    (name,) = [p for p in frame["pattern"] if p.startswith(prefix + ":")]
+    return name
+
+
+def assert_the_first_four_parts(tri, aged, memory):
+    """Memory by type, top patterns, TTL buckets and the cliff, against what was written."""
+    by_type = tri.by_type.set_index("type")
+    strings = [name for name in memory if not name.startswith("user:")]
+    assert by_type.loc["string", "n_keys"] == 260 and by_type.loc["hash", "n_keys"] == 30
+    assert by_type.loc["string", "memory_bytes"] == sum(memory[n] for n in strings)
+    assert by_type.loc["string", "largest_key"].startswith("archive:")
+    assert by_type.loc["string", "largest_bytes"] == max(memory[n] for n in strings) > 40_000
+    top = tri.top_patterns
+    assert top["pattern"][0] == pattern_of(top, "archive") and top["n_keys"][0] == 40
+    buckets = tri.ttl_buckets.set_index("expires")
+    assert buckets["n_keys"].to_dict() == BUCKET_KEYS
+    for prefix, bucket in (("rate", "1-4 h"), ("promo", "> 7 d")):
+        assert buckets.loc[bucket, "memory_bytes"] == sum(v for n, v in memory.items() if n.startswith(prefix + ":"))
+    (incident,) = tri.incidents.itertuples(index=False)
+    cliff_s = (aged.written_ms + 2 * HOUR * 1000) // 1000
+    assert (incident.scope, incident.pattern, incident.n_keys, incident.keys_in_batches) == \
+        ("pattern", pattern_of(tri.incidents, "rate"), 150, 150)
+    assert (int(incident.start.timestamp()), int(incident.end.timestamp())) == (cliff_s, cliff_s + 1)
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("label", sorted(servers.EXPECTED))
+def test_the_summary_of_an_lru_dump_names_its_cold_pattern(label):
+    tri, aged, memory = aged_summary(label, "allkeys-lru")
+    assert_the_first_four_parts(tri, aged, memory)
+    activity = tri.activity
+    assert activity.counter == "idle" and "longest unread: 10 d" in activity.note
+    rows = activity.rows.set_index("pattern")
+    archive, report = pattern_of(activity.rows, "archive"), pattern_of(activity.rows, "report")
+    assert list(rows.index) == [archive, report]  # nothing else was idle more than 1 h
+    # what the server said of each key before SAVE
+    cold = sum(memory[n] for n, idle in aged.read.items() if idle > 7 * DAY)
+    over_a_day = sum(memory[n] for n, idle in aged.read.items() if n.startswith("report:") and idle > DAY)
+    assert cold == sum(v for n, v in memory.items() if n.startswith("archive:")) > 1 << 20
+    assert rows.loc[archive, "memory_bytes_idle_over_7d"] == cold
+    assert rows.loc[report, "memory_bytes_idle_over_1d"] == over_a_day > 0
+    assert rows.loc[report, "memory_bytes_idle_over_7d"] == 0
+    saving = tri.savings[0]
+    assert (saving.code, saving.pattern, saving.bytes) == ("TTL005", archive, cold)
+    assert saving.action == f"{archive}: 40 keys without TTL idle more than 7 d: delete them or add a TTL"
+    assert any(s.code == "EXP001" and s.pattern == pattern_of(tri.incidents, "rate") for s in tri.savings)
+    text = summary_text(tri)
+    assert_the_screen_shows_the_first_four_parts(text, tri)
+    # memory, then idle more than 1 h, 1 d and 7 d: all of archive's
+    assert re.search(rf" {re.escape(archive)}( +{re.escape(format_bytes(cold))}){{4}}$", text, re.MULTILINE)
+    assert re.search(rf" {re.escape(report)}( +{re.escape(format_bytes(over_a_day))}){{3}} +0 B$", text, re.MULTILINE)
+    assert f"{format_bytes(cold)}  {saving.action}  (TTL005)" in text
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("label", sorted(servers.EXPECTED))
+def test_the_summary_of_an_lfu_dump_names_its_hot_and_cold_patterns(label):
+    tri, aged, memory = aged_summary(label, "allkeys-lfu")
+    assert_the_first_four_parts(tri, aged, memory)
+    activity = tri.activity
+    assert activity.counter == "lfu" and "lfu-decay-time 1" in activity.note
+    user, rate, archive = (pattern_of(activity.rows, p) for p in ("user", "rate", "archive"))
+    assert list(activity.rows["pattern"][:3]) == [user, rate, archive]  # hottest first, then the largest cold
+    rows = activity.rows.set_index("pattern")
+    # The server takes a point off per minute without a read when it saves.
+    decay = math.ceil(aged.elapsed_s / 60) + 1
+    told = [aged.read[n] for n in aged.read if n.startswith("user:")]
+    assert set(told) == {200} and 200 - decay <= rows.loc[user, "lfu_mean"] <= 200
+    zero = [n for n, freq in aged.read.items() if n.startswith("archive:") and freq == 0]
+    assert len(zero) == 40 and rows.loc[archive, "memory_bytes_lfu_zero"] == sum(memory[n] for n in zero)
+    assert tri.savings and any(s.code == "EXP001" and s.pattern == rate for s in tri.savings)
+    text = summary_text(tri)
+    assert_the_screen_shows_the_first_four_parts(text, tri)
+    assert re.search(rf" {re.escape(user)} +30 .* 200 +0 B$", text, re.MULTILINE)
+    archive_memory = re.escape(format_bytes(rows.loc[archive, "memory_bytes"]))
+    assert re.search(rf" {re.escape(archive)} +40 +{archive_memory} +0\.0 +0 +{archive_memory}$", text, re.MULTILINE)
+    assert f"add ±10% TTL jitter to {rate}: 150 keys expire at " in text
+
+
+def assert_the_screen_shows_the_first_four_parts(text, tri):
+    by_type = tri.by_type.set_index("type")
+    for type_name, n_keys in (("string", 260), ("hash", 30)):
+        assert re.search(rf"^{type_name} +{n_keys} +{re.escape(format_bytes(by_type.loc[type_name, 'memory_bytes']))} ",
+                         text, re.MULTILINE), type_name
+    for bucket, n_keys in BUCKET_KEYS.items():
+        assert re.search(rf"^{re.escape(bucket)} +{n_keys} ", text, re.MULTILINE), bucket
+    (incident,) = tri.incidents.itertuples(index=False)
+    assert re.search(rf"{re.escape(incident.pattern)} +{incident.start:%Y-%m-%d %H:%M:%S}Z +1s +150 ", text)
+    for part in ("Memory by type", "Top patterns by memory", "Memory freed over time", "Expiry incidents",
+                 "Cold and hot memory", "Largest savings"):
+        assert part in text
