@@ -30,6 +30,10 @@ from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 #: batches' examples are the first rows of their keys.
 EXAMPLES = 3
 
+#: A chunk's keys are counted per (group, value) slot when there are at most this many slots per
+#: key (one bincount), and sorted otherwise.
+DENSE_SLOTS_PER_KEY = 8
+
 #: Files the millisecond tally is cut into: every key of one millisecond is in the same one.
 PARTITIONS = 32
 
@@ -66,6 +70,22 @@ class Tally:
         """The tally of keys (a group, value and memory each), without examples."""
         if len(group) == 0:
             return cls.empty()
+        low = int(value.min())
+        span = int(value.max()) - low + 1
+        slots = (int(group.max()) + 1) * span
+        if slots <= DENSE_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
+            code = group * span + (value - low)
+            count = np.bincount(code, minlength=slots)
+            present = np.flatnonzero(count)
+            summed = np.bincount(code, weights=memory, minlength=slots)[present]
+            if len(memory) and int(memory.max()) * len(memory) >= 1 << 53:  # float sums no longer exact
+                return cls._sorted(group, value, memory)
+            return cls(present // span, present % span + low, count[present].astype(np.int64),
+                       np.rint(summed).astype(np.uint64), np.zeros(0, EXAMPLE))
+        return cls._sorted(group, value, memory)
+
+    @classmethod
+    def _sorted(cls, group, value, memory):
         order = _order(group, value)
         group, value = group[order], value[order]
         starts = _starts(group, value)
@@ -150,9 +170,8 @@ def _starts_mask(group, value):
 @dataclass(frozen=True)
 class SpillSegment:
     """What one process spilled: the per-millisecond records, a file per partition, with the
-    (db, pattern) of each group number in them (the chunks' patterns); and its chunks' keys
-    (``keys``: their bytes, ``ends``: where each key ends in them, int64) with the first row of
-    each chunk and where its keys start among ``ends`` (``chunks``: int64 pairs).
+    (db, pattern) of each group number in them (the chunks' patterns); and the expiring keys
+    (``keys``: their bytes, ``ends``: where each ends in them, int64; ``rows``: their rows, uint64).
 
     ``buffers`` replace the files when the segment travels to another machine (see :meth:`inline`);
     ``row_offset`` is added to its rows (a dump read after others).
@@ -161,7 +180,7 @@ class SpillSegment:
     paths: tuple
     keys: str
     ends: str
-    chunks: np.ndarray
+    rows: str
     groups: tuple
     buffers: tuple = ()
     row_offset: int = 0
@@ -170,11 +189,11 @@ class SpillSegment:
         """The segment with its files read into memory and removed: for a Dask worker whose disk the
         client may not reach."""
         buffers = []
-        for path in (*self.paths, self.keys, self.ends):
+        for path in (*self.paths, self.keys, self.ends, self.rows):
             with open(path, "rb") as file:
                 buffers.append(file.read())
         shutil.rmtree(os.path.dirname(self.keys), ignore_errors=True)
-        return replace(self, paths=(), keys="", ends="", buffers=tuple(buffers))
+        return replace(self, paths=(), keys="", ends="", rows="", buffers=tuple(buffers))
 
     def records(self, index):
         """The records of partition ``index`` (:data:`RECORD`), their rows counted from the first dump."""
@@ -190,22 +209,21 @@ class SpillSegment:
         return records
 
     def key_texts(self, rows):
-        """``{row: key text}`` of those of ``rows`` (counted from the first dump) read by this segment."""
-        first = self.chunks[:, 0] + self.row_offset
-        chunk = np.searchsorted(first, rows, side="right") - 1
-        found = {}
+        """``{row: key text}`` of those of ``rows`` (counted from the first dump) this segment logged."""
         if self.buffers:
-            keys = memoryview(self.buffers[-2])
-            ends = np.frombuffer(self.buffers[-1], np.int64)
+            keys, ends, logged = (np.frombuffer(b, t) for b, t in zip(self.buffers[-3:], (np.uint8, np.int64,
+                                                                                          np.uint64), strict=True))
         else:
-            keys = np.memmap(self.keys, np.uint8, "r") if os.path.getsize(self.keys) else memoryview(b"")
-            ends = np.memmap(self.ends, np.int64, "r") if os.path.getsize(self.ends) else np.zeros(0, np.int64)
-        for row, c in zip(rows.tolist(), chunk.tolist(), strict=True):
-            if c < 0:
-                continue
-            position = int(self.chunks[c, 1]) + row - int(first[c])
-            limit = int(self.chunks[c + 1, 1]) if c + 1 < len(self.chunks) else len(ends)
-            if position < limit:
+            keys, ends, logged = (np.memmap(p, t, "r") if os.path.getsize(p) else np.zeros(0, t)
+                                  for p, t in ((self.keys, np.uint8), (self.ends, np.int64), (self.rows, np.uint64)))
+        rows = [row for row in np.asarray(rows).tolist() if row >= self.row_offset]
+        found = {}
+        if len(logged) == 0 or not rows:
+            return found
+        wanted = np.array(rows, np.uint64) - np.uint64(self.row_offset)
+        at = np.minimum(np.searchsorted(logged, wanted), len(logged) - 1)
+        for row, position in zip(rows, at.tolist(), strict=True):
+            if int(logged[position]) == row - self.row_offset:
                 start = int(ends[position - 1]) if position else 0
                 found[row] = bytes(keys[start:int(ends[position])]).decode("utf-8", "backslashreplace")
         return found
@@ -226,18 +244,18 @@ class Spill:
         self._files = [open(path, "wb") for path in self.paths]  # noqa: SIM115 (closed in close())
         self._keys = open(os.path.join(self.directory, "keys"), "wb")  # noqa: SIM115
         self._ends = open(os.path.join(self.directory, "ends"), "wb")  # noqa: SIM115
-        self._written, self._n_keys, self._chunks = 0, 0, []
+        self._rows = open(os.path.join(self.directory, "rows"), "wb")  # noqa: SIM115
+        self._written = 0
 
-    def log_keys(self, keys, first_row):
-        """Keep the keys of a chunk (a BinaryArray) whose first is row ``first_row``."""
-        self._chunks.append((first_row, self._n_keys))
+    def log_keys(self, keys, rows):
+        """Keep ``keys`` (a BinaryArray), the keys at ``rows`` (ascending, after every row logged before)."""
         offsets = np.frombuffer(keys.buffers()[1], np.int32)[keys.offset:keys.offset + len(keys) + 1]
         data = keys.buffers()[2]
         start, stop = int(offsets[0]), int(offsets[-1])
         self._keys.write(memoryview(data)[start:stop] if data is not None else b"")
         (offsets[1:].astype(np.int64) - start + self._written).tofile(self._ends)
+        np.asarray(rows, np.uint64).tofile(self._rows)
         self._written += stop - start
-        self._n_keys += len(keys)
 
     def write(self, group, value, memory, rows, groups):
         """Add a chunk's expiring keys: a group (``groups[g]`` is its (db, pattern)), epoch millisecond,
@@ -260,10 +278,9 @@ class Spill:
 
     def close(self):
         """The :class:`SpillSegment` of what was written."""
-        for file in (*self._files, self._keys, self._ends):
+        for file in (*self._files, self._keys, self._ends, self._rows):
             file.close()
-        chunks = np.array(self._chunks, np.int64).reshape(-1, 2)
-        return SpillSegment(self.paths, self._keys.name, self._ends.name, chunks,
+        return SpillSegment(self.paths, self._keys.name, self._ends.name, self._rows.name,
                             tuple(sorted(self._numbers, key=self._numbers.get)))
 
 
@@ -307,10 +324,10 @@ def tally_chunk(columns, group, first_row, spill, groups):
         expire, rows = expire[keep], rows[keep]
     if len(rows) == 0:
         return Tally.empty()
-    spill.log_keys(columns.keys, first_row)
     group = np.asarray(group, np.int64)[rows]
     memory = columns.memory[rows]
     global_rows = rows.astype(np.uint64) + np.uint64(first_row)
+    spill.log_keys(columns.keys.take(rows), global_rows)
     spill.write(group, expire, memory, global_rows, groups)
     return Tally.of_keys(group, expire // 1000, memory)
 
