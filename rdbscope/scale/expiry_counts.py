@@ -34,6 +34,10 @@ EXAMPLES = 3
 #: key (one bincount), and sorted otherwise.
 DENSE_SLOTS_PER_KEY = 8
 
+#: Most (group, second) slots of the table that tells which seconds hold a batch's worth of keys
+#: (one bit each); past it, a search per record.
+DENSE_LOOKUP_SLOTS = 1 << 26
+
 #: Files the millisecond tally is cut into: every key of one millisecond is in the same one.
 PARTITIONS = 32
 
@@ -284,11 +288,12 @@ class Spill:
                             tuple(sorted(self._numbers, key=self._numbers.get)))
 
 
-def read_partition(segments, index, group_of, keep_second):
-    """The millisecond tally of partition ``index`` of ``segments`` in final groups.
+def read_partition(segments, index, group_of, keep_second, min_keys):
+    """The entries of at least ``min_keys`` keys of partition ``index`` of ``segments``, in final groups,
+    as a :class:`Tally` with their first rows.
 
     ``group_of``: per segment, the final group of each of its group numbers;
-    ``keep_second(group, second)``: which records to read on (a bool per record).
+    ``keep_second(group, second)``: which records to count (a bool per record).
     """
     kept = []
     for segment, groups in zip(segments, group_of, strict=True):
@@ -303,14 +308,32 @@ def read_partition(segments, index, group_of, keep_second):
         return Tally.empty()
     records = np.concatenate([r for r, _g in kept])
     group = np.concatenate([g for _r, g in kept])
-    order = _order(group, records["value"])
-    starts = _starts(group[order], records["value"][order])
-    examples = np.empty(len(records), EXAMPLE)
-    examples["group"], examples["value"], examples["row"] = group, records["value"], records["row"]
-    return Tally(group[order][starts], records["value"][order][starts],
-                 np.diff(np.append(starts, len(order))).astype(np.int64),
-                 np.add.reduceat(records["memory"][order], starts).astype(np.uint64),
-                 _first_examples(examples))
+    # Counted by a hash of (group, millisecond) first: a bucket of fewer than min_keys records
+    # holds no entry of min_keys (colliding entries only add up), so most records drop out before
+    # the sort.
+    buckets = 1 << max(16, (4 * len(records)).bit_length())
+    bucket = (records["value"] * 0x9E3779B1 + group * 0x85EBCA77) & (buckets - 1)
+    maybe = np.bincount(bucket, minlength=buckets)[bucket] >= min_keys
+    records, group = records[maybe], group[maybe]
+    if len(records) == 0:
+        return Tally.empty()
+    value = records["value"]
+    order = _order(group, value)
+    starts = _starts(group[order], value[order])
+    count = np.diff(np.append(starts, len(order)))
+    big = np.flatnonzero(count >= min_keys)
+    if len(big) == 0:
+        return Tally.empty()
+    memory = np.add.reduceat(records["memory"][order], starts)[big]
+    # the records of the big entries only: their first rows
+    entry = np.repeat(np.arange(len(starts)), count)
+    member = np.zeros(len(starts), bool)
+    member[big] = True
+    chosen = order[member[entry]]
+    examples = np.empty(len(chosen), EXAMPLE)
+    examples["group"], examples["value"], examples["row"] = group[chosen], value[chosen], records["row"][chosen]
+    return Tally(group[order][starts][big], value[order][starts][big], count[big].astype(np.int64),
+                 memory.astype(np.uint64), _first_examples(examples))
 
 
 def tally_chunk(columns, group, first_row, spill, groups):
@@ -412,17 +435,12 @@ class CountedExpiring:
         busy = np.flatnonzero(self._tally.count >= min_keys)
         if len(busy) == 0:
             return Batches.empty()
-        busy_code = self._code[busy]
-
-        def in_busy_second(group, second):
-            code = (group.astype(np.int64) << 32) | (second - self.base_s)
-            at = np.minimum(np.searchsorted(busy_code, code), len(busy_code) - 1)
-            return busy_code[at] == code
+        in_busy_second = self._lookup(self._tally.group[busy], self._tally.value[busy])
 
         parts, self._batch_examples = [], {}
         for index in range(PARTITIONS):
-            tally = read_partition(self._segments, index, self._group_of, in_busy_second)
-            batch = np.flatnonzero(tally.count >= min_keys)
+            tally = read_partition(self._segments, index, self._group_of, in_busy_second, min_keys)
+            batch = np.arange(len(tally))
             if len(batch) == 0:
                 continue
             parts.append((tally.group[batch], tally.value[batch], tally.count[batch], tally.memory[batch]))
@@ -435,6 +453,29 @@ class CountedExpiring:
         group, value, count, memory = (np.concatenate(column) for column in zip(*parts, strict=True))
         order = np.lexsort((value, group))
         return Batches(group[order], value[order] - self.base_ms, count[order], memory[order].astype(np.int64))
+
+    def _lookup(self, group, second):
+        """A function telling, per (group, second) given, whether it is one of these (sorted) pairs."""
+        groups = np.unique(group)
+        low, span = int(second.min()), int(second.max()) - int(second.min()) + 1
+        if len(groups) * span <= DENSE_LOOKUP_SLOTS:  # a table of bits beats a search per record
+            index = np.full(self.n_groups, -1, np.int64)
+            index[groups] = np.arange(len(groups))
+            table = np.zeros(len(groups) * span, bool)
+            table[index[group] * span + (second - low)] = True
+
+            def dense(g, s):
+                slot = index[g] * span + (s - low)
+                inside = (index[g] >= 0) & (s >= low) & (s < low + span)
+                return inside & table[np.where(inside, slot, 0)]
+            return dense
+        code = (group << 32) | (second - self.base_s)
+
+        def search(g, s):
+            wanted = (g.astype(np.int64) << 32) | (s - self.base_s)
+            at = np.minimum(np.searchsorted(code, wanted), len(code) - 1)
+            return code[at] == wanted
+        return search
 
     def batch_examples(self, group, instant, k=EXAMPLES):
         """See ``_Expiring.batch_examples`` (of batches :meth:`batches` found)."""
@@ -456,9 +497,13 @@ def _where(tally, keep):
 
 
 def _first_per_span(span, row, k=EXAMPLES):
-    """``(span, row)`` of the ``k`` lowest rows of each span."""
-    order = np.lexsort((row, span))
+    """``(span, row)`` of the ``k`` lowest rows of each span (few spans, many rows)."""
+    order = np.argsort(span.astype(np.int16) if span.max() < 1 << 15 else span, kind="stable")  # 16 bits: radix
     span, row = span[order], row[order]
-    starts = np.flatnonzero(np.concatenate(([True], span[1:] != span[:-1])))
-    rank = np.arange(len(span)) - np.repeat(starts, np.diff(np.append(starts, len(span))))
-    return span[rank < k], row[rank < k]
+    bounds = np.flatnonzero(np.concatenate(([True], span[1:] != span[:-1], [True])))
+    spans, rows = [], []
+    for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        lowest = np.sort(np.partition(row[start:stop], min(k, stop - start) - 1)[:k])
+        spans.append(np.full(len(lowest), span[start]))
+        rows.append(lowest)
+    return np.concatenate(spans), np.concatenate(rows)
