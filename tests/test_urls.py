@@ -268,7 +268,7 @@ def test_trend_and_diff_read_a_dataset_on_s3(s3, tmp_path):
 
 def test_readers_skip_a_partition_whose_publishing_was_cut_off(s3):
     """Publishing on object storage deletes summary.parquet first and copies it last: a partition without one
-    is being published, or its run stopped part-way, and trend and read_table leave it out."""
+    is being published, or its run stopped part-way: trend and read_table leave it out, diff refuses it."""
     env, client = s3
     out = f"s3://{BUCKET}/published"
     days = (("2026-11-21", NODES[0]), ("2026-11-22", NODES[1]), ("2026-11-23", DUMP))
@@ -291,6 +291,15 @@ def test_readers_skip_a_partition_whose_publishing_was_cut_off(s3):
                             timeout=180)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {t: ["2026-11-21", "2026-11-22"] for t in ("summary", "patterns", "findings")}
+    # diff names the partition it cannot trust, and reads the whole ones
+    cut_off = f"{out}/instance=cache-1/date=2026-11-23"
+    diff = rdbscope("diff", f"{out}/instance=cache-1/date=2026-11-22", cut_off, env=env)
+    assert (diff.returncode, diff.stderr) == (
+        2, f"error: {cut_off}: no summary.parquet: a partition still being published, or whose publishing "
+           "stopped part-way\n")
+    whole = rdbscope("diff", f"{out}/instance=cache-1/date=2026-11-21", f"{out}/instance=cache-1/date=2026-11-22",
+                     "--format", "json", env=env)
+    assert whole.returncode == 0, whole.stderr
 
 
 @pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])

@@ -91,11 +91,15 @@ def snapshot_of_partition(path, *, db=None, types=None, match=None) -> Snapshot:
     such as ``s3://bucket/reports/instance=cache-1/date=2026-11-23``), filtered like a scan.
 
     Raises:
-        InputError: the directory is not a report partition.
+        InputError: the directory is not a report partition, or one on object storage not yet (or not
+            wholly) published.
     """
     files = _partition_files(path)
     if not ("patterns.parquet" in files and "findings.parquet" in files):
         raise InputError(f"{path}: not a report partition (no patterns.parquet and findings.parquet)")
+    if is_url(os.fspath(path)) and "summary.parquet" not in files:  # published last on object storage
+        raise InputError(f"{path}: no summary.parquet: a partition still being published, or whose publishing "
+                         "stopped part-way")
     patterns = filter_patterns(_read(path, "patterns.parquet").to_pandas(), db, types, match)
     findings = _read(path, "findings.parquet").to_pandas()
     findings = findings[findings["pattern"].isna() | findings.set_index(["db", "pattern"]).index.isin(
