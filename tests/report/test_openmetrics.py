@@ -79,7 +79,7 @@ def test_findings_are_counted_per_code_and_severity(sample):
     got = {(dict(labels)["code"], dict(labels)["severity"]): value
            for labels, value in samples(text)["rdbscope_findings"].items()}
     assert got == Counter((f.code, str(f.severity)) for f in res.finding_list)
-    assert got[("TTL002", "error")] == 7 and sum(got.values()) == len(res.finding_list) == 44
+    assert got[("TTL002", "error")] == 7 and sum(got.values()) == len(res.finding_list) == 43
 
 
 def test_units_and_types_are_declared_and_the_prometheus_text_parser_reads_it_too(sample):
