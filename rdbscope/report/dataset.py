@@ -330,9 +330,30 @@ def read_table(directory, table="patterns", instance=None) -> pa.Table:
     fs, root, paths = _table_paths(directory, table, instance)
     if not paths:
         raise InputError(f"{directory}: no {table}.parquet under instance=*/date=* (not a report dataset?)")
+    if fs is not None:
+        return _read_remote_table(fs, paths)
     partitioning = ds.partitioning(pa.schema([("instance", pa.string()), ("date", pa.string())]), flavor="hive")
     dataset = ds.dataset(paths, format="parquet", partitioning=partitioning, partition_base_dir=root, filesystem=fs)
     return dataset.to_table()
+
+
+def _read_remote_table(fs, paths):
+    """:func:`read_table` of files on object storage, read one by one through ``fs``.
+
+    Not a pyarrow dataset over an fsspec file system: its scanner's threads can outlive the call
+    and abort the interpreter at exit ("terminate called without an active exception",
+    apache/arrow#39162).
+    """
+    from urllib.parse import unquote
+
+    tables = []
+    for path in paths:
+        instance, date = (unquote(part.split("=", 1)[1]) for part in path.rsplit("/", 3)[1:3])
+        with fs.open(path, "rb") as file:
+            part = pq.read_table(file)
+        part = part.append_column("instance", pa.array([instance] * part.num_rows, pa.string()))
+        tables.append(part.append_column("date", pa.array([date] * part.num_rows, pa.string())))
+    return pa.concat_tables(tables, promote_options="default")
 
 
 def schema_version(path) -> str | None:
