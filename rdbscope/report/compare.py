@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputError
@@ -81,8 +82,8 @@ def _partition_files(path):
 def _read(partition, name):
     if is_url(os.fspath(partition)):
         fs, prefix = open_url_fs(os.fspath(partition))
-        with fs.open(f"{prefix.rstrip('/')}/{name}", "rb") as f:
-            return pq.read_table(f)
+        with fs.open(f"{prefix.rstrip('/')}/{name}", "rb") as f:  # parsed from memory: see dataset._read_remote_table
+            return pq.read_table(pa.BufferReader(f.read()))
     return pq.read_table(pathlib.Path(partition) / name)
 
 

@@ -338,11 +338,11 @@ def read_table(directory, table="patterns", instance=None) -> pa.Table:
 
 
 def _read_remote_table(fs, paths):
-    """:func:`read_table` of files on object storage, read one by one through ``fs``.
+    """:func:`read_table` of files on object storage, each read whole through ``fs`` and parsed from memory.
 
-    Not a pyarrow dataset over an fsspec file system: its scanner's threads can outlive the call
-    and abort the interpreter at exit ("terminate called without an active exception",
-    apache/arrow#39162).
+    Not a pyarrow dataset, nor pyarrow reading an fsspec file: pyarrow's threads calling into
+    the Python file can outlive the call and abort the interpreter at exit ("terminate called
+    without an active exception", apache/arrow#39162). Report files are small.
     """
     from urllib.parse import unquote
 
@@ -350,7 +350,7 @@ def _read_remote_table(fs, paths):
     for path in paths:
         instance, date = (unquote(part.split("=", 1)[1]) for part in path.rsplit("/", 3)[1:3])
         with fs.open(path, "rb") as file:
-            part = pq.read_table(file)
+            part = pq.read_table(pa.BufferReader(file.read()))
         part = part.append_column("instance", pa.array([instance] * part.num_rows, pa.string()))
         tables.append(part.append_column("date", pa.array([date] * part.num_rows, pa.string())))
     return pa.concat_tables(tables, promote_options="default")
