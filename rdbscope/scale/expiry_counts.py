@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..keyspace.grouping import counts
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
 #: Example rows kept per (group, second) and per (group, millisecond): the incidents' and
@@ -81,11 +82,8 @@ class Tally:
             code = group * span + (value - low)
             count = np.bincount(code, minlength=slots)
             present = np.flatnonzero(count)
-            summed = np.bincount(code, weights=memory, minlength=slots)[present]
-            if len(memory) and int(memory.max()) * len(memory) >= 1 << 53:  # float sums no longer exact
-                return cls._sorted(group, value, memory)
             return cls(present // span, present % span + low, count[present].astype(np.int64),
-                       np.rint(summed).astype(np.uint64), np.zeros(0, EXAMPLE))
+                       counts(code, slots, memory)[present], np.zeros(0, EXAMPLE))
         return cls._sorted(group, value, memory)
 
     @classmethod
@@ -102,10 +100,12 @@ class Tally:
 
     @classmethod
     def merge(cls, parts):
-        """One tally of ``(tally, new group of each of its groups)`` parts; equal (group, value) entries add up."""
+        """One tally of ``(tally, new group of each of its groups)`` parts, tallies without examples (the
+        per-second ones); equal (group, value) entries add up."""
         parts = [(t, np.asarray(ids, np.int64)) for t, ids in parts if len(t)]
         if not parts:
             return cls.empty()
+        assert not any(len(t.examples) for t, _ids in parts), "only tallies without examples merge"
         if len(parts) == 1 and np.array_equal(parts[0][1][parts[0][0].group], parts[0][0].group):
             return parts[0][0]
         group = np.concatenate([ids[t.group] for t, ids in parts])
@@ -115,19 +115,12 @@ class Tally:
         starts = _starts(group, value)
         count = np.add.reduceat(np.concatenate([t.count for t, _ids in parts])[order], starts)
         memory = np.add.reduceat(np.concatenate([t.memory for t, _ids in parts])[order], starts)
-        examples = [_renumbered(t.examples, ids) for t, ids in parts if len(t.examples)]
-        examples = _first_examples(np.concatenate(examples)) if examples else np.zeros(0, EXAMPLE)
-        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64), examples)
+        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64),
+                   np.zeros(0, EXAMPLE))
 
     def renumbered(self, new_group):
         """The tally with group ``g`` called ``new_group[g]`` (groups given one number are added up)."""
         return Tally.merge([(self, new_group)])
-
-
-def _renumbered(examples, ids):
-    out = examples.copy()
-    out["group"] = ids[examples["group"]]
-    return out
 
 
 def _first_examples(examples):
