@@ -5,15 +5,16 @@ counts), so a bounded run reports the same as an in-memory one.
 """
 
 from ..findings import Check, Severity, count, format_memory
-from .schemas import CACHE, JOB, RATE_LIMIT, REGISTRY, RESULT, SESSION
+from .schemas import CACHE, FAILED, JOB, RATE_LIMIT, REGISTRY, RESULT, SESSION
 
 JOBS_KEPT = Check(
     "LIB001", "library-jobs-kept", Severity.WARNING,
     "A job queue's jobs or results kept without a TTL (at least `library_min_keys` keys, or a finished/dead "
-    "job set of at least `library_min_set_bytes`).",
+    "job set or a failed-job list of at least `library_min_set_bytes`).",
     "BullMQ, Bull and Bee-Queue keep every job unless removeOnComplete/removeOnFail (removeOnSuccess/"
     "removeOnFailure) are set; RQ keeps jobs enqueued with result_ttl=-1 or failure_ttl=-1; Celery keeps "
-    "results forever with result_expires=None; Sidekiq's dead set holds up to dead_max_jobs. Such keys pile "
+    "results forever with result_expires=None; Sidekiq's dead set holds up to dead_max_jobs; Resque's "
+    "default failure backend pushes every failed job onto resque:failed and never trims it. Such keys pile "
     "up until maxmemory. The message names the library's setting.")
 SESSION_WITHOUT_TTL = Check(
     "LIB002", "library-session-without-ttl", Severity.ERROR,
@@ -33,8 +34,8 @@ RATE_LIMIT_WITHOUT_TTL = Check(
 
 CHECKS = (JOBS_KEPT, SESSION_WITHOUT_TTL, CACHE_WITHOUT_TTL, RATE_LIMIT_WITHOUT_TTL)
 
-_CHECK_OF_ROLE = {JOB: JOBS_KEPT, RESULT: JOBS_KEPT, REGISTRY: JOBS_KEPT, SESSION: SESSION_WITHOUT_TTL,
-                  CACHE: CACHE_WITHOUT_TTL, RATE_LIMIT: RATE_LIMIT_WITHOUT_TTL}
+_CHECK_OF_ROLE = {JOB: JOBS_KEPT, RESULT: JOBS_KEPT, REGISTRY: JOBS_KEPT, FAILED: JOBS_KEPT,
+                  SESSION: SESSION_WITHOUT_TTL, CACHE: CACHE_WITHOUT_TTL, RATE_LIMIT: RATE_LIMIT_WITHOUT_TTL}
 
 
 def _fires(role, n_without, memory_without, options):
@@ -42,7 +43,7 @@ def _fires(role, n_without, memory_without, options):
         return False
     if role in (JOB, RESULT):
         return n_without >= options.library_min_keys
-    if role == REGISTRY:
+    if role in (REGISTRY, FAILED):
         return memory_without >= options.library_min_set_bytes
     return role in (SESSION, CACHE, RATE_LIMIT)
 
@@ -50,6 +51,9 @@ def _fires(role, n_without, memory_without, options):
 def _message(role, library, pattern, key_kind, n_without, memory, setting):
     if role == REGISTRY:
         return f"{pattern} ({library}: {key_kind}) has no TTL and holds {memory}; setting: {setting}"
+    if role == FAILED:
+        return f"{pattern} ({library}: {key_kind}) only grows: nothing trims it, and it holds {memory}; " \
+               f"setting: {setting}"
     what = {JOB: "are never removed", RESULT: "are never removed", SESSION: "never expire",
             CACHE: "never expire", RATE_LIMIT: "never reset"}[role]
     return f"{count(n_without, 'key')} of {pattern} ({library}: {key_kind}) have no TTL and {what} ({memory}); " \

@@ -12,8 +12,8 @@ than the others, whose keys were written by the library itself.
 from dataclasses import dataclass
 
 #: What a key kind is for; the findings about keys without a TTL go by it.
-JOB, RESULT, QUEUE, REGISTRY, SESSION, CACHE, RATE_LIMIT, RECORD, STATE = (
-    "job", "result", "queue", "registry", "session", "cache", "rate limit", "record", "state")
+JOB, RESULT, QUEUE, REGISTRY, FAILED, SESSION, CACHE, RATE_LIMIT, RECORD, STATE = (
+    "job", "result", "queue", "registry", "failed", "session", "cache", "rate limit", "record", "state")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ BULL_OR_BULLMQ = Library("BullMQ or Bull", "Bull 3-4, BullMQ 3-6", "the prefix q
 BEE_QUEUE = Library("Bee-Queue", "1.x-2.x", "the prefix queue setting (default bq)",
                     {JOB: "removeOnSuccess / removeOnFailure queue settings (default: keep every job)"})
 RESQUE = Library("Resque", "2.x", "Resque.redis = Redis::Namespace.new(...) (default resque)",
-                 {QUEUE: "resque failure backend: clear resque:failed (Resque::Failure.clear)"},
+                 {FAILED: "Resque::Failure.backend (the default, Resque::Failure::Redis, never trims resque:failed: "
+                          "clear it on a schedule with Resque::Failure.clear, requeue_queue or remove_queue)"},
                  evidence="documented shape")
 DJANGO_SESSIONS = Library("Django sessions", "4.x-5.x", "CACHES KEY_PREFIX and VERSION (the cache's)",
                           {SESSION: "SESSION_COOKIE_AGE (sessions expire with it)"})
@@ -148,7 +149,8 @@ SCHEMAS = (
     # resque lib/resque/data_store.rb: 'queues', 'queue:<name>', 'failed', 'workers', 'worker:<id>',
     # 'stat:<name>' under the 'resque' namespace.
     KeySchema(RESQUE, "resque:queue:<name>", r"resque:queue:" + _Q, ("list",), "queue", QUEUE),
-    KeySchema(RESQUE, "resque:failed", r"resque:failed", ("list",), "failed jobs", QUEUE),
+    # lib/resque/failure/redis.rb: every failure is RPUSHed onto 'failed', which nothing trims.
+    KeySchema(RESQUE, "resque:failed", r"resque:failed", ("list",), "failed jobs", FAILED),
     KeySchema(RESQUE, "resque:<bookkeeping>", r"resque:(?:queues|workers|worker:.+|stat:[^:]+)",
               ("set", "string"), "bookkeeping", STATE),
     # sidekiq lib/sidekiq/client.rb (atomic_push): 'queues' set, 'queue:<name>' lists; api.rb: 'schedule',

@@ -139,3 +139,17 @@ def test_the_parquet_dataset_has_the_library_columns(result):
     rows = {r["pattern"]: r for r in table.select(["pattern", "library", "key_kind"]).to_pylist()}
     assert rows["rq:job:{uuid}"]["library"] == "RQ" and rows["rq:job:{uuid}"]["key_kind"] == "job"
     assert rows["user:{id}:profile"]["library"] is None
+
+
+def test_resques_failed_list_that_only_grows_names_the_failure_backend():
+    def lib001(spec):
+        keys = key_table([spec, "resque:queues", {"key": "resque:queue:mailers", "type": "list"}])
+        return [f for f in rdbscope.analyze(keys).finding_list if f.code == "LIB001"]
+
+    failed = {"key": "resque:failed", "type": "list", "n_elements": 90, "est_memory_bytes": 40_000}
+    [finding] = lib001(failed)
+    assert finding.pattern == "resque:failed" and finding.est_memory_bytes == 40_000
+    assert "only grows" in finding.message and "Resque::Failure.clear" in finding.message
+    assert finding.details_dict["setting"].startswith("Resque::Failure.backend")
+    assert not lib001(dict(failed, est_memory_bytes=2_000))  # below library_min_set_bytes
+    assert not lib001(dict(failed, ttl_s=3600))
