@@ -12,16 +12,26 @@ public API so that it writes the keys it always writes:
   Redis OM;
 * Node (``--node-modules DIR`` holding bullmq, bull, bee-queue, express,
   express-session, connect-redis, express-rate-limit, rate-limit-redis,
-  socket.io, @socket.io/redis-adapter, redis and ioredis): BullMQ and Bull
-  jobs without ``removeOnComplete``/``removeOnFail``, Bee-Queue, sessions
-  through express-session with connect-redis, express-rate-limit with
-  rate-limit-redis, and the Socket.IO Redis adapter (which writes no keys);
+  socket.io, socket.io-client, @socket.io/redis-adapter,
+  @socket.io/redis-streams-adapter, node-resque, redis and ioredis): BullMQ
+  and Bull jobs without ``removeOnComplete``/``removeOnFail``, Bee-Queue,
+  sessions through express-session with connect-redis, express-rate-limit with
+  rate-limit-redis, the Socket.IO Redis adapter (which writes no keys), the
+  Socket.IO streams adapter (its stream, and the sessions that connection state
+  recovery keeps for dropped clients), and Resque's keys through node-resque;
 * Ruby, from Debian (ruby-sidekiq, ruby-rails, ruby-redis): Sidekiq queues,
-  scheduled and dead jobs, and Rails' Redis cache store.
+  scheduled and dead jobs, and Rails' Redis cache store;
+* PHP, from Debian (php-cli, php-illuminate-cache, php-illuminate-redis,
+  php-illuminate-queue, php-predis): Laravel's Redis cache store and Redis
+  queue, with the prefixes of the Laravel 8 skeleton's config files.
 
-Resque, Laravel (cache, queues, Horizon) and Spring Session cannot be
-installed here; their keys are written in the shape their source gives
-(``evidence: "documented shape"`` in the truth), which is weaker evidence.
+The Ruby gem Resque cannot be installed here (Debian has no package of it);
+its keys are written by node-resque, a port that keeps Resque's key layout
+(``evidence: "compatible library (node-resque)"`` in the truth). Laravel
+Horizon and Spring Session cannot be installed at all; their keys are written
+in the shape their source gives (``evidence: "documented shape"``), which is
+weaker evidence. Stack traces are turned off in the Node and RQ steps, so that
+failed jobs hold no path of the machine that ran them.
 A few keys of the application's own sit beside them, including an audit log
 that grows by sequential ids without a TTL.
 
@@ -55,6 +65,7 @@ from make_sample_dumps import RunningServer, discover_servers  # noqa: E402
 
 BULLMQ_JOBS = 400
 SEED = 18
+RESQUE_EVIDENCE = "compatible library (node-resque)"
 
 
 # ---------------------------------------------------------------------------
@@ -95,10 +106,17 @@ FAMILIES = (
     ("Sidekiq", "dead set", r"dead", "dead", "library"),
     ("Sidekiq", "scheduled set", r"schedule", "schedule", "library"),
     ("Rails cache", "cache entry", r"storefront:products/\d+/price", "storefront:products/{id}/price", "library"),
-    ("Resque", "queue", r"resque:queue:mailers", "resque:queue:mailers", "documented shape"),
-    ("Resque", "failed jobs", r"resque:failed", "resque:failed", "documented shape"),
-    ("Laravel cache", "cache entry", r"laravel_database_laravel_cache_:report:\d+",
-     "laravel_database_laravel_cache_:report:{id}", "documented shape"),
+    ("Resque", "queue", r"resque:queue:mailers", "resque:queue:mailers", RESQUE_EVIDENCE),
+    ("Resque", "failed jobs", r"resque:failed", "resque:failed", RESQUE_EVIDENCE),
+    ("Laravel cache", "cache entry", r"laravel_database_laravel_cache:report:\d+",
+     "laravel_database_laravel_cache:report:{id}", "library"),
+    ("Laravel cache", "cache entry", r"laravel_database_laravel_cache:weather:\d+",
+     "laravel_database_laravel_cache:weather:{id}", "library"),
+    ("Laravel queue", "queue", r"laravel_database_queues:default", "laravel_database_queues:default", "library"),
+    ("Laravel queue", "delayed jobs", r"laravel_database_queues:default:delayed",
+     "laravel_database_queues:default:delayed", "library"),
+    ("Socket.IO streams adapter", "event stream", r"socket\.io", "socket.io", "library"),
+    ("Socket.IO streams adapter", "session", r"sio:session:[A-Za-z0-9_-]{20}", "sio:session:{*}", "library"),
     ("Laravel Horizon", "job", r"horizon:\d+", "horizon:{id}", "documented shape"),
     ("Spring Session", "session", r"spring:session:sessions:[0-9a-f-]{36}", "spring:session:sessions:{uuid}",
      "documented shape"),
@@ -106,7 +124,8 @@ FAMILIES = (
 
 #: The step of this script that drives a library, where its name is not the library's.
 STEP_OF = {"Django cache": "Django", "Django sessions": "Django", "express-session": "express",
-           "express-rate-limit": "express", "Laravel cache": "Laravel", "Laravel Horizon": "Laravel"}
+           "express-rate-limit": "express", "Laravel cache": "Laravel", "Laravel queue": "Laravel",
+           "Laravel Horizon": "Horizon"}
 
 #: Keys of the application's own: (regex, pattern).
 USER_FAMILIES = (
@@ -147,11 +166,14 @@ def drive_rq(url: str) -> None:
 
     connection = redis.Redis.from_url(url)
     queue = Queue("default", connection=connection)
+    # The failed jobs' exc_info holds the traceback: without frames, it holds no path of this machine.
+    sys.tracebacklimit = 0
     for n in range(120):
         queue.enqueue("operator.add", n, 1, result_ttl=-1)
     for n in range(30):
         queue.enqueue("operator.truediv", n, 0, failure_ttl=-1)
     SimpleWorker([queue], connection=connection).work(burst=True, logging_level="WARNING")
+    del sys.tracebacklimit
     for n in range(20):
         queue.enqueue("operator.add", n, 2)
 
@@ -268,6 +290,8 @@ def drive_redis_om(url: str) -> None:
 NODE_SCRIPT = r"""
 const port = Number(process.argv[2]);
 const jobs = Number(process.argv[3]);
+// Failed jobs keep their error's stack: without frames, it holds no path of this machine.
+Error.stackTraceLimit = 0;
 const connection = { host: '127.0.0.1', port };
 
 async function bullmq() {
@@ -355,7 +379,62 @@ async function socketIo() {
   await Promise.all([pub.quit(), sub.quit()]);
 }
 
-const steps = { bullmq, bull, beeQueue, webApp, socketIo };
+async function socketIoStreams() {
+  // The streams adapter keeps the cluster's packets in one stream (streamName) and, with connection
+  // state recovery, the session of each dropped client until maxDisconnectionDuration.
+  const { Server } = require('socket.io');
+  const { createAdapter } = require('@socket.io/redis-streams-adapter');
+  const { io: connect } = require('socket.io-client');
+  const { createClient } = require('redis');
+  const client = createClient({ url: `redis://127.0.0.1:${port}` });
+  await client.connect();
+  const http = require('http').createServer();
+  const io = new Server(http, { adapter: createAdapter(client),
+                                connectionStateRecovery: { maxDisconnectionDuration: 2 * 60 * 1000 } });
+  await new Promise((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${http.address().port}`;
+  io.on('connection', (socket) => socket.join('room-1'));
+  const sockets = [];
+  for (let i = 0; i < 30; i++) {
+    const socket = connect(url, { transports: ['websocket'], reconnection: false });
+    await new Promise((r) => socket.once('connect', r));
+    sockets.push(socket);
+  }
+  for (let i = 0; i < 200; i++) io.to('room-1').emit('price', i);
+  await new Promise((r) => setTimeout(r, 500));
+  // A dropped connection (not the client's own disconnect()) keeps its session for recovery.
+  for (const socket of sockets) socket.io.engine.close();
+  await new Promise((r) => setTimeout(r, 500));
+  io.close();
+  await client.quit();
+}
+
+async function resque() {
+  // node-resque keeps Resque's keys: namespace resque, queue:<name>, queues, failed, stat:<name>.
+  const { Queue, Worker } = require('node-resque');
+  const performers = {
+    WelcomeMailer: { perform: async (n) => { if (n % 3 === 0) throw new Error('Net::ReadTimeout'); return n; } },
+  };
+  const resqueConnection = { pkg: 'ioredis', host: '127.0.0.1', port, namespace: 'resque' };
+  const queue = new Queue({ connection: resqueConnection }, performers);
+  await queue.connect();
+  for (let i = 0; i < 180; i++) await queue.enqueue('mailers', 'WelcomeMailer', [i]);
+  const worker = new Worker({ connection: resqueConnection, queues: ['mailers'], timeout: 10 }, performers);
+  await worker.connect();
+  let done = 0;
+  await new Promise((resolve) => {
+    const step = () => { if (++done === 135) resolve(); };
+    worker.on('success', step);
+    worker.on('failure', step);
+    worker.start();
+  });
+  await worker.end();
+  // Jobs that wait for a worker.
+  for (let i = 0; i < 45; i++) await queue.enqueue('mailers', 'WelcomeMailer', [1000 + i]);
+  await queue.end();
+}
+
+const steps = { bullmq, bull, beeQueue, webApp, socketIo, socketIoStreams, resque };
 steps[process.argv[4]]().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
 """
 
@@ -394,6 +473,51 @@ end
 """
 
 
+PHP_SCRIPT = r"""<?php
+// Laravel's Redis cache store and Redis queue (Debian's php-illuminate-*), through Illuminate's own classes.
+require_once 'Illuminate/Cache/autoload.php';
+require_once 'Illuminate/Redis/autoload.php';
+require_once 'Illuminate/Queue/autoload.php';
+require_once 'Predis/autoload.php';
+
+use Illuminate\Cache\RedisStore;
+use Illuminate\Cache\Repository;
+use Illuminate\Container\Container;
+use Illuminate\Queue\RedisQueue;
+use Illuminate\Redis\RedisManager;
+
+$port = (int) $argv[1];
+$app = new Container();
+// The Laravel 8 skeleton's config/database.php and config/cache.php with APP_NAME=laravel:
+// redis prefix 'laravel_database_', cache prefix 'laravel_cache'.
+$redis = new RedisManager($app, 'predis', [
+    'options' => ['prefix' => 'laravel_database_'],
+    'default' => ['host' => '127.0.0.1', 'port' => $port, 'database' => 0],
+]);
+$cache = new Repository(new RedisStore($redis, 'laravel_cache', 'default'));
+for ($n = 1; $n <= 90; $n++) {
+    $cache->forever("report:$n", ['rows' => $n]);
+}
+for ($n = 1; $n <= 40; $n++) {
+    $cache->put("weather:$n", ['temp' => $n], 900);
+}
+$queue = new RedisQueue($redis, 'default', 'default');
+$queue->setContainer($app);
+for ($n = 1; $n <= 30; $n++) {
+    $queue->push('App\Jobs\SendInvoice', ['invoice' => $n]);
+}
+for ($n = 1; $n <= 10; $n++) {
+    $queue->later(3600, 'App\Jobs\SendInvoice', ['invoice' => 100 + $n]);
+}
+"""
+
+
+def run_php(port: int, workdir: Path) -> None:
+    script = workdir / "drive.php"
+    script.write_text(PHP_SCRIPT)
+    subprocess.run(["php", str(script), str(port)], check=True, timeout=300)
+
+
 def run_node(step: str, port: int, node_modules: Path, workdir: Path) -> None:
     script = workdir / "drive.js"
     script.write_text(NODE_SCRIPT)
@@ -413,31 +537,10 @@ def run_ruby(step: str, port: int, workdir: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-def write_resque(client: Any) -> None:
-    # resque lib/resque/data_store.rb: namespace "resque", queues in "queue:<name>",
-    # the set "queues", failures in the list "failed", counters "stat:<name>".
+def write_horizon(client: Any) -> None:
+    # laravel/horizon (config/horizon.php "prefix" "horizon:") keeps one hash per job id, which
+    # RedisJobRepository expires with horizon.trim, and the sorted set recent_jobs.
     pipe = client.pipeline()
-    pipe.sadd("resque:queues", "mailers")
-    for n in range(45):
-        pipe.rpush("resque:queue:mailers", json.dumps({"class": "WelcomeMailer", "args": [n]}))
-    for n in range(25):
-        pipe.rpush("resque:failed", json.dumps({"failed_at": "2026/11/20 10:00:00 UTC", "payload":
-                                                {"class": "WelcomeMailer", "args": [n]},
-                                                "exception": "Net::ReadTimeout", "queue": "mailers"}))
-    pipe.set("resque:stat:processed", 1200)
-    pipe.set("resque:stat:failed", 25)
-    pipe.execute()
-
-
-def write_laravel(client: Any) -> None:
-    # Laravel config/database.php: redis "prefix" is Str::slug(APP_NAME, '_').'_database_';
-    # config/cache.php: cache "prefix" is Str::slug(APP_NAME, '_').'_cache_'; RedisStore joins
-    # them with ':' (Illuminate/Cache/RedisStore.php). Horizon (config/horizon.php "prefix"
-    # "horizon:") keeps one hash per job id and the sorted sets recent_jobs/failed_jobs.
-    pipe = client.pipeline()
-    for n in range(1, 91):
-        key = f"laravel_database_laravel_cache_:report:{n}"
-        pipe.set(key, f"s:{len(str(n))}:\"{n}\";")
     for n in range(1, 71):
         job_id = str(n)
         pipe.hset(f"horizon:{job_id}", mapping={"id": job_id, "connection": "redis", "queue": "default",
@@ -516,11 +619,17 @@ def library_versions(node_modules: Path | None) -> dict[str, str]:
                               ("express-session", "express-session"), ("connect-redis", "connect-redis"),
                               ("express-rate-limit", "express-rate-limit"),
                               ("rate-limit-redis", "rate-limit-redis"),
-                              ("@socket.io/redis-adapter", "@socket.io/redis-adapter")):
+                              ("@socket.io/redis-adapter", "@socket.io/redis-adapter"),
+                              ("Socket.IO streams adapter", "@socket.io/redis-streams-adapter"),
+                              ("node-resque", "node-resque")):
             versions[name] = json.loads((node_modules / package / "package.json").read_text())["version"]
     for name, gem in (("Sidekiq", "sidekiq"), ("Rails cache", "activesupport")):
         found = subprocess.run(["ruby", "-e", f"print Gem.loaded_specs.fetch('{gem}') {{ Gem::Specification"
                                 f".find_by_name('{gem}') }}.version"], capture_output=True, text=True)
+        if found.returncode == 0:
+            versions[name] = found.stdout.strip()
+    for name, package in (("Laravel (illuminate)", "php-illuminate-cache"), ("Predis", "php-predis")):
+        found = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True)
         if found.returncode == 0:
             versions[name] = found.stdout.strip()
     return versions
@@ -567,10 +676,13 @@ def main(argv: list[str] | None = None) -> int:
             ("Bee-Queue", lambda: run_node("beeQueue", server.port, args.node_modules, workdir)),
             ("express", lambda: run_node("webApp", server.port, args.node_modules, workdir)),
             ("@socket.io/redis-adapter", lambda: run_node("socketIo", server.port, args.node_modules, workdir)),
+            ("Socket.IO streams adapter",
+             lambda: run_node("socketIoStreams", server.port, args.node_modules, workdir)),
+            ("Resque", lambda: run_node("resque", server.port, args.node_modules, workdir)),
             ("Sidekiq", lambda: run_ruby("sidekiq", server.port, workdir)),
             ("Rails cache", lambda: run_ruby("rails", server.port, workdir)),
-            ("Resque", lambda: write_resque(client)),
-            ("Laravel", lambda: write_laravel(client)),
+            ("Laravel", lambda: run_php(server.port, workdir)),
+            ("Horizon", lambda: write_horizon(client)),
             ("Spring Session", lambda: write_spring_session(client, rng)),
             ("application", lambda: write_own_keys(client, rng)),
         )

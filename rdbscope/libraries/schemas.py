@@ -6,7 +6,8 @@ Each entry is one kind of key a library writes, read from the library's own sour
 whatever a prefix setting put in front. Entries marked ``evidence="documented
 shape"`` come from the source of a library that could not be run where the
 sample dump was made (see sample_dumps/make_library_dump.py): weaker evidence
-than the others, whose keys were written by the library itself.
+than the others, whose keys were written by the library itself (Resque's, by
+node-resque, a port that keeps its key layout).
 """
 
 from dataclasses import dataclass
@@ -25,7 +26,8 @@ class Library:
         versions: the versions whose source the schemas were read from.
         prefix_setting: the setting that puts a prefix before its keys, or why there is none.
         ttl_setting: the setting that gives its keys a TTL (or removes them), by key role.
-        evidence: "library" (keys written by the library ran here) or "documented shape".
+        evidence: "library" (keys written by the library ran here), "compatible library (<name>)" (by a
+            port that keeps the library's keys) or "documented shape" (keys written in the shape its source gives).
     """
 
     name: str
@@ -80,7 +82,7 @@ BEE_QUEUE = Library("Bee-Queue", "1.x-2.x", "the prefix queue setting (default b
 RESQUE = Library("Resque", "2.x", "Resque.redis = Redis::Namespace.new(...) (default resque)",
                  {FAILED: "Resque::Failure.backend (the default, Resque::Failure::Redis, never trims resque:failed: "
                           "clear it on a schedule with Resque::Failure.clear, requeue_queue or remove_queue)"},
-                 evidence="documented shape")
+                 evidence="compatible library (node-resque)")
 DJANGO_SESSIONS = Library("Django sessions", "4.x-5.x", "CACHES KEY_PREFIX and VERSION (the cache's)",
                           {SESSION: "SESSION_COOKIE_AGE (sessions expire with it)"})
 DJANGO_CACHE = Library("Django cache", "4.x-5.x", "CACHES KEY_PREFIX and VERSION",
@@ -91,8 +93,9 @@ RAILS_CACHE = Library("Rails cache", "6.x-7.x", "namespace: option of the Redis 
                       {CACHE: "expires_in (default: none)"})
 LARAVEL_CACHE = Library("Laravel cache", "8.x-11.x",
                         "REDIS_PREFIX (database.redis.options.prefix) and CACHE_PREFIX",
-                        {CACHE: "the seconds passed to Cache::put (Cache::forever keeps entries)"},
-                        evidence="documented shape")
+                        {CACHE: "the seconds passed to Cache::put (Cache::forever keeps entries)"})
+LARAVEL_QUEUE = Library("Laravel queue", "8.x-11.x", "REDIS_PREFIX (database.redis.options.prefix)",
+                        {QUEUE: "jobs leave the list when a worker runs them (queue:work)"})
 HORIZON = Library("Laravel Horizon", "5.x", "horizon.prefix (default horizon:)",
                   {JOB: "horizon.trim (minutes recent/completed/failed jobs are kept)"},
                   evidence="documented shape")
@@ -113,8 +116,9 @@ SPRING_SESSION = Library("Spring Session", "2.x-3.x",
                          "@EnableRedisHttpSession(redisNamespace=...) (default spring:session)",
                          {SESSION: "maxInactiveIntervalInSeconds (default 1800)"}, evidence="documented shape")
 SOCKET_IO = Library("Socket.IO streams adapter", "@socket.io/redis-streams-adapter 0.x",
-                    "the streamName option (default socket.io)",
-                    {QUEUE: "maxLen option (the stream is trimmed, not expired)"})
+                    "the streamName and sessionKeyPrefix options (default socket.io, sio:session:)",
+                    {QUEUE: "maxLen option (the stream is trimmed, not expired)",
+                     SESSION: "connectionStateRecovery.maxDisconnectionDuration (sessions expire with it)"})
 
 _P = r"(?P<prefix>.*?)"
 _Q = r"(?:[^:]+)"  # a queue name: literal or a placeholder
@@ -151,7 +155,8 @@ SCHEMAS = (
     KeySchema(RESQUE, "resque:queue:<name>", r"resque:queue:" + _Q, ("list",), "queue", QUEUE),
     # lib/resque/failure/redis.rb: every failure is RPUSHed onto 'failed', which nothing trims.
     KeySchema(RESQUE, "resque:failed", r"resque:failed", ("list",), "failed jobs", FAILED),
-    KeySchema(RESQUE, "resque:<bookkeeping>", r"resque:(?:queues|workers|worker:.+|stat:[^:]+)",
+    # (connection_test_key is node-resque's, written when it connects.)
+    KeySchema(RESQUE, "resque:<bookkeeping>", r"resque:(?:queues|workers|worker:.+|stat:[^:]+|connection_test_key)",
               ("set", "string"), "bookkeeping", STATE),
     # sidekiq lib/sidekiq/client.rb (atomic_push): 'queues' set, 'queue:<name>' lists; api.rb: 'schedule',
     # 'retry', 'dead' sorted sets (DeadSet#kill trims to dead_max_jobs / dead_timeout_in_seconds);
@@ -193,10 +198,18 @@ SCHEMAS = (
     # flask_caching/__init__.py: CACHE_KEY_PREFIX defaults to 'flask_cache_'; backends/rediscache.py puts
     # key_prefix before every key.
     KeySchema(FLASK_CACHING, "flask_cache_<key>", r"flask_cache_.+", ("string",), "cache entry", CACHE),
-    # Illuminate/Cache/RedisStore.php: '<redis prefix><cache prefix>:<key>'; config/database.php and
-    # config/cache.php default the prefixes to '<app>_database_' and '<app>_cache_'.
-    KeySchema(LARAVEL_CACHE, "<app>_database_<app>_cache_:<key>", r"[a-z0-9_]+_database_[a-z0-9_]+_cache_?:.+",
+    # Illuminate/Cache/RedisStore.php: '<redis prefix><cache prefix>:<key>' (setPrefix adds the ':'); the
+    # skeleton's config/database.php and config/cache.php default the prefixes to '<app>_database_' and
+    # '<app>_cache' (Laravel 8) or '<app>_cache_' (9 and later).
+    KeySchema(LARAVEL_CACHE, "<app>_database_<app>_cache:<key>", r"[a-z0-9_]+_database_[a-z0-9_]+_cache_?:.+",
               ("string",), "cache entry", CACHE),
+    # Illuminate/Queue/RedisQueue.php getQueue: 'queues:<name>' lists, with ':delayed' and ':reserved' sorted
+    # sets and a ':notify' list, after the redis prefix ('queues:<name>' alone is too plain to claim).
+    KeySchema(LARAVEL_QUEUE, "<app>_database_queues:<name>", r"(?P<prefix>[a-z0-9_]+_database_)queues:[^:]+",
+              ("list",), "queue", QUEUE),
+    KeySchema(LARAVEL_QUEUE, "<app>_database_queues:<name>:<delayed|reserved|notify>",
+              r"(?P<prefix>[a-z0-9_]+_database_)queues:[^:]+:(?:delayed|reserved|notify)", ("zset", "list"),
+              "job state", QUEUE),
     # laravel/horizon src/Repositories/RedisJobRepository.php: 'horizon:<job id>' hashes and the sorted
     # sets recent_jobs, pending_jobs, completed_jobs, failed_jobs, ...
     KeySchema(HORIZON, "horizon:<job id>", r"horizon:\{(?:id|uuid)\}", ("hash",), "job", JOB),
@@ -233,9 +246,12 @@ SCHEMAS = (
               _P + r"spring:session:sessions:expires:\{uuid\}", ("string",), "session expiry marker", SESSION),
     KeySchema(SPRING_SESSION, "spring:session:expirations:<minute>", _P + r"spring:session:expirations:\{.+\}",
               ("set",), "expiry index", STATE),
-    # @socket.io/redis-streams-adapter lib/index.ts: one stream, streamName default 'socket.io'. (The pub/sub
-    # @socket.io/redis-adapter writes no keys: driven in make_library_dump.py, it left none.)
+    # @socket.io/redis-streams-adapter lib/adapter.ts createAdapter: one stream, streamName default 'socket.io'.
+    # (The pub/sub @socket.io/redis-adapter writes no keys: driven in make_library_dump.py, it left none.)
     KeySchema(SOCKET_IO, "socket.io", r"socket\.io", ("stream",), "event stream", QUEUE),
+    # lib/adapter.ts persistSession: 'sio:session:<pid>' (sessionKeyPrefix), a string that expires after
+    # connectionStateRecovery.maxDisconnectionDuration.
+    KeySchema(SOCKET_IO, "sio:session:<pid>", r"sio:session:\{(?:\*|b64)\}", ("string",), "session", SESSION),
 )
 
 #: A key kind that holds nothing unless a library key that names its prefix is there too: Django's

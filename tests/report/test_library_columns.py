@@ -29,6 +29,11 @@ KINDS = [
     ("LIMITS:LIMITER/login/{ip}/1000/1/hour", "limits", "rate-limit window"),
     ("sess:{*}", "express-session", "session"),
     ("dead", "Sidekiq", "dead jobs"),
+    ("resque:failed", "Resque", "failed jobs"),
+    ("laravel_database_laravel_cache:report:{id}", "Laravel cache", "cache entry"),
+    ("laravel_database_queues:default", "Laravel queue", "queue"),
+    ("socket.io", "Socket.IO streams adapter", "event stream"),
+    ("sio:session:{*}", "Socket.IO streams adapter", "session"),
 ]
 
 runner = CliRunner()

@@ -76,6 +76,9 @@ def pattern_of(result):
 
 def test_caches_without_ttl_name_the_timeout_setting(result):
     found = by_code(result, "LIB003")
+    laravel = found["laravel_database_laravel_cache:report:{id}"]  # Cache::forever
+    assert "Cache::forever keeps entries" in laravel.message and laravel.n_keys == 90
+    assert "laravel_database_laravel_cache:weather:{id}" not in found  # Cache::put with seconds
     assert "CACHE_DEFAULT_TIMEOUT or timeout=" in found["flask_cache_user_{id}_feed"].message
     assert "TIMEOUT (None keeps entries forever)" in found["shop:1:product:{id}:price"].message
     assert found["flask_cache_user_{id}_feed"].n_keys == 200
@@ -83,11 +86,11 @@ def test_caches_without_ttl_name_the_timeout_setting(result):
 
 
 def test_library_patterns_get_their_library_finding_not_the_generic_ttl_ones(result, owners):
-    """flask_cache_... and laravel_..._cache_... say 'cache' and have no TTL: LIB003 names the setting; TTL002,
+    """flask_cache_... and laravel_..._cache:... say 'cache' and have no TTL: LIB003 names the setting; TTL002,
     which would say the same without it, and TTL001 leave library patterns alone."""
     generic = [f.pattern for f in result.finding_list if f.code in ("TTL001", "TTL002")]
     assert not [p for p in generic if owners[p][0] is not None]
-    caches = {"flask_cache_user_{id}_feed", "laravel_database_laravel_cache_:report:{id}"}
+    caches = {"flask_cache_user_{id}_feed", "laravel_database_laravel_cache:report:{id}"}
     assert caches <= set(by_code(result, "LIB003"))
     on_user_keys = rdbscope.analyze(key_table(["app:cache:" + str(i) for i in range(20)])).finding_list
     assert [f.code for f in on_user_keys if f.code in ("TTL001", "TTL002") or f.code.startswith("LIB")] == ["TTL002"]
@@ -123,8 +126,13 @@ def test_each_library_is_named_once_with_its_prefix_setting(result):
     assert set(libraries) == {f["library"] for f in TRUTH["families"]} - UNRECOGNIZABLE
     celery = next(f for f in infos if f.details_dict["library"] == "Celery")
     assert "global_keyprefix" in celery.message and celery.n_keys == TRUTH["keys_written"]["Celery"]
-    assert next(f for f in infos if f.details_dict["library"] == "Resque").details_dict["evidence"] == \
-        "documented shape"
+    evidence = {f.details_dict["library"]: f.details_dict["evidence"] for f in infos}
+    assert evidence["Resque"] == "compatible library (node-resque)"
+    assert evidence["Laravel Horizon"] == evidence["Spring Session"] == "documented shape"
+    assert evidence["Laravel cache"] == evidence["Socket.IO streams adapter"] == "library"
+    assert {family["library"]: family["evidence"] for family in TRUTH["families"]}.items() >= {
+        library: evidence[library] for library in ("Resque", "Laravel cache", "Laravel queue",
+                                                   "Socket.IO streams adapter", "Laravel Horizon")}.items()
 
 
 def test_a_growing_counter_without_ttl_is_a_likely_leak(result):
@@ -153,3 +161,20 @@ def test_resques_failed_list_that_only_grows_names_the_failure_backend():
     assert finding.details_dict["setting"].startswith("Resque::Failure.backend")
     assert not lib001(dict(failed, est_memory_bytes=2_000))  # below library_min_set_bytes
     assert not lib001(dict(failed, ttl_s=3600))
+
+
+def test_resques_failed_list_in_the_dump_is_reported(result):
+    """node-resque's worker pushed every failed job onto resque:failed, with Resque's failure payload."""
+    finding = by_code(result, "LIB001")["resque:failed"]
+    assert TRUTH["keys"]["resque:failed"] == {"length": 45, "pttl_ms": -1, "type": "list", "written_by": "Resque"}
+    assert finding.n_keys == 1 and finding.est_memory_bytes >= 8192
+    assert "Resque::Failure.backend" in finding.message
+    assert "resque:queue:mailers" not in by_code(result, "LIB001")  # jobs waiting for a worker: not a leak
+
+
+def test_socket_io_sessions_expire_with_the_recovery_window(owners):
+    sessions = [k for k in TRUTH["keys"] if k.startswith("sio:session:")]
+    assert len(sessions) == 30
+    assert all(0 < TRUTH["keys"][k]["pttl_ms"] <= 120_000 for k in sessions)
+    assert owners["sio:session:{*}"] == ("Socket.IO streams adapter", "session")
+    assert owners["socket.io"] == ("Socket.IO streams adapter", "event stream")
