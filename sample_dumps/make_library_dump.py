@@ -20,7 +20,8 @@ public API so that it writes the keys it always writes:
   Socket.IO streams adapter (its stream, and the sessions that connection state
   recovery keeps for dropped clients), and Resque's keys through node-resque;
 * Ruby, from Debian (ruby-sidekiq, ruby-rails, ruby-redis): Sidekiq queues,
-  scheduled and dead jobs, and Rails' Redis cache store;
+  scheduled and dead jobs, and Rails' Redis cache store, written to directly
+  (Rails.cache.write) and by Action View's fragment caching;
 * PHP, from Debian (php-cli, php-illuminate-cache, php-illuminate-redis,
   php-illuminate-queue, php-predis): Laravel's Redis cache store and Redis
   queue, with the prefixes of the Laravel 8 skeleton's config files.
@@ -106,6 +107,10 @@ FAMILIES = (
     ("Sidekiq", "dead set", r"dead", "dead", "library"),
     ("Sidekiq", "scheduled set", r"schedule", "schedule", "library"),
     ("Rails cache", "cache entry", r"storefront:products/\d+/price", "storefront:products/{id}/price", "library"),
+    ("Rails cache", "view fragment", r"storefront:views/products/_product:[0-9a-f]{32}/products/\d+",
+     "storefront:views/products/_product:{hex}/products/{id}", "library"),
+    ("Rails cache", "view fragment", r"storefront:views/products/index:[0-9a-f]{32}/product-list",
+     "storefront:views/products/index:{hex}/product-list", "library"),
     ("Resque", "queue", r"resque:queue:mailers", "resque:queue:mailers", RESQUE_EVIDENCE),
     ("Resque", "failed jobs", r"resque:failed", "resque:failed", RESQUE_EVIDENCE),
     ("Laravel cache", "cache entry", r"laravel_database_laravel_cache:report:\d+",
@@ -121,6 +126,15 @@ FAMILIES = (
     ("Spring Session", "session", r"spring:session:sessions:[0-9a-f-]{36}", "spring:session:sessions:{uuid}",
      "documented shape"),
 )
+
+#: Families written by a library with nothing of the library's in their names, so that no pattern
+#: can tell them: pattern -> why.
+UNRECOGNIZABLE = {
+    "storefront:products/{id}/price": "Rails.cache.write keys are '<namespace>:<key>', both of the application's "
+                                      "choosing; only the value (a Marshal-dumped ActiveSupport::Cache::Entry, or "
+                                      "Rails 7.1's '\\x00\\x11' header) is Rails', and the scan does not read "
+                                      "string values",
+}
 
 #: The step of this script that drives a library, where its name is not the library's.
 STEP_OF = {"Django cache": "Django", "Django sessions": "Django", "express-session": "express",
@@ -469,6 +483,24 @@ when 'rails'
   store = ActiveSupport::Cache::RedisCacheStore.new(url: url, namespace: 'storefront')
   (1..150).each { |n| store.write("products/#{n}/price", n * 3) }
   (1..30).each { |n| store.write("products/#{n}/stock", n, expires_in: 600) }
+when 'fragments'
+  # Action View's fragment caching (<% cache product do %>) through a controller's render: the keys
+  # are 'views/<template>:<template digest>/<cache key>' in the same cache store.
+  require 'action_controller'
+  require 'active_model'
+  class Product
+    include ActiveModel::Model
+    attr_accessor :id, :name, :price
+    def cache_key; "products/#{id}"; end
+    def to_partial_path; 'products/product'; end
+  end
+  class ProductsController < ActionController::Base
+    self.view_paths = [ARGV[2]]
+    self.perform_caching = true
+  end
+  ProductsController.cache_store = ActiveSupport::Cache::RedisCacheStore.new(url: url, namespace: 'storefront')
+  products = (1..120).map { |n| Product.new(id: n, name: "product #{n}", price: n * 3) }
+  ProductsController.render(:index, locals: { products: products })
 end
 """
 
@@ -526,10 +558,23 @@ def run_node(step: str, port: int, node_modules: Path, workdir: Path) -> None:
                    timeout=300)
 
 
+#: The views of the fragment caching step: a list of products, each cached by its partial.
+RAILS_VIEWS = {
+    "products/index.html.erb": '<% cache "product-list" do %><ul><%= render partial: "products/product", '
+                               'collection: products %></ul><% end %>\n',
+    "products/_product.html.erb": "<% cache product do %><li><%= product.name %>: <%= product.price %></li>"
+                                  "<% end %>\n",
+}
+
+
 def run_ruby(step: str, port: int, workdir: Path) -> None:
     script = workdir / "drive.rb"
     script.write_text(RUBY_SCRIPT)
-    subprocess.run(["ruby", str(script), str(port), step], check=True, timeout=300)
+    views = workdir / "views"
+    for name, text in RAILS_VIEWS.items():
+        (views / name).parent.mkdir(parents=True, exist_ok=True)
+        (views / name).write_text(text)
+    subprocess.run(["ruby", str(script), str(port), step, str(views)], check=True, timeout=300)
 
 
 # ---------------------------------------------------------------------------
@@ -680,7 +725,8 @@ def main(argv: list[str] | None = None) -> int:
              lambda: run_node("socketIoStreams", server.port, args.node_modules, workdir)),
             ("Resque", lambda: run_node("resque", server.port, args.node_modules, workdir)),
             ("Sidekiq", lambda: run_ruby("sidekiq", server.port, workdir)),
-            ("Rails cache", lambda: run_ruby("rails", server.port, workdir)),
+            ("Rails cache", lambda: (run_ruby("rails", server.port, workdir),
+                                     run_ruby("fragments", server.port, workdir))),
             ("Laravel", lambda: run_php(server.port, workdir)),
             ("Horizon", lambda: write_horizon(client)),
             ("Spring Session", lambda: write_spring_session(client, rng)),
@@ -713,6 +759,7 @@ def main(argv: list[str] | None = None) -> int:
              "written_by": STEP_OF.get(library, library)}
             for library, kind, regex, pattern, evidence in FAMILIES
         ],
+        "unrecognizable": UNRECOGNIZABLE,
         "user_families": [{"regex": regex, "pattern": pattern} for regex, pattern in USER_FAMILIES],
         "keys": oracle,
     }

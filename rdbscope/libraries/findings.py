@@ -54,10 +54,12 @@ def _message(role, library, pattern, key_kind, n_without, memory, setting):
     if role == FAILED:
         return f"{pattern} ({library}: {key_kind}) only grows: nothing trims it, and it holds {memory}; " \
                f"setting: {setting}"
-    what = {JOB: "are never removed", RESULT: "are never removed", SESSION: "never expire",
-            CACHE: "never expire", RATE_LIMIT: "never reset"}[role]
-    return f"{count(n_without, 'key')} of {pattern} ({library}: {key_kind}) have no TTL and {what} ({memory}); " \
-           f"setting: {setting}"
+    one = n_without == 1
+    removed, expires, resets = ("is never removed", "never expires", "never resets") if one else \
+        ("are never removed", "never expire", "never reset")
+    what = {JOB: removed, RESULT: removed, SESSION: expires, CACHE: expires, RATE_LIMIT: resets}
+    return f"{count(n_without, 'key')} of {pattern} ({library}: {key_kind}) {'has' if one else 'have'} no TTL and " \
+           f"{what[role]} ({memory}); setting: {setting}"
 
 
 def library_findings(patterns, owners, memory_basis, options):

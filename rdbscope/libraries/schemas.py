@@ -90,7 +90,8 @@ DJANGO_CACHE = Library("Django cache", "4.x-5.x", "CACHES KEY_PREFIX and VERSION
 FLASK_CACHING = Library("Flask-Caching", "1.x-2.x", "CACHE_KEY_PREFIX (default flask_cache_)",
                         {CACHE: "CACHE_DEFAULT_TIMEOUT or timeout= on set() (0 keeps entries forever)"})
 RAILS_CACHE = Library("Rails cache", "6.x-7.x", "namespace: option of the Redis cache store",
-                      {CACHE: "expires_in (default: none)"})
+                      {CACHE: "expires_in on the store or on cache/write (default: none: entries stay until an "
+                              "allkeys-* maxmemory-policy evicts them)"})
 LARAVEL_CACHE = Library("Laravel cache", "8.x-11.x",
                         "REDIS_PREFIX (database.redis.options.prefix) and CACHE_PREFIX",
                         {CACHE: "the seconds passed to Cache::put (Cache::forever keeps entries)"})
@@ -198,6 +199,13 @@ SCHEMAS = (
     # flask_caching/__init__.py: CACHE_KEY_PREFIX defaults to 'flask_cache_'; backends/rediscache.py puts
     # key_prefix before every key.
     KeySchema(FLASK_CACHING, "flask_cache_<key>", r"flask_cache_.+", ("string",), "cache entry", CACHE),
+    # actionview/lib/action_view/helpers/cache_helper.rb digest_path_from_template: '<virtual path>:<digest>'
+    # (ActiveSupport::Digest.hexdigest, 32 hex digits), expanded with the :views namespace by
+    # ActiveSupport::Cache.expand_cache_key: 'views/<template>:<digest>/<cache key>' after the store's
+    # 'namespace:'. (Keys written by Rails.cache.write are the application's own: not recognizable by name.)
+    KeySchema(RAILS_CACHE, "<namespace>:views/<template>:<digest>/<cache key>",
+              r"(?P<prefix>(?:.*:)?)views/[^:]+:(?:\{hex\}|[0-9a-f]{32})(?:/.*)?", ("string",), "view fragment",
+              CACHE),
     # Illuminate/Cache/RedisStore.php: '<redis prefix><cache prefix>:<key>' (setPrefix adds the ':'); the
     # skeleton's config/database.php and config/cache.php default the prefixes to '<app>_database_' and
     # '<app>_cache' (Laravel 8) or '<app>_cache_' (9 and later).
