@@ -183,3 +183,28 @@ def test_socket_io_sessions_expire_with_the_recovery_window(owners):
     assert all(0 < TRUTH["keys"][k]["pttl_ms"] <= 120_000 for k in sessions)
     assert owners["sio:session:{*}"] == ("Socket.IO streams adapter", "session")
     assert owners["socket.io"] == ("Socket.IO streams adapter", "event stream")
+
+
+def test_rails_cache_values_carry_the_entry_header_that_names_cannot(tmp_path):
+    """Why Rails.cache.write keys stay unattributed, and what would attribute them: in the dump, every value
+    Rails' cache store wrote (direct writes and view fragments) starts with Marshal's dump of an
+    ActiveSupport::Cache::Entry (Rails 6.1's format), and no other key's value does; but the scan reads no
+    string value, so recognition goes by names alone."""
+    import shutil
+
+    import servers
+
+    header = b"\x04\x08o:\x20ActiveSupport::Cache::Entry"
+    shutil.copy(DUMP, tmp_path / "libraries.rdb")
+    config = {"save": "", "dir": str(tmp_path), "dbfilename": "libraries.rdb"}
+    with servers.make_sample_dumps.RunningServer(servers.server("redis-7.0"), config) as running:
+        client = running.client(0)
+        strings = [k for k, r in TRUTH["keys"].items() if r["type"] == "string"]
+        pipe = client.pipeline(transaction=False)
+        for key in strings:
+            pipe.getrange(key, 0, len(header) - 1)
+        heads = dict(zip(strings, pipe.execute(), strict=True))
+    marked = {k for k, head in heads.items() if head == header}
+    rails = {k for k in strings if TRUTH["keys"][k]["written_by"] == "Rails cache"}
+    assert len(rails) == 301 and marked == rails
+    assert TRUTH["unrecognizable"]["storefront:products/{id}/price"]
