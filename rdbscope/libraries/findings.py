@@ -23,9 +23,10 @@ SESSION_WITHOUT_TTL = Check(
     "removed, and with it whatever it holds about the user. The message names the store's setting.")
 CACHE_WITHOUT_TTL = Check(
     "LIB003", "library-cache-without-ttl", Severity.WARNING,
-    "Entries of a cache library (Django, Flask-Caching, Laravel) without a TTL.",
-    "Flask-Caching's timeout=0 and Django's TIMEOUT=None keep entries forever: the cache grows until "
-    "maxmemory and then relies on eviction. The message names the setting.")
+    "Entries of a cache library (Django, Flask-Caching, Laravel, Rails' view fragments) without a TTL.",
+    "Flask-Caching's timeout=0, Django's TIMEOUT=None, Laravel's Cache::forever and Rails' cache without "
+    "expires_in keep entries forever: the cache grows until maxmemory and then relies on eviction. The message "
+    "names the setting.")
 RATE_LIMIT_WITHOUT_TTL = Check(
     "LIB004", "library-rate-limit-without-ttl", Severity.ERROR,
     "Rate-limit keys (limits, Flask-Limiter, express-rate-limit) without a TTL.",
