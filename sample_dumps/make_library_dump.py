@@ -41,8 +41,15 @@ library ran minus those before. ``libraries.json`` holds the oracle (TYPE,
 PTTL and length of every key, read from the live server before SAVE), that
 attribution, and the truth table of key families the tests read.
 
-Run by hand, never in CI (it needs the libraries installed)::
+Run by hand, never in CI (it needs the libraries installed; ``versions`` in
+``libraries.json`` says which ran)::
 
+    apt-get install redis-server ruby-sidekiq ruby-rails ruby-redis php-cli php-illuminate-cache \
+        php-illuminate-redis php-illuminate-queue php-predis
+    pip install celery rq django flask-caching limits dramatiq huey redis-om redis
+    (cd DIR/.. && npm install bullmq bull bee-queue express express-session connect-redis \
+        express-rate-limit rate-limit-redis socket.io socket.io-client @socket.io/redis-adapter \
+        @socket.io/redis-streams-adapter node-resque redis ioredis)
     python sample_dumps/make_library_dump.py --node-modules DIR [--out DIR]
 """
 
