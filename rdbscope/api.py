@@ -43,8 +43,8 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             text such as ``"2GB"``); default: half the available memory. Dumps whose
             table would not fit are analysed in bounded memory, chunk by chunk (see
             :mod:`rdbscope.scale`): the result's ``bounded`` is then True, its ``keys``
-            hold only the keys the tables and findings name, and the passes that need
-            every key in memory (``expiry``, the lint rules) are listed in ``skipped``.
+            hold only the keys the tables and findings name, and the rules that need
+            every key in memory (``GRO001``, CLU001) are listed in ``skipped``.
         chunk_keys: keys per chunk of a bounded run (default: from the budget); giving it
             makes the run bounded whatever the dumps' size.
         jobs, client: in a bounded run, read several dumps on ``jobs`` local processes, or
@@ -88,22 +88,28 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
                         client=client)
 
 
-def lint(keys: KeyTable, config=None) -> Result:
+def lint(keys, config=None, **options) -> Result:
     """:func:`analyze` with lint's selection: the lint rules, and analysis codes only when selected.
 
     Without a ``select`` of its own, the config selects the rule families (NAM, CLU, ENC);
     ``extend_select = ["TTL002"]`` adds an analysis code. Only the passes whose codes are
     selected run (and what they require), so the result holds no pattern tables unless
-    an analysis code needs them.
+    an analysis code needs them. ``keys`` and ``options`` are :func:`analyze`'s (a dump over
+    ``memory_budget`` is linted in bounded memory).
 
     Raises:
         ConfigError: the config file or an option in it is invalid.
     """
+    config, wanted = lint_selection(config)
+    return analyze(keys, config, passes=wanted, **options)
+
+
+def lint_selection(config):
+    """``(config, passes)`` of a lint run with ``config``: see :func:`lint`."""
     config = _as_config(config)
     if not config.select:
         config = dataclasses.replace(config, select=tuple(FAMILIES))
-    wanted = [p.id for p in PIPELINE if any(_enabled(config, check) for check in p.checks)]
-    return _run(keys, config, wanted)
+    return config, [p.id for p in PIPELINE if any(_enabled(config, check) for check in p.checks)]
 
 
 def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None):
@@ -116,9 +122,9 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     # the expiry pass reads what the chunks spilled here when it runs, after the scan
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
+    plan = plan_for(config, sample_keys, spill_dir, rule_rows=chunk_keys if "rules" in wanted_all else None)
     try:
-        keys, columns, given = bounded_keys(source, plan_for(config, sample_keys, spill_dir), chunk_keys,
-                                            scan_options or {}, jobs=jobs, client=client)
+        keys, columns, given = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs, client=client)
         result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
                       given=given)
     finally:
@@ -128,7 +134,7 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     errors = {name: counts.relative_error for name, counts in
               (("memory", stats.memory), ("rdb_bytes", stats.rdb_bytes), ("ttl", stats.ttl_s))
               if counts is not None and counts.relative_error}
-    return dataclasses.replace(result, bounded=True, skipped=skipped, key_count=columns.n_keys,
+    return dataclasses.replace(result, bounded=True, skipped=skipped + result.skipped, key_count=columns.n_keys,
                                percentile_error=MappingProxyType(errors))
 
 
@@ -145,8 +151,9 @@ def _run(keys, config, wanted, columns=None, given=None):
                 raise ValueError(f"two passes made a table named {name!r}")
             tables[name] = result_table
         findings.extend(f for f in output.findings if _enabled(config, CODES[f.code]))
+    not_checked = tuple(code for output in outputs.values() for code in output.not_checked)
     checked = tuple(sorted(check.code for pass_id in outputs for check in by_id[pass_id].checks
-                           if _enabled(config, check)))
+                           if _enabled(config, check) and check.code not in not_checked))
     return Result(
         keys=keys.with_table(table),
         tables=tables,
@@ -156,6 +163,7 @@ def _run(keys, config, wanted, columns=None, given=None):
         seconds=seconds,
         ran=tuple(outputs),
         checked=checked,
+        skipped=not_checked,
     )
 
 

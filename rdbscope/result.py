@@ -36,7 +36,8 @@ class Result:
         checked: the finding codes that were checked (enabled and their pass ran).
         bounded: True when the analysis ran in bounded memory, chunk by chunk: ``keys``
             then holds only the keys the tables and findings name.
-        skipped: ids of the passes a bounded run could not make (they need every key in memory).
+        skipped: ids of the passes a bounded run could not make, and codes of the rules it could not
+            check (they need every key in memory).
         key_count: the keys analysed, when ``keys`` does not hold them all (bounded runs).
         percentile_error: in a bounded run whose keys had too many distinct sizes or TTLs to be
             counted exactly, ``{measure: bound}`` (``memory``, ``rdb_bytes``, ``ttl``): percentiles

@@ -149,18 +149,17 @@ def nothing_kept(info, load):
     return UsageError(said)
 
 
-def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, client=None):
+def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     """Load ``path`` (see :func:`load_keys`, which takes ``jobs`` and ``client``) and run the passes
     (all, or ``passes`` and what they need) with ``config`` (see :func:`settings`).
 
     Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
-    dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate);
-    a command whose output ``needs`` a pass that such a run cannot make exits 2 saying so.
+    dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
     load = load or LoadOptions()
     paths = _inputs(path)
     if len(paths) == 1 and is_stream(paths[0]):
-        return _analyze_stream(paths[0], config, passes, load, needs)
+        return _analyze_stream(paths[0], config, passes, load)
     bounded = bounded_run(paths, load)
     from ..api import analyze
 
@@ -169,9 +168,6 @@ def analyze_input(path, config, *, passes=None, load=None, needs=(), jobs=1, cli
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
-    missing = _not_bounded(needs)
-    if missing:
-        raise _needs_memory(f"the {' and '.join(missing)} analysis needs", limit, peak)
     from ..sources import shown_name
 
     label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
@@ -186,20 +182,17 @@ def _checked(res, load, limit, needed):
     on stderr what a bounded run left out (the passes that need ``needed`` memory) and rounded."""
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
-    if res.skipped and not load.quiet:
-        message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
-                f"(they need every key in memory, {needed})")
+    if res.bounded and not load.quiet:
+        if res.skipped:
+            message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
+                    f"(they need every key in memory, {needed})")
+        else:
+            message(f"note: analysed in bounded memory ({format_budget(limit)}), chunk by chunk "
+                    f"(every key in memory would need {needed})")
     if res.percentile_error and not load.quiet:
         said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
         message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")
     return res
-
-
-def _not_bounded(needs):
-    """The passes of ``needs`` that a bounded run cannot make."""
-    from ..scale.bounded import BOUNDED_PASSES
-
-    return [p for p in needs if p not in {pass_class.id for pass_class in BOUNDED_PASSES}]
 
 
 def is_stream(path):
@@ -209,17 +202,12 @@ def is_stream(path):
     return path == STDIN or is_live(path)
 
 
-def _analyze_stream(path, config, passes, load, needs):
+def _analyze_stream(path, config, passes, load):
     """:func:`analyze_input` of a stream: in memory while it fits the budget, bounded from there on
-    (see :mod:`rdbscope.scale.streams`); a command that ``needs`` every key stops where it would not fit."""
+    (see :mod:`rdbscope.scale.streams`)."""
     from ..api import analyze
     from ..sources import shown_name
 
-    missing = _not_bounded(needs)
-    if missing:
-        keys = load_within(path, load, f"the {' and '.join(missing)} analysis needs")
-        with stage(load.quiet, "analysing"):
-            return analyze(keys, config=config, passes=passes)
     limit = _budget(load)
     with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
         res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
@@ -227,45 +215,10 @@ def _analyze_stream(path, config, passes, load, needs):
     return _checked(res, load, limit, f"more than {format_budget(limit)} for this stream")
 
 
-def load_within(path, load, what):
-    """The KeyTable of the stream ``path`` (see :func:`is_stream`), read in memory; exits 2 as soon as
-    it would not fit ``--memory-budget``, since ``what`` (``"the naming rules need"``) every key."""
-    from ..scale.budget import chunk_keys_for
-    from ..scale.streams import read_within
-    from ..sources import STDIN, shown_name
-
-    limit = _budget(load)
-    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
-        keys, overflow = read_within(path, limit, chunk_keys_for(limit), on_progress=on_progress,
-                                     **load.scan_options())
-    if overflow is not None:
-        overflow.close()
-        name = "standard input" if path == STDIN else shown_name(path)
-        raise UsageError(f"{what} every key in memory: {name} holds more keys than the --memory-budget of "
-                         f"{format_budget(limit)} allows ({format_budget(overflow.held_bytes)} of keys table read "
-                         f"when it stopped)")
-    if load.filtered and keys.num_rows == 0:
-        raise nothing_kept(keys.info, load)
-    return keys
-
-
 def _budget(load):
     from ..scale.budget import budget_of
 
     return budget_of(load.memory_budget)
-
-
-def refuse_bounded(path, load, what):
-    """Exit 2 when ``path`` would need a bounded run: ``what`` (``"the naming rules need"``) every key in
-    memory."""
-    bounded = bounded_run(_inputs(path), load)
-    if bounded is not None:
-        raise _needs_memory(what, *bounded)
-
-
-def _needs_memory(what, limit, peak):
-    return UsageError(f"{what} every key in memory: about "
-                      f"{format_budget(peak)} for this input, over the --memory-budget of {format_budget(limit)}")
 
 
 def bounded_run(paths, load):

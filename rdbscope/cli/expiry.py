@@ -28,7 +28,7 @@ def expiry_command(
     """
     from ..report import views
 
-    res = analyze_input(dump, settings(output.config), passes=["expiry"], load=load, needs=("expiry",))
+    res = analyze_input(dump, settings(output.config), passes=["expiry"], load=load)
     bursts = views.expiry_burst_rows(res, output.top)
     findings = views.finding_rows(res, output.top, families=("EXP",))
     if output.fmt == Format.json:

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ._analysis import is_stream, load_keys, load_within, refuse_bounded, settings, where_to_run
-from ._console import err, exits_on_bad_input, out, stage
+from ._analysis import analyze_input, settings, where_to_run
+from ._console import err, exits_on_bad_input, out
 from ._options import WHERE, FailOn, Format, JsonAlias, takes_load_options, takes_output_options, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
@@ -61,24 +61,20 @@ def lint_command(
 
     The findings go to stdout, a one-line summary to stderr (not with --quiet).
     """
-    from ..api import lint
+    from ..api import lint_selection
     from ..findings import Severity
     from ..report.sarif import to_json, to_sarif
     from ..rules import PRESETS as RULE_PRESETS
 
     fmt = Format.json if as_json else output.fmt
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name])
-    config = with_masters(settings(output.config, select, extend_select, ignore, extra), masters)
+    config, passes = lint_selection(with_masters(settings(output.config, select, extend_select, ignore, extra),
+                                                 masters))
     started = time.perf_counter()
-    if len(source) == 1 and is_stream(source[0]):
-        keys = load_within(source[0], load, "the naming rules need")
-    else:
-        refuse_bounded(source, load, "the naming rules need")
-        with where_to_run(parallel) as where:
-            keys = load_keys(source, load, **where)
-    with stage(load.quiet, "linting"):
-        result = lint(keys, config)
+    with where_to_run(parallel) as where:
+        result = analyze_input(list(source), config, passes=passes, load=load, **where)
     seconds = time.perf_counter() - started
+    keys = result.keys
     named = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else str(source[0])
     if fmt is Format.json:
         out.print(to_json(result, named), markup=False, emoji=False, highlight=False, soft_wrap=True)

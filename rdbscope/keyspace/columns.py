@@ -69,6 +69,11 @@ class KeyColumns:
         return self._slot_columns[2]
 
     @functools.cached_property
+    def slot_with_ttl(self):
+        """Keys with a TTL per hash slot (16384 int64)."""
+        return np.bincount(self.slots[self.ttl_rows], minlength=N_SLOTS).astype(np.int64)
+
+    @functools.cached_property
     def db(self):
         return _numpy(self.table["db"], np.int32)
 

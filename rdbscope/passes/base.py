@@ -17,12 +17,15 @@ class PassOutput:
             table) that the result adds to its keys table, e.g. ``pattern``.
         shared: one frozen object that passes requiring this one may read
             (e.g. the per-key pattern groups); not part of the result.
+        not_checked: codes of its checks it could not make (in a bounded run, those that need
+            every key in memory).
     """
 
     tables: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     findings: tuple = ()
     columns: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     shared: Any = None
+    not_checked: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator
 from typing import ClassVar
 
+import numpy as np
+
 from ..findings import Check, Finding, Severity, count, format_memory, to_json
 from ..options import options_doc
 
@@ -43,6 +45,10 @@ class PatternHit:
     examples: tuple
 
 
+class NeedsEveryKey(Exception):  # noqa: N818 (a signal, caught where rules run)
+    """Raised by a rule that cannot answer from the keys a bounded run kept (see ``Rule.bounded``)."""
+
+
 class Rule:
     """A key-design lint rule, checked per pattern, never per key.
 
@@ -62,7 +68,14 @@ class Rule:
       sections of :data:`DOC_SECTIONS` (``## What it does`` …), citing the
       published guide the convention comes from (``guides.GUIDES``);
     * ``prefetch`` (optional): key columns it reads that lint may compute in
-      the background while patterns are inferred (``("slots",)``).
+      the background while patterns are inferred (``("slots",)``);
+    * ``bounded`` (optional): True when it also runs on a dump larger than the
+      memory budget. There its context holds the per-pattern measures of every
+      key, but only some keys: the rows each chunk keeps for the passes and the
+      rows its ``candidates`` name. The rule must then read no other key, and
+      whatever it sums per pattern over every key comes from ``pattern_sums``
+      (``ctx.sums(self, options)``). A rule that finds it cannot answer from
+      these raises :class:`NeedsEveryKey`, and is listed as not run.
 
     and implements ``check(ctx, options)``, yielding findings made with
     :meth:`finding` or :meth:`dump_finding`.
@@ -75,10 +88,23 @@ class Rule:
     Options: ClassVar[type] = NoOptions
     default: ClassVar[bool] = True
     prefetch: ClassVar[tuple] = ()
+    bounded: ClassVar[bool] = False
 
     def check(self, ctx, options) -> Iterator[Finding]:
         """Yield the findings of this rule over ``ctx`` (a :class:`RuleContext`)."""
         raise NotImplementedError
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        """Rows of ``ctx`` (positions, ascending) whose keys :meth:`check` may read, beyond the
+        first keys of each pattern: a superset of the keys it names, and of those it measures."""
+        return np.zeros(0, np.int64)
+
+    @classmethod
+    def pattern_sums(cls, ctx, options) -> dict:
+        """``{name: int64 array with a value per pattern group of ctx}``: sums over every key of
+        ``ctx`` that :meth:`check` reads through ``ctx.sums``; sums of chunks add up."""
+        return {}
 
     @classmethod
     def family(cls) -> str:

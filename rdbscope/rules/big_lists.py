@@ -54,13 +54,19 @@ class UncompressedBigList(Rule):
         min_saving_share: float = option(0.25, "report when compression would save this share")
         node_bytes: int = option(8192, "size of the uncompressed head and tail nodes")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        if not ctx.has_any("list", "quicklist"):
+            return np.zeros(0, np.int64)
+        rows = np.flatnonzero(ctx.type_mask("list") & ctx.encoding_mask("quicklist"))
+        return rows[ctx.memory[rows] >= options.min_memory_bytes]
+
     def check(self, ctx, options):
         if not ctx.has_memory_estimates or memory_model(ctx.info).list_compress_depth > 0:
             return
-        if not ctx.has_any("list", "quicklist"):
-            return
-        rows = np.flatnonzero(ctx.type_mask("list") & ctx.encoding_mask("quicklist"))
-        rows = rows[ctx.memory[rows] >= options.min_memory_bytes]
+        rows = self.candidates(ctx, options)
         if len(rows) == 0:
             return
         memory = ctx.memory[rows].astype(np.int64)

@@ -50,9 +50,14 @@ class SpecialCharacter(Rule):
     name = "special-character"
     severity = Severity.WARNING
     message = "Keys of {pattern} contain {kinds} ({keys}, {memory})"
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.rows_with(keybytes.WHITESPACE | keybytes.QUOTE | keybytes.BACKSLASH)
 
     def check(self, ctx, options):
-        rows = ctx.rows_with(keybytes.WHITESPACE | keybytes.QUOTE | keybytes.BACKSLASH)
+        rows = self.candidates(ctx, options)
         if len(rows) == 0:
             return
         flags = ctx.key_flags[rows]
@@ -99,6 +104,11 @@ class UnprintableByte(Rule):
     name = "unprintable-byte"
     severity = Severity.WARNING
     message = "Keys of {pattern} contain {kinds} ({keys}, {memory})"
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.rows_with(keybytes.CONTROL | keybytes.HIGH)
 
     def check(self, ctx, options):
         control = ctx.rows_with(keybytes.CONTROL)
@@ -144,6 +154,11 @@ class NonAsciiKey(Rule):
     name = "non-ascii-key"
     severity = Severity.INFO
     message = "Keys of {pattern} contain non-ASCII characters ({keys}, {memory})"
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.rows_with(keybytes.HIGH)
 
     def check(self, ctx, options):
         high = ctx.rows_with(keybytes.HIGH)

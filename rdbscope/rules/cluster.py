@@ -181,6 +181,33 @@ class NodeImbalance(Rule):
             if self.max_ratio < 1 or self.min_keys < 0:
                 raise ValueError("max_ratio must be >= 1 and min_keys >= 0")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        """Per node, the keys holding the most memory (the examples of a finding about it)."""
+        rows = [np.zeros(0, np.int64)]
+        for real in (True, False):
+            node_of_row = _node_of_row(ctx, options, real)
+            for node in np.unique(node_of_row):
+                mine = np.flatnonzero(node_of_row == node)
+                rows.append(mine[largest(ctx.memory[mine], ctx.n_examples)])
+        return np.unique(np.concatenate(rows))
+
+    @classmethod
+    def pattern_sums(cls, ctx, options):
+        """Memory per pattern on each node: ``memory@<dump>`` of several dumps (the dump's index),
+        ``memory@master<i>`` of the masters of ``masters``."""
+        sums = {}
+        for prefix, real in (("", True), ("master", False)):
+            node_of_row = _node_of_row(ctx, options, real)
+            for node in np.unique(node_of_row):
+                mine = node_of_row == node
+                sums[f"memory@{prefix}{node}"] = np.rint(np.bincount(
+                    ctx.groups.group[mine], weights=ctx.memory[mine].astype(np.float64),
+                    minlength=ctx.groups.n)).astype(np.int64)
+        return sums
+
     def check(self, ctx, options):
         if ctx.n_keys < options.min_keys:
             return
@@ -200,8 +227,8 @@ class NodeImbalance(Rule):
         n_nodes = len(nodes.names)
 
         # Patterns holding more than their fair share of memory on this node.
-        memory = ctx.memory[rows].astype(np.float64)
-        on_node = np.bincount(ctx.groups.group[rows], weights=memory, minlength=ctx.groups.n)
+        on_node = ctx.sums(self, options).get(f"memory@{'' if ctx.sources else 'master'}{heavy}",
+                                              np.zeros(ctx.groups.n, np.int64))
         excess = on_node - ctx.pattern_memory / n_nodes
         top = [int(g) for g in np.argsort(-excess, kind="stable")[:3] if excess[g] > 0]
         by_pattern = [{"db": int(ctx.groups.db[g]), "pattern": ctx.groups.pattern[g],
@@ -209,9 +236,7 @@ class NodeImbalance(Rule):
                       for g in top]
         slot_memory = nodes.slot_memory(heavy)
         hottest = int(np.argmax(slot_memory))
-        k = min(ctx.n_examples, len(rows))
-        biggest = np.argpartition(-memory, k - 1)[:k] if k else np.zeros(0, np.int64)
-        biggest = rows[biggest[np.lexsort((rows[biggest], -memory[biggest]))]]
+        biggest = rows[largest(ctx.memory[rows], ctx.n_examples)]
         total_memory = memory_per_node.sum()
         cause = (f"most of the excess is {by_pattern[0]['pattern']}" if by_pattern else
                  "the excess is spread over many patterns")
@@ -235,6 +260,32 @@ class NodeImbalance(Rule):
                  "ratio": f"{max(memory_ratio, key_ratio):.2f}", "cause": cause,
                  "measure": "memory" if memory_ratio >= key_ratio else "key count"},
         )
+
+
+def _node_of_row(ctx, options, real):
+    """The node of each key: the dump of several it comes from (``real``), or the master of ``masters``
+    its slot is on (not ``real``); empty when there are no such nodes."""
+    if real:
+        if ctx.sources:
+            return ctx.source_of_row
+        if ctx.source_index is not None:  # a chunk of one of several dumps
+            return np.full(ctx.n_rows, ctx.source_index, np.int64)
+        return np.zeros(0, np.int64)
+    if not options.masters:
+        return np.zeros(0, np.int64)
+    return node_of_slot(options.masters)[ctx.slots]
+
+
+def largest(values, k):
+    """Positions of the ``k`` largest of ``values``, largest first; ties: the earliest positions."""
+    k = min(k, len(values))
+    if k == 0:
+        return np.zeros(0, np.int64)
+    threshold = np.partition(values, len(values) - k)[len(values) - k]
+    above = np.flatnonzero(values > threshold)
+    tied = np.flatnonzero(values == threshold)[:k - len(above)]
+    chosen = np.concatenate((above, tied))
+    return chosen[np.lexsort((chosen, -values[chosen].astype(np.float64)))]
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,24 @@ class JustOverCompactLimit(Rule):
         zset_max_listpack_value: int = option(64, "the server's zset-max-listpack-value")
         margin: float = option(0.25, "how far over a limit (a share of it) counts as just over")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        """The keys of the types checked in a table encoding, and per type the compact key with the
+        most elements and the one with the longest: they set the limits the server ran with."""
+        parts = [np.zeros(0, np.int64)]
+        for type_name in _checked_types(ctx):
+            of_type = ctx.type_mask(type_name)
+            if ctx.has_any(type_name, *TABLE_ENCODINGS):
+                parts.append(np.flatnonzero(of_type & ctx.encoding_mask(*TABLE_ENCODINGS)))
+            compact = np.flatnonzero(of_type & ctx.encoding_mask(*COMPACT_ENCODINGS))
+            if len(compact):
+                parts.append(compact[[np.argmax(ctx.n_elements[compact]), np.argmax(ctx.max_element_bytes[compact])]])
+        return np.unique(np.concatenate(parts))
+
     def check(self, ctx, options):
-        checked = ("hash", "zset") if layout_name(ctx.info) in NO_LISTPACK_SETS else ("hash", "set", "zset")
-        for type_name in checked:
+        for type_name in _checked_types(ctx):
             yield from self._check_type(ctx, options, type_name)
 
     def _check_type(self, ctx, options, type_name):
@@ -124,6 +139,10 @@ class JustOverCompactLimit(Rule):
         blob = listpack_bytes(value, ctx.n_elements[rows] * per_element)
         compact = compact_memory(memory_model(ctx.info), key_bytes, has_ttl, blob)
         return np.maximum(ctx.memory[rows].astype(np.int64) - compact, 0)
+
+
+def _checked_types(ctx):
+    return ("hash", "zset") if layout_name(ctx.info) in NO_LISTPACK_SETS else ("hash", "set", "zset")
 
 
 def _max(values):

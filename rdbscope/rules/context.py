@@ -11,7 +11,7 @@ from ..keyspace.grouping import bincount, example_positions
 from ..libraries import recognize
 from ..patterns.text import PLACEHOLDER
 from . import keybytes
-from .base import PatternHit
+from .base import NeedsEveryKey, PatternHit
 from .cluster import node_slots, recorded_slots
 from .hashtags import HashTags
 
@@ -27,20 +27,48 @@ class RuleContext:
         sources: a :class:`~rdbscope.sources.SourceSummary` per dump when the
             keys come from several (a cluster's nodes), else empty.
         n_examples: example keys per finding.
+        source_index: of keys that are a chunk of one dump of several, that dump's position
+            among them (they are told apart by ``sources`` once merged).
+        sums: ``{rule code: pattern sums}`` of a bounded run (see ``Rule.bounded``), merged over
+            its chunks; None: each rule's sums are taken from the keys here, when it asks.
+
+    In a bounded run the context holds only some keys (``n_rows`` of ``n_keys``): what
+    is per pattern or per slot counts every key, what is per row counts those kept.
     """
 
-    def __init__(self, columns, groups, info, n_examples=3, sources=()):
+    def __init__(self, columns, groups, info, n_examples=3, sources=(), sums=None, source_index=None):
         self.columns = columns
         self.groups = groups
         self.info = info
         self.sources = tuple(sources) if len(sources) > 1 else ()
         self.n_examples = n_examples
+        self._sums = sums
+        self.source_index = source_index
         self._masks = {}
         self._codes = {}
 
     @property
     def n_keys(self):
+        """Keys of the dump (of every dump, for several)."""
+        return self.columns.n_keys
+
+    @property
+    def n_rows(self):
+        """Keys held here: ``n_keys``, except in a bounded run."""
         return self.columns.n
+
+    @property
+    def memory_total(self):
+        """Memory of every key (see ``memory_basis``)."""
+        return self.columns.memory_total
+
+    def sums(self, rule, options):
+        """The ``pattern_sums`` of ``rule`` over every key."""
+        if self._sums is None:
+            return rule.pattern_sums(self, options)
+        if rule.code not in self._sums:
+            raise NeedsEveryKey
+        return self._sums[rule.code]
 
     @property
     def memory_basis(self):
@@ -78,7 +106,7 @@ class RuleContext:
         patterns the sample misses take theirs from one pass over the group ids."""
         if self._stats is not None:
             return self._stats.example_offsets, self._stats.example_rows
-        group, n = self.groups.group, self.n_keys
+        group, n = self.groups.group, self.n_rows
         head = min(n, EXAMPLE_SAMPLE_ROWS)
         rows = np.concatenate((np.arange(head), np.arange(head, n, max(1, (n - head) // EXAMPLE_SAMPLE_ROWS))))
         seen = np.zeros(self.groups.n, bool)
@@ -189,9 +217,9 @@ class RuleContext:
         from the key bytes for the groups of :attr:`read_groups`.
         """
         group = self.groups.group
-        flags = self.pattern_flags[group] if self.groups.n else np.zeros(self.n_keys, np.uint8)
+        flags = self.pattern_flags[group] if self.groups.n else np.zeros(self.n_rows, np.uint8)
         rows = np.flatnonzero(self.read_groups[group]) if self.read_groups.any() else np.zeros(0, np.int64)
-        if len(rows) > self.n_keys // 2:
+        if len(rows) > self.n_rows // 2:
             flags[rows] = keybytes.key_flags(*self._buffers)[rows]
         elif len(rows):
             flags[rows] = keybytes.flags_of_rows(*self._buffers, rows)
@@ -246,7 +274,7 @@ class RuleContext:
     def source_of_row(self):
         """Per key, the index in :attr:`sources` of the dump it came from (zeros for one dump)."""
         if not self.sources:
-            return np.zeros(self.n_keys, np.int16)
+            return np.zeros(self.n_rows, np.int16)
         codes, names = dictionary_codes(self.columns.table["source"])
         order = {s.path: i for i, s in enumerate(self.sources)}
         return np.array([order[name] for name in names], np.int16)[codes] if len(names) else codes
@@ -284,6 +312,10 @@ class RuleContext:
         (type, encoding) pairs the dump holds, so rules skip what it does not."""
         return any(t == type_name and e in encodings for t, e in self.columns.type_encodings[1])
 
+    def has_any_type(self, type_name):
+        """Whether some key has type ``type_name``."""
+        return any(t == type_name for t, _e in self.columns.type_encodings[1])
+
     def type_mask(self, *names):
         """True for keys whose type is one of ``names``."""
         return self._mask("type", names)
@@ -313,15 +345,24 @@ class RuleContext:
     def pattern_count(self, mask):
         """How many keys of each pattern group ``mask`` (bool per key) selects (int64)."""
         selected = int(np.count_nonzero(mask))
+        if self.n_rows != self.n_keys:
+            raise NeedsEveryKey
         if selected == self.n_keys:
             return self.pattern_n_keys.copy()
-        if selected > self.n_keys // 2:  # gather the smaller side
+        if selected > self.n_rows // 2:  # gather the smaller side
             return self.pattern_n_keys - np.bincount(self.groups.group[~mask], minlength=self.groups.n)
         return np.bincount(self.groups.group[mask], minlength=self.groups.n).astype(np.int64)
 
     @functools.cached_property
     def pattern_types(self):
         """The types present in each pattern group, as lists of names."""
+        if self._stats is not None:  # counted per (type, encoding) for every key
+            pairs = self.columns.type_encodings[1]
+            types = [[] for _ in range(self.groups.n)]
+            for g, j in zip(*np.nonzero(self._stats.kinds), strict=True):
+                if pairs[j][0] not in types[g]:
+                    types[g].append(pairs[j][0])
+            return types
         codes, names = _small_codes(self.columns.table["type"])
         types = [[] for _ in range(self.groups.n)]
         if len(names):

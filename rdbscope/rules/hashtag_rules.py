@@ -52,13 +52,19 @@ class HashTagHotspot(Rule):
         min_tag_keys: int = option(2, "tags of fewer keys are not reported")
         min_dump_keys: int = option(1000, "dumps with fewer keys are not checked")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.hash_tags.rows
+
     def check(self, ctx, options):
         tags = ctx.hash_tags
         if ctx.n_keys < options.min_dump_keys or len(tags.rows) == 0:
             return
         memory = ctx.memory[tags.rows].astype(np.float64)
         tag_memory = np.bincount(tags.tag, weights=memory, minlength=len(tags.texts))
-        total_memory = float(ctx.memory.sum(dtype=np.float64)) or 1.0
+        total_memory = float(ctx.memory_total) or 1.0
         key_share = tags.n_keys / ctx.n_keys
         memory_share = tag_memory / total_memory
         hot = (tags.n_keys >= options.min_tag_keys) & ((key_share >= options.max_share)
@@ -126,6 +132,11 @@ class NeedlessHashTag(Rule):
     name = "needless-hash-tag"
     severity = Severity.WARNING
     message = "Keys of {pattern} have hash tags that no other key shares ({keys}, {memory})"
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.hash_tags.rows
 
     def check(self, ctx, options):
         tags = ctx.hash_tags

@@ -56,6 +56,7 @@ class AbbreviatedWord(Rule):
     """
 
     code = "NAM013"
+    bounded = True  # reads only what is per pattern
     name = "abbreviated-word"
     severity = Severity.INFO
     default = False
@@ -132,6 +133,7 @@ class LayoutMismatch(Rule):
     """
 
     code = "NAM014"
+    bounded = True  # reads only what is per pattern
     name = "layout-mismatch"
     severity = Severity.WARNING
     default = False

@@ -50,6 +50,12 @@ class KeyOverMaxLength(Rule):
     class Options:
         max_bytes: int = option(128, "keys longer than this many bytes are reported")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.rows_with_key_bytes_over(options.max_bytes)
+
     def check(self, ctx, options):
         rows, longest, excess = _long_keys(ctx, options.max_bytes)
         for hit in ctx.hits(rows):
@@ -94,6 +100,12 @@ class KeyOverRecommendedLength(Rule):
     @dataclass(frozen=True)
     class Options:
         recommended_bytes: int = option(30, "keys longer than this many bytes are reported")
+
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.rows_with_key_bytes_over(options.recommended_bytes)
 
     def check(self, ctx, options):
         limit = options.recommended_bytes

@@ -50,6 +50,7 @@ class UppercaseWord(Rule):
     """
 
     code = "NAM001"
+    bounded = True  # reads only what is per pattern
     name = "uppercase-word"
     severity = Severity.WARNING
     message = "Keys of {pattern} have words in capitals: {words} ({keys}, {memory})"
@@ -102,6 +103,7 @@ class CamelCaseWord(Rule):
     """
 
     code = "NAM002"
+    bounded = True  # reads only what is per pattern
     name = "camel-case-word"
     severity = Severity.WARNING
     message = "Keys of {pattern} have camelCase words: {words} ({keys}, {memory})"

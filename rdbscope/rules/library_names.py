@@ -35,6 +35,7 @@ class LibraryNames(Rule):
     """
 
     code = "NAM015"
+    bounded = True  # reads only what is per pattern
     name = "library-names"
     severity = Severity.INFO
     message = ("{library} owns {patterns_text} ({keys}, {memory}): the names are the library's; "

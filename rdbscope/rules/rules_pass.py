@@ -8,6 +8,7 @@ import pyarrow as pa
 from ..keyspace.columns import KeyColumns
 from ..passes.base import PassContext, PassOutput
 from ..passes.pattern_groups import PatternGroupsPass
+from .base import NeedsEveryKey
 from .context import RuleContext
 from .library_names import LibraryNames
 from .registry import RULES
@@ -18,16 +19,21 @@ log = logging.getLogger(__name__)
 
 
 def run_rules(ctx, settings):
-    """Every enabled rule over ``ctx``; returns ``(findings, {code: seconds})``.
+    """Every enabled rule over ``ctx``; returns ``(findings, {code: seconds}, codes not checked)``.
 
     Names a library owns (Celery's ``celery-task-meta-{uuid}``) are not the user's to change:
     naming rules say nothing of them; ``library-names`` says once per library who owns them.
+    A rule that needs keys a bounded run did not keep (:class:`~.base.NeedsEveryKey`) is not checked.
     """
-    findings, seconds = [], {}
+    findings, seconds, not_checked = [], {}, []
     owned = None
     for rule, options in settings.enabled:
         started = time.perf_counter()
-        found = list(rule().check(ctx, options))
+        try:
+            found = list(rule().check(ctx, options))
+        except NeedsEveryKey:
+            not_checked.append(rule.code)
+            continue
         if rule.family() == "NAM" and rule is not LibraryNames and found:
             if owned is None:
                 owned = {(int(db), pattern) for db, pattern, owner
@@ -36,7 +42,7 @@ def run_rules(ctx, settings):
         findings.extend(found)
         seconds[rule.code] = time.perf_counter() - started
         log.debug("rule %s: %.3f s", rule.code, seconds[rule.code])
-    return findings, seconds
+    return findings, seconds, tuple(not_checked)
 
 
 class RulesPass:
@@ -65,12 +71,21 @@ class RulesPass:
     def run(self, ctx):
         measured = ctx.output_if_run("patterns")
         groups = (measured or ctx.output("pattern_groups")).shared
-        rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info, sources=several_sources(ctx.keys))
-        findings, _seconds = run_rules(rule_ctx, ctx.options)
+        settings, not_run, sums = ctx.options, (), None
+        kept = getattr(ctx.columns, "rule_rows", None)
+        if ctx.columns.n < ctx.columns.n_keys or kept is not None:  # a bounded run: see Rule.bounded
+            runnable = tuple((rule, options) for rule, options in settings.enabled
+                             if rule.bounded and kept is not None and rule.code not in kept.dropped)
+            not_run = tuple(rule.code for rule, _options in settings.enabled if (rule, _options) not in runnable)
+            settings = RuleSettings(runnable)
+            sums = kept.sums if kept is not None else {}
+        rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info, sources=several_sources(ctx.keys), sums=sums)
+        findings, _seconds, not_checked = run_rules(rule_ctx, settings)
         return PassOutput(
             findings=tuple(findings),
             columns={"slot": pa.array(rule_ctx.slots, pa.uint16())},
             tables={"cluster_slots": slot_table(rule_ctx)},
+            not_checked=tuple(sorted(not_run + not_checked)),
         )
 
 

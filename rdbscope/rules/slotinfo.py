@@ -4,7 +4,7 @@ import numpy as np
 
 from ..findings import Severity, count
 from ..rdb.cluster import N_SLOTS
-from .base import Rule
+from .base import NeedsEveryKey, Rule
 from .cluster import contiguous_ranges, ranges_text, recorded_slots
 
 
@@ -54,6 +54,7 @@ class ClusterNodeSlots(Rule):
     severity = Severity.INFO
     message = "Cluster node dump{of}: slots {ranges}; {evidence}"
     prefetch = ("slots",)
+    bounded = True
 
     def check(self, ctx, options):
         if ctx.sources:
@@ -63,7 +64,7 @@ class ClusterNodeSlots(Rule):
                                              source.memory_bytes(ctx.memory_basis), source.path)
         elif ctx.node_slots is not None:
             yield self._node_finding(ctx, ctx.node_slots, ctx.info, ctx.n_keys,
-                                     int(ctx.memory.sum(dtype=np.uint64)))
+                                     ctx.memory_total)
 
     def _node_finding(self, ctx, node, info, n_keys, memory_bytes, source=None):
         fields = {"ranges": ranges_text(node.ranges), "n_slots": sum(b - a + 1 for a, b in node.ranges),
@@ -90,6 +91,16 @@ class ClusterNodeSlots(Rule):
         of = f" {source}" if source is not None else ""
         return self.dump_finding(ctx, n_keys=n_keys, memory_bytes=memory_bytes,
                                  say={"evidence": evidence, "of": of}, **fields)
+
+
+def _expected_keys(recorded):
+    """Keys per slot as ``recorded`` (``[(slot, keys, expires)]``), -1 where not listed; None: no record."""
+    if not recorded:
+        return None
+    expected = np.full(N_SLOTS, -1, np.int64)
+    for slot, keys, _expires in recorded:
+        expected[slot] = max(expected[slot], 0) + keys
+    return expected
 
 
 class SlotInfoMismatch(Rule):
@@ -122,16 +133,23 @@ class SlotInfoMismatch(Rule):
     name = "slot-info-mismatch"
     severity = Severity.WARNING
     message = "Keys of {pattern} are in slots the dump's slot record {why} ({keys}, {memory})"
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        expected = _expected_keys(ctx.recorded_slots)
+        if expected is None:
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(expected[ctx.slots] < 0)
 
     def check(self, ctx, options):
-        recorded = ctx.recorded_slots
-        if not recorded:
+        expected = _expected_keys(ctx.recorded_slots)
+        if expected is None:
             return
-        expected = np.full(N_SLOTS, -1, np.int64)
-        for slot, keys, _expires in recorded:
-            expected[slot] = max(expected[slot], 0) + keys
         slots = ctx.slots.astype(np.int64)
-        actual = np.bincount(slots, minlength=N_SLOTS)
+        actual = ctx.slot_keys
+        if ctx.n_rows < ctx.n_keys and np.any((expected >= 0) & (actual > expected)):
+            raise NeedsEveryKey  # which keys of an overfull slot: the run kept only some
         unlisted = expected[slots] < 0
         overfull = ~unlisted & (actual[slots] > expected[slots])
         rows = np.flatnonzero(unlisted | overfull)

@@ -20,7 +20,7 @@ SLOT_COLUMNS = {
 def slot_table(ctx):
     """One row per slot that holds keys or that the dump records, in slot order."""
     n_keys = ctx.slot_keys
-    n_ttl = np.bincount(ctx.slots[ctx.columns.ttl_rows], minlength=N_SLOTS)
+    n_ttl = ctx.columns.slot_with_ttl
     memory = np.rint(ctx.slot_memory)
     recorded_keys = np.zeros(N_SLOTS, np.int64)
     recorded_expires = np.zeros(N_SLOTS, np.int64)

@@ -42,6 +42,7 @@ class FlatKey(Rule):
     """
 
     code = "NAM008"
+    bounded = True  # reads only what is per pattern
     name = "flat-key"
     severity = Severity.WARNING
     message = "Keys of {pattern} have no namespace ({keys}, {memory})"
@@ -91,6 +92,7 @@ class GenericKeyName(Rule):
     """
 
     code = "NAM009"
+    bounded = True  # reads only what is per pattern
     name = "generic-key-name"
     severity = Severity.WARNING
     message = "Keys of {pattern} are named only '{word}' ({keys}, {memory})"
@@ -141,6 +143,7 @@ class MixedDelimiters(Rule):
     """
 
     code = "NAM010"
+    bounded = True  # reads only what is per pattern
     name = "mixed-delimiters"
     severity = Severity.WARNING
     message = "Namespace {pattern} mixes delimiters: {said}"
@@ -202,6 +205,7 @@ class DeepHierarchy(Rule):
     """
 
     code = "NAM011"
+    bounded = True  # reads only what is per pattern
     name = "deep-hierarchy"
     severity = Severity.INFO
     message = "Keys of {pattern} are {depth} levels deep, more than {max_depth} ({keys}, {memory})"

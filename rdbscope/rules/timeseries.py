@@ -66,12 +66,18 @@ class TimeSeriesZset(Rule):
         min_members: int = option(1000, "sorted sets with fewer members are not reported")
         zset_max_listpack_entries: int = option(128, "members per time bucket in the estimate")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        if not ctx.has_any("zset", "skiplist"):
+            return np.zeros(0, np.int64)
+        rows = np.flatnonzero(ctx.type_mask("zset") & ctx.encoding_mask("skiplist"))
+        return rows[ctx.n_elements[rows] >= options.min_members]
+
     def check(self, ctx, options):
         words = {w.lower() for w in options.words}
-        if not ctx.has_any("zset", "skiplist"):
-            return
-        rows = np.flatnonzero(ctx.type_mask("zset") & ctx.encoding_mask("skiplist"))
-        rows = rows[ctx.n_elements[rows] >= options.min_members]
+        rows = self.candidates(ctx, options)
         if len(rows) == 0:
             return
         named = np.array([bool(words & {w.lower() for w in alpha_words(p)})
@@ -95,7 +101,7 @@ class TimeSeriesZset(Rule):
         n = ctx.n_elements[rows].astype(np.int64)
         buckets = np.maximum(1, -(-n // per_bucket))
         has_ttl = ctx.columns.has_ttl[rows]
-        key_bytes = ctx.key_bytes[rows]
+        key_bytes = ctx.key_bytes_at(rows)
         value = serialized_value_bytes(ctx.columns.rdb_bytes[rows], key_bytes, has_ttl)
         blob = listpack_bytes(-(-value // buckets), 2 * -(-n // buckets))
         bucket = compact_memory(memory_model(ctx.info), key_bytes + BUCKET_SUFFIX_BYTES, has_ttl, blob)

@@ -24,7 +24,6 @@ class TinyStrings(Rule):
     ## What it does
     Flags patterns of at least `min_keys` (1000) string keys, none with a TTL,
     nine in ten of them with values of at most `max_value_bytes` (64) bytes
-    (counted on an even sample of a million keys in big dumps),
     when storing them as fields of small hashes (`fields_per_hash` fields
     each, listpack-encoded) would save at least `min_saving_share` (30%) of
     their memory. The estimate uses the dump's memory model: each key's
@@ -67,26 +66,36 @@ class TinyStrings(Rule):
         fields_per_hash: int = option(100, "fields per hash in the estimate")
         min_saving_share: float = option(0.3, "report when hashes would save this share of the memory")
 
+    bounded = True
+
+    @classmethod
+    def pattern_sums(cls, ctx, options):
+        """Per pattern: its strings, those with small values, and the bytes of their keys and values."""
+        rows = np.flatnonzero(ctx.type_mask("string"))
+        group = ctx.groups.group[rows]
+        value_bytes = ctx.n_elements[rows]
+        small = value_bytes <= options.max_value_bytes
+
+        def total(weights=None, selected=slice(None)):
+            return np.rint(np.bincount(group[selected], weights=weights, minlength=ctx.groups.n)).astype(np.int64)
+
+        return {"strings": total(), "small": total(selected=small),
+                "key_bytes": total(ctx.key_bytes_at(rows).astype(np.float64)),
+                "value_bytes": total(value_bytes.astype(np.float64))}
+
     def check(self, ctx, options):
         n_keys = ctx.pattern_n_keys
         large = n_keys >= options.min_keys
-        if not ctx.has_memory_estimates or not large.any():
+        if not ctx.has_memory_estimates or not large.any() or not ctx.has_any_type("string"):
             return
-        string = ctx.type_mask("string")
-        candidates = large & (ctx.pattern_count(string) == n_keys) & (ctx.pattern_n_with_ttl == 0)
+        sums = ctx.sums(self, options)
+        candidates = large & (sums["strings"] == n_keys) & (ctx.pattern_n_with_ttl == 0)
         if not candidates.any():
             return
-        # Typical key and value lengths come from an even sample: they only feed the estimate.
-        rows = np.arange(0, ctx.n_keys, max(1, ctx.n_keys // SAMPLE_ROWS))
-        rows = rows[candidates[ctx.groups.group[rows]]]
-        group = ctx.groups.group[rows]
-        value_bytes = ctx.n_elements[rows]
-        sampled = np.bincount(group, minlength=ctx.groups.n)
-        small = np.bincount(group[value_bytes <= options.max_value_bytes], minlength=ctx.groups.n)
-        mean_key = np.bincount(group, weights=ctx.key_bytes_at(rows), minlength=ctx.groups.n) / np.maximum(sampled, 1)
-        mean_value = np.bincount(group, weights=value_bytes, minlength=ctx.groups.n) / np.maximum(sampled, 1)
+        strings = np.maximum(sums["strings"], 1)
+        mean_key, mean_value = sums["key_bytes"] / strings, sums["value_bytes"] / strings
         model = memory_model(ctx.info)
-        for g in np.flatnonzero(candidates & (small >= 0.9 * sampled)):
+        for g in np.flatnonzero(candidates & (sums["small"] >= 0.9 * sums["strings"])):
             n = int(n_keys[g])
             prefix = literal_prefix_bytes(ctx.groups.pattern[g])
             field = max(1.0, mean_key[g] - prefix)
@@ -104,6 +113,3 @@ class TinyStrings(Rule):
                                     "hashes": count(n_hashes, "hash", "hashes"),
                                     "share": format_share(saving / now)})
 
-
-#: Keys read, at most, for the typical lengths of the candidate patterns.
-SAMPLE_ROWS = 1 << 20

@@ -65,15 +65,22 @@ class UserInputInKey(Rule):
     class Options:
         allow_labelled_email: bool = option(True, "allow an e-mail address right after a segment naming it")
 
+    bounded = True
+
+    @classmethod
+    def candidates(cls, ctx, options):
+        return ctx.rows_with(_FLAGS)
+
     def check(self, ctx, options):
-        flags = keybytes.SLASH | keybytes.AT | keybytes.BACKSLASH
-        # Keys whose pattern fixes their characters are judged by the pattern's text ...
-        by_text = np.zeros(ctx.groups.n, np.int8) - 1
-        for g in np.flatnonzero((ctx.pattern_flags & flags).astype(bool) & ~ctx.read_groups):
+        # Keys whose pattern fixes their characters are judged by the pattern's text: every key of it ...
+        found = []
+        for g in np.flatnonzero((ctx.pattern_flags & _FLAGS).astype(bool) & ~ctx.read_groups):
             kinds = _kinds(_TEXT_REGEXES, PLACEHOLDER.sub(_stand_in, ctx.groups.pattern[g]), options)
-            by_text[g] = kinds.index(True) if any(kinds) else -1
+            if any(kinds):
+                hit = ctx.pattern_hit(g)
+                found.append((hit, {KINDS[kinds.index(True)]: hit.n_keys}))
         # ... the others by their own bytes.
-        rows = ctx.rows_with(flags)
+        rows = ctx.rows_with(_FLAGS)
         rows = rows[ctx.read_groups[ctx.groups.group[rows]]]
         url = ctx.match_keys(rows, URL)
         path = ~url & ctx.match_keys(rows, PATH)
@@ -81,17 +88,18 @@ class UserInputInKey(Rule):
         if options.allow_labelled_email:
             email &= ~ctx.match_keys(rows, LABELLED_EMAIL)
         kind_of_row = np.where(url, 0, np.where(path, 1, np.where(email, 2, -1)))
-        text_rows = np.flatnonzero(by_text[ctx.groups.group] >= 0) if (by_text >= 0).any() else rows[:0]
-        hit_rows = np.concatenate((text_rows, rows[kind_of_row >= 0]))
-        kinds = np.concatenate((by_text[ctx.groups.group[text_rows]], kind_of_row[kind_of_row >= 0]))
-        order = np.argsort(hit_rows, kind="stable")
-        hit_rows, kinds = hit_rows[order], kinds[order]
+        hit_rows, kinds = rows[kind_of_row >= 0], kind_of_row[kind_of_row >= 0]
         group = ctx.groups.group[hit_rows]
         per_kind = [np.bincount(group[kinds == k], minlength=ctx.groups.n) for k in range(len(KINDS))]
         for hit in ctx.hits(hit_rows):
-            counts = {label: int(n[hit.group]) for label, n in zip(KINDS, per_kind, strict=True) if n[hit.group]}
+            found.append((hit, {label: int(n[hit.group]) for label, n in zip(KINDS, per_kind, strict=True)
+                                if n[hit.group]}))
+        for hit, counts in sorted(found, key=lambda pair: pair[0].group):
             yield self.finding(ctx, hit, kinds=" and ".join(counts), n_keys_by_kind=counts)
 
+
+#: Bytes without which no key holds a URL, a path or an e-mail address.
+_FLAGS = keybytes.SLASH | keybytes.AT | keybytes.BACKSLASH
 
 _TEXT_REGEXES = tuple(re.compile(r) for r in (URL, PATH, EMAIL, LABELLED_EMAIL))
 

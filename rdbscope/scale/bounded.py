@@ -24,6 +24,7 @@ from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, scan
+from ..rules import RulesPass
 from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
 from .expiry_counts import CountedExpiring, Spill
 from .partial import (
@@ -39,9 +40,15 @@ from .partial import (
     shift_rows,
     union_cutoff,
 )
+from .rule_rows import RulesPlan, merge_rule_rows
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass)
+#: Of the rules, those that say so (``Rule.bounded``) run; the others are listed as not run.
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, RulesPass)
+
+#: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
+#: a chunk holds more keys.
+MIN_RULE_ROWS = 200_000
 
 #: A single dump larger than this is measured on several processes when jobs allow (smaller ones
 #: finish before the processes would have started).
@@ -51,10 +58,15 @@ LARGE_DUMP_BYTES = 256 << 20
 DEFAULT_CHUNK_KEYS = 1_000_000
 
 
-def plan_for(config, sample_keys=None, spill_dir=None):
-    """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`."""
+def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None):
+    """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`;
+    ``rule_rows``: the rule candidates kept at most (see :class:`~.rule_rows.RulesPlan`), None: no rules."""
+    rules = None
+    if rule_rows is not None:
+        enabled = tuple((rule, options) for rule, options in RulesPass.configure(config).enabled if rule.bounded)
+        rules = RulesPlan(enabled, max(rule_rows, MIN_RULE_ROWS))
     plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, big=pass_options(BigKeysPass, config),
-                activity=pass_options(ActivityPass, config), spill_dir=spill_dir)
+                activity=pass_options(ActivityPass, config), spill_dir=spill_dir, rules=rules)
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 
@@ -254,6 +266,8 @@ def finish(partial, info, plan, summaries=None):
     pattern_column = pa.DictionaryArray.from_arrays(pa.array(group.astype(np.int32), pa.int32()),
                                                     pa.array(patterns, pa.string()))
     columns = KeptColumns(table, info, partial)
+    if partial.rules is not None:
+        columns.rule_rows = merge_rule_rows([partial.rules], [new_group], len(final))
     index = {pair: i for i, pair in enumerate(partial.groups)}
     group_of = [new_group[np.array([index[pair] for pair in segment.groups], np.int64)]
                 for segment in partial.spilled]
@@ -318,6 +332,26 @@ class KeptColumns(KeyColumns):
     def __init__(self, table, info, partial):
         super().__init__(table, info)
         self._partial = partial
+        #: the merged :class:`~.rule_rows.RuleRows`, when the chunks measured for the rules
+        self.rule_rows = None
+
+    @property
+    def slot_keys(self):
+        if self.rule_rows is None:
+            raise RuntimeError("keys per slot of a bounded run are counted only for the rules")
+        return self.rule_rows.slot_keys
+
+    @property
+    def slot_memory(self):
+        if self.rule_rows is None:
+            raise RuntimeError("memory per slot of a bounded run is counted only for the rules")
+        return self.rule_rows.slot_memory
+
+    @property
+    def slot_with_ttl(self):
+        if self.rule_rows is None:
+            raise RuntimeError("keys with a TTL per slot of a bounded run are counted only for the rules")
+        return self.rule_rows.slot_with_ttl
 
     @property
     def n_keys(self):

@@ -21,7 +21,9 @@ from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
+from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
+from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
 
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
@@ -29,6 +31,8 @@ ROW = "row"
 GROUP = "group"
 #: Column of the kept rows and of the sample: the key.
 KEY = "key"
+#: Column of the kept rows when rules run: True for the rows kept only as a rule's candidates.
+RULES_ONLY = "rules_only"
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class Plan:
         sample_keys: keys in the uniform sample the patterns are learned from.
         spill_dir: where the chunks' per-millisecond expiry tallies are written (see
             :class:`~.expiry_counts.Spill`); None: not counted (no expiry pass).
+        rules: the :class:`~.rule_rows.RulesPlan` of the lint rules; None: no rules run.
     """
 
     n_examples: int
@@ -51,6 +56,7 @@ class Plan:
     ttl_examples: int = 3
     sample_keys: int = 1_000_000
     spill_dir: str | None = None
+    rules: RulesPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,7 @@ class Partial:
         has_estimates: whether any key has a memory estimate.
         expiring: the per-second :class:`~.expiry_counts.Tally` of the keys expiring after ctime.
         spilled: the :class:`~.expiry_counts.SpillSegment` s of their per-millisecond tallies.
+        rules: what the chunks kept for the lint rules (:class:`~.rule_rows.RuleRows`), or None.
     """
 
     groups: tuple
@@ -82,6 +89,7 @@ class Partial:
     sample_cutoff: int = 1 << 64
     expiring: Tally = field(default_factory=Tally.empty)
     spilled: tuple = ()
+    rules: RuleRows | None = None
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None):
@@ -102,10 +110,17 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
                     ttl_s=None if stats.ttl_s is None else ValueCounts.of_sorted(stats.ttl_s),
                     example_offsets=None, example_rows=None, activity=activity)
     kept = _kept_rows(columns, groups, stats, plan)
+    rules = None
+    if plan.rules is not None:
+        rules = chunk_rule_rows(RuleContext(columns, groups, info, source_index=salt), first_row, plan.rules)
+        for_rules = (rules.all_rows() - np.uint64(first_row)).astype(np.int64)
+        kept, rules_only = _with_rule_rows(kept, for_rules)
     sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
     rows = table.take(pa.array(kept, pa.int64()))
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
+    if rules is not None:
+        rows = rows.append_column(RULES_ONLY, pa.array(rules_only, pa.bool_()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
     expiring = tally_chunk(columns, groups.group, first_row, spill, pairs) if spill is not None else Tally.empty()
     return Partial(
@@ -119,7 +134,14 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         memory_total=columns.memory_total,
         has_estimates=columns.memory_basis == "est_memory_bytes",
         expiring=expiring,
+        rules=rules,
     )
+
+
+def _with_rule_rows(kept, for_rules):
+    """``kept`` rows with ``for_rules`` added (ascending), and True for those the rules alone keep."""
+    rows = np.union1d(kept, for_rules)
+    return rows, ~np.isin(rows, kept, assume_unique=True)
 
 
 def _kept_rows(columns, groups, stats, plan):
@@ -247,6 +269,10 @@ def merge(parts, sample_keys):
     stats = merge_stats([(part.stats, part_ids, [pairs[p] for p in part.pairs])
                          for part, part_ids in zip(parts, ids, strict=True)], len(groups), len(pairs))
     rows = pa.concat_tables([renumber_rows(part.rows, part_ids) for part, part_ids in zip(parts, ids, strict=True)])
+    rules = None
+    if parts[0].rules is not None:
+        rules = merge_rule_rows([part.rules for part in parts], ids, len(groups))
+        rows = _drop_unneeded(rows, rules)
     sample, cutoff = merge_samples([part.sample for part in parts], [part.sample_cutoff for part in parts],
                                    sample_keys)
     return Partial(
@@ -256,7 +282,17 @@ def merge(parts, sample_keys):
         has_estimates=any(part.has_estimates for part in parts),
         expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)]),
         spilled=tuple(segment for part in parts for segment in part.spilled),
+        rules=rules,
     )
+
+
+def _drop_unneeded(rows, rules):
+    """``rows`` without those kept for rules that were dropped since."""
+    if not rules.dropped:
+        return rows
+    rules_only = rows[RULES_ONLY].to_numpy(zero_copy_only=False)
+    unneeded = rules_only & ~np.isin(rows[ROW].to_numpy(), rules.all_rows())
+    return rows.filter(pa.array(~unneeded)) if unneeded.any() else rows
 
 
 def shift_rows(partial, offset):
@@ -264,7 +300,8 @@ def shift_rows(partial, offset):
     row = partial.rows[ROW].to_numpy() + np.uint64(offset)
     rows = partial.rows.set_column(partial.rows.column_names.index(ROW), ROW, pa.array(row, pa.uint64()))
     spilled = tuple(replace(s, row_offset=s.row_offset + offset) for s in partial.spilled)
-    return replace(partial, rows=rows, spilled=spilled)
+    rules = partial.rules.shifted(offset) if partial.rules is not None else None
+    return replace(partial, rows=rows, spilled=spilled, rules=rules)
 
 
 def renumber_rows(rows, new_group):

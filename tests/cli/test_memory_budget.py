@@ -36,7 +36,8 @@ def test_the_help_offers_a_budget(command):
 def test_a_report_over_the_budget_is_the_bounded_run_and_says_so():
     result = invoke("report", DUMP, "--format", "json", "--memory-budget", "100KB")
     assert result.exit_code == 0, result.output
-    assert "note: analysed in bounded memory (100KB); not run: rules" in result.stderr
+    assert "note: analysed in bounded memory (100KB), chunk by chunk (every key in memory would need about " \
+           "3.5MB)" in result.stderr
     document = json.loads(result.stdout)
     bounded = rdbscope.analyze(DUMP, memory_budget="100KB")
     in_memory = rdbscope.analyze(rdbscope.load(DUMP))
@@ -49,7 +50,9 @@ def test_a_report_over_the_budget_is_the_bounded_run_and_says_so():
     assert top == in_memory.tables["patterns"]["pattern"].to_pylist()[:10]
     in_memory_doc = json.loads(invoke("report", DUMP, "--format", "json", "--memory-budget", "1GB").stdout)
     assert document["expiry"] == in_memory_doc["expiry"] and len(document["expiry"]["bursts"]) == 1
-    assert {f["code"][:3] for f in document["findings"]} == {"BIG", "TTL", "EXP"}
+    in_memory_findings = [(f["code"], f["pattern"], f["n_keys"]) for f in in_memory_doc["findings"]]
+    assert [(f["code"], f["pattern"], f["n_keys"]) for f in document["findings"]] == in_memory_findings
+    assert {f["code"][:3] for f in document["findings"]} == {"BIG", "TTL", "EXP", "NAM", "CLU", "ENC"}
 
 
 def test_a_report_within_the_budget_runs_in_memory():
@@ -58,10 +61,15 @@ def test_a_report_within_the_budget_runs_in_memory():
     assert any(f["code"].startswith("NAM") for f in json.loads(result.stdout)["findings"])
 
 
-def test_the_naming_rules_need_every_key_and_say_so():
-    line = one_line_error(invoke("lint", DUMP, "--memory-budget", "100KB"))
-    assert line.startswith("error: the naming rules need every key in memory: about 3.5MB for this input, over the "
-                           "--memory-budget of 100KB")
+def test_lint_over_the_budget_runs_in_bounded_memory_and_finds_what_it_finds_in_memory():
+    bounded = invoke("lint", DUMP, "--memory-budget", "100KB", "--format", "json", "--fail-on", "never")
+    in_memory = invoke("lint", DUMP, "--memory-budget", "1GB", "--format", "json", "--fail-on", "never")
+    assert bounded.exit_code == 0, bounded.output
+    assert "note: analysed in bounded memory (100KB), chunk by chunk" in bounded.stderr
+    assert json.loads(bounded.stdout)["findings"] == json.loads(in_memory.stdout)["findings"]
+    assert len(json.loads(bounded.stdout)["findings"]) > 10
+    growth = invoke("lint", DUMP, "--memory-budget", "100KB", "--preset", "growth", "--fail-on", "never")
+    assert "not run: GRO001 (they need every key in memory, about 3.5MB)" in growth.stderr
 
 
 def test_the_expiry_command_over_the_budget_prints_what_it_prints_in_memory():

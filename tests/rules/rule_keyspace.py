@@ -87,7 +87,7 @@ def run_rule(code, keys, options=None):
     """The findings of one rule over a KeyTable, in (db, pattern) order."""
     settings = RuleSettings.from_config(config_for(code, options))
     assert settings.codes == (code,), settings.codes
-    findings, _ = run_rules(rule_context(keys), settings)
+    findings, _seconds, _not_checked = run_rules(rule_context(keys), settings)
     assert all(f.code == code and f.name == BY_CODE[code].name for f in findings)
     return sorted(findings, key=lambda f: (f.db if f.db is not None else -1, f.pattern or ""))
 

@@ -9,6 +9,7 @@ from servers import make_sample_dumps, server
 
 import rdbscope
 from rdbscope.api import _as_config, _run_bounded
+from rdbscope.config import Config
 from rdbscope.errors import InputError
 from rdbscope.scale.budget import chunk_keys_for, parse_size
 
@@ -57,14 +58,16 @@ def test_patterns_learned_from_a_small_sample_are_the_same(path):
     assert_same(in_memory, bounded, tables=["patterns", "namespaces"])
 
 
-def test_passes_that_need_every_key_are_named_as_skipped():
+def test_every_pass_runs_and_the_rules_that_need_every_key_are_named_as_skipped():
     path = SAMPLE_DUMPS / "redis-7.0-default.rdb"
     result = rdbscope.analyze(path, chunk_keys=500)
-    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity")
-    assert result.skipped == ("rules",)
-    assert "expiry_bursts" in result.tables and "cluster_slots" not in result.tables
+    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity", "rules")
+    assert result.skipped == ()
+    assert "expiry_bursts" in result.tables and "cluster_slots" in result.tables
     assert any(code.startswith("EXP") for code in result.checked)
-    assert not any(code.startswith("NAM") for code in result.checked)
+    assert any(code.startswith("NAM") for code in result.checked)
+    growth = rdbscope.analyze(path, Config(extend_select=("GRO001",)), chunk_keys=500)
+    assert growth.skipped == ("GRO001",) and "GRO001" not in growth.checked
 
 
 def test_a_dump_that_fits_the_budget_is_analysed_in_memory():
