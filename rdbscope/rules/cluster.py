@@ -7,6 +7,7 @@ import numpy as np
 
 from ..findings import Severity, format_share
 from ..options import option
+from ..passes.bigkeys import top_per_code
 from ..rdb.cluster import N_SLOTS
 from .base import Rule
 
@@ -189,9 +190,9 @@ class NodeImbalance(Rule):
         rows = [np.zeros(0, np.int64)]
         for real in (True, False):
             node_of_row = _node_of_row(ctx, options, real)
-            for node in np.unique(node_of_row):
-                mine = np.flatnonzero(node_of_row == node)
-                rows.append(mine[largest(ctx.memory[mine], ctx.n_examples)])
+            if len(node_of_row):
+                n_nodes = int(node_of_row.max()) + 1
+                rows.extend(top_per_code(ctx.memory, node_of_row, n_nodes, ctx.n_examples, sample=20_000).values())
         return np.unique(np.concatenate(rows))
 
     @classmethod
@@ -201,7 +202,8 @@ class NodeImbalance(Rule):
         sums = {}
         for prefix, real in (("", True), ("master", False)):
             node_of_row = _node_of_row(ctx, options, real)
-            for node in np.unique(node_of_row):
+            n_nodes = int(node_of_row.max()) + 1 if len(node_of_row) else 0
+            for node in np.flatnonzero(np.bincount(node_of_row, minlength=n_nodes)):
                 mine = node_of_row == node
                 sums[f"memory@{prefix}{node}"] = np.rint(np.bincount(
                     ctx.groups.group[mine], weights=ctx.memory[mine].astype(np.float64),
@@ -236,7 +238,7 @@ class NodeImbalance(Rule):
                       for g in top]
         slot_memory = nodes.slot_memory(heavy)
         hottest = int(np.argmax(slot_memory))
-        biggest = rows[largest(ctx.memory[rows], ctx.n_examples)]
+        biggest = rows[top_per_code(ctx.memory[rows], np.zeros(len(rows), np.int8), 1, ctx.n_examples)[0]]
         total_memory = memory_per_node.sum()
         cause = (f"most of the excess is {by_pattern[0]['pattern']}" if by_pattern else
                  "the excess is spread over many patterns")
@@ -274,18 +276,6 @@ def _node_of_row(ctx, options, real):
     if not options.masters:
         return np.zeros(0, np.int64)
     return node_of_slot(options.masters)[ctx.slots]
-
-
-def largest(values, k):
-    """Positions of the ``k`` largest of ``values``, largest first; ties: the earliest positions."""
-    k = min(k, len(values))
-    if k == 0:
-        return np.zeros(0, np.int64)
-    threshold = np.partition(values, len(values) - k)[len(values) - k]
-    above = np.flatnonzero(values > threshold)
-    tied = np.flatnonzero(values == threshold)[:k - len(above)]
-    chosen = np.concatenate((above, tied))
-    return chosen[np.lexsort((chosen, -values[chosen].astype(np.float64)))]
 
 
 @dataclass(frozen=True)
