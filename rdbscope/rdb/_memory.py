@@ -35,6 +35,8 @@ L_REDIS84 = cython.declare(cython.int, 6)
 L_REDIS86 = cython.declare(cython.int, 7)
 # Redis unstable after 8.8 (June 2026): the object header as requested again.
 L_REDIS_NEXT = cython.declare(cython.int, 8)
+# Valkey 9.0: as 8.x, but a hash's hashtable carries a pointer to its volatile-field set.
+L_VALKEY90 = cython.declare(cython.int, 9)
 
 # Scanner type and encoding ids (the same values as _scan.py's T_* and E_*).
 T_STRING = cython.declare(cython.int, 0)
@@ -109,17 +111,28 @@ def valkey_buckets(n):
 
 
 def expected_overflow_buckets(n, buckets):
-    """Expected child buckets of a Valkey hashtable: buckets hold 7 entries, a full one
-    chains a child (src/hashtable.c); entries per bucket are taken as Poisson."""
-    lam = cython.cast(cython.double, n) / buckets
-    term = 2.718281828459045 ** (-lam)
-    below = term
-    k = 1
-    while k < 8:
-        term *= lam / k
-        below += term
+    """Expected child buckets of a Valkey hashtable of ``buckets`` buckets holding n entries.
+
+    A bucket holds 7 entries; a full one gives its last slot to a pointer to a child
+    bucket (src/hashtable.c), so a chain of k > 7 entries has ceil((k - 7) / 6)
+    children. Where entries land depends on the hash seed, drawn anew by every
+    server process, so the count per bucket is taken as binomial: a table of one
+    bucket, or of few entries, never chains.
+    """
+    if buckets <= 1:
+        return cython.cast(cython.double, (n - 2) // 6 if n > 7 else 0)
+    q = 1.0 / buckets
+    ratio = q / (1.0 - q)
+    pk = (1.0 - q) ** cython.cast(cython.double, n)  # no entry in a bucket
+    expected = 0.0
+    k = 0
+    top = n if n < 96 else 96  # at most 6.4 entries per bucket on average: the tail is nil
+    while k < top:
+        pk *= (cython.cast(cython.double, n) - k) / (k + 1) * ratio
         k += 1
-    return buckets * max(0.0, 1.0 - below)
+        if k > 7:
+            expected += pk * ((k - 2) // 6)
+    return buckets * expected
 
 
 class MemoryModel:
@@ -129,7 +142,7 @@ class MemoryModel:
         self.layout = layout
         self.allocator = allocator
         self.list_compress_depth = list_compress_depth
-        self.valkey = layout == L_VALKEY8 or layout == L_VALKEY9
+        self.valkey = layout == L_VALKEY8 or layout == L_VALKEY90 or layout == L_VALKEY9
         self.tracked = layout == L_REDIS84 or layout == L_REDIS86 or layout == L_REDIS_NEXT
         self.embedded = layout == L_REDIS8 or self.tracked
         # Redis up to 8.2 counts a stream's radix trees by their nodes: the scanner counts them.
@@ -182,14 +195,20 @@ class MemoryModel:
         return self.sds(n)
 
     def zset_member(self, n):
-        """A sorted-set member of n bytes: its skiplist node and its string."""
-        if self.embedded and self.layout != L_REDIS84:
-            # Redis 8.0-8.2 and 8.6+ keep the member inside the node, after the levels.
-            return cython.cast(cython.ulonglong, self.expected_node(16 + sds_header(n) + n + 1))
+        """A sorted-set member of n bytes: its skiplist node and its string.
+
+        The node's size is an expectation over its random level: rounded to the
+        nearest byte, so that a zset's members do not lose half a byte each.
+        """
+        if self.tracked and self.layout != L_REDIS84:
+            # Redis 8.6+ keeps the member inside the node, after the levels.
+            return cython.cast(cython.ulonglong, self.expected_node(16 + sds_header(n) + n + 1) + 0.5)
         if self.layout == L_VALKEY9:
             # One more byte: the offset of the embedded sds (src/t_zset.c zslCreateNode).
-            return cython.cast(cython.ulonglong, self.expected_node(17 + sds_header(n) + n + 1))
-        return cython.cast(cython.ulonglong, self.skiplist_node) + self.sds(n)
+            return cython.cast(cython.ulonglong, self.expected_node(17 + sds_header(n) + n + 1) + 0.5)
+        # A node of 24 bytes plus 16 per level, and the member as its own sds: so on
+        # Redis 8.2 too (zsets of one member of every length from 1 to 69 bytes, reloaded).
+        return cython.cast(cython.ulonglong, self.skiplist_node + 0.5) + self.sds(n)
 
     def hash_pair(self, field, value, has_ttl):
         """A hash field and its value in a hashtable-encoded hash."""
@@ -338,7 +357,7 @@ class MemoryModel:
         """The set/hash/zset table for n entries, entries themselves excluded."""
         if self.valkey:
             buckets = valkey_buckets(n)
-            struct = 72 if self.layout == L_VALKEY8 else 80
+            struct = 80 if self.layout == L_VALKEY9 else 72  # 9.1 added the safe iterators' list
             overflow = expected_overflow_buckets(n, buckets)
             return struct + 64 * buckets + cython.cast(cython.ulonglong, 64 * overflow)
         struct = 96 if self.layout == L_REDIS6 else 56
@@ -361,11 +380,18 @@ class MemoryModel:
     def hashtable_size(self, klen, has_expire, rtype, n, elements):
         """A set, hash or sorted set in a hashtable; ``elements`` sums the element allocations."""
         size = self.object_size(klen, has_expire) + self.table_size(n) + elements
+        if rtype == T_HASH and (self.layout == L_VALKEY90 or self.layout == L_VALKEY9):
+            size += 8  # the table's metadata: the pointer to the volatile-field set (src/server.c)
         if rtype == T_ZSET:
             # The zset struct, the skiplist struct and its 32-level header node.
             size += 16
             if self.layout == L_REDIS84:
                 size += 40 + self.alloc(24 + 32 * 16)
+            elif self.layout == L_REDIS8:
+                # The dict's entries hold the node and no value: 16 bytes, not 24
+                # (measured on Redis 8.2: zsets of one member of 1 to 69 bytes, reloaded).
+                size += 32 + self.alloc(16 + 32 * 16)
+                size -= 8 * n
             elif self.embedded:
                 # 8.4 added the allocation size to the skiplist struct.
                 size += (40 if self.tracked else 32) + self.alloc(16 + 32 * 16)
@@ -415,9 +441,16 @@ class MemoryModel:
                 # Hashes with field TTLs load one field at a time, without presizing.
                 size += 8 * self.rehashing_buckets(n)
             if rtype == T_HASH and self.valkey and ttl_fields > 1:
-                # The volatile-field set: a vector of entry pointers once it holds
-                # two or more (src/vset.c; one stays inline in the set itself).
-                size += 16 + 8 * ttl_fields
+                # The volatile-field set (src/vset.c): one entry stays inline; two make
+                # a vector of 8 bytes plus a pointer each, which records its requested
+                # size when created for two and its allocation as it grows; past 127
+                # a radix tree of expiry windows (not modelled node by node).
+                if ttl_fields == 2:
+                    size += 24
+                elif ttl_fields <= 127:
+                    size += self.alloc(8 + 8 * ttl_fields)
+                else:
+                    size += 16 + 8 * ttl_fields
             return size
         if rtype == T_LIST or rtype == T_SET or rtype == T_ZSET or rtype == T_HASH:
             size = self.compact_size(klen, has_expire, blob_bytes)

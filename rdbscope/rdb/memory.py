@@ -26,16 +26,19 @@ LAYOUTS = {
     1: ("redis-7.0", "Redis 7.0"),
     2: ("redis-7.2", "Redis 7.2-7.4 and Valkey 7.2"),
     3: ("redis-8", "Redis 8.0-8.2"),
-    4: ("valkey-8", "Valkey 8.0-9.0"),
+    4: ("valkey-8", "Valkey 8.0-8.1"),
     5: ("valkey-9", "Valkey 9.1 and newer"),
     6: ("redis-8.4", "Redis 8.4"),
     7: ("redis-8.6", "Redis 8.6-8.8"),
     8: ("redis-unstable", "Redis unstable builds newer than 8.8"),
+    9: ("valkey-9.0", "Valkey 9.0"),
 }
-L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT = range(9)
+(L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT,
+ L_VALKEY90) = range(10)
 
 #: layouts checked key by key against MEMORY USAGE on real servers (sample_dumps/).
-VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT])
+VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_VALKEY90, L_VALKEY9, L_REDIS84, L_REDIS86,
+                              L_REDIS_NEXT])
 
 #: the newest Redis release each layout models; an unstable build newer than it gets the next layout.
 NEWEST_REDIS = 808
@@ -51,6 +54,8 @@ def choose_layout(valkey_ver, redis_ver, unstable=False):
     """
     if valkey_ver >= 901:
         return L_VALKEY9, True
+    if valkey_ver >= 900:
+        return L_VALKEY90, True
     if valkey_ver >= 800:
         return L_VALKEY8, True
     if valkey_ver >= 700 or 702 <= redis_ver < 800:

@@ -32,16 +32,26 @@ def load_with_oracle(path):
 
 
 #: Type totals that still miss 1%, with the bound they meet (issue 14 leaves them open).
+#: The first three are chance, not model: the server itself reports other figures for the
+#: same dump on every load, so no estimate from the dump can come closer on one draw.
 OPEN_GAPS = {
-    # Skiplist levels are drawn at random again on every load: MEMORY USAGE itself
-    # varies by a few percent on dumps with few skiplist zsets.
-    "zset": 0.04,
-    # Streams on Redis 8.4+: the radix trees' allocations are fitted per key, not
-    # modelled node by node (1.1% on the smallest RDB 12 dump).
-    "stream": 0.012,
-    # Valkey hashtable sets and hashes: child buckets depend on where members hash.
-    "set": 0.02,
+    # Skiplist levels are drawn at random on every load (src/t_zset.c zslRandomLevel). The
+    # same zset of 300 members reloaded reports a MEMORY USAGE whose standard deviation is
+    # 0.7% on Redis 8.2 and 1.0% on Valkey 9.1 (1.4% at 140 members); averaged over 150
+    # such zsets the estimate is within 0.3% of the mean. A dump with one or two skiplist
+    # zsets is one draw: up to 2.8% off here (valkey-9.0-nocompress).
+    "zset": 0.03,
+    # Valkey hashtables chain a child bucket where more than 7 entries land in a bucket,
+    # and where they land follows a hash seed drawn by every server process: a 200-member
+    # set reloaded has a standard deviation of 1.4% (150 sets on Valkey 9.1, whose mean the
+    # estimate meets within 0.2%); the same 520-field hash reloaded four times on 9.1
+    # reported 21,032 to 21,288 bytes. The small variants' sets are one such set (2.1%).
+    "set": 0.025,
     "hash": 0.011,
+    # Streams on Redis 8.4+: the radix trees' allocations are fitted per key, not
+    # modelled node by node (1.1% on the smallest RDB 12 dump); the 8.4-8.8 sources
+    # that would tell how they are counted were not at hand.
+    "stream": 0.012,
 }
 
 
@@ -110,6 +120,30 @@ def test_allocator_is_checked():
         rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb", allocator="tcmalloc")
 
 
+@pytest.mark.parametrize("stem", ["valkey-9.0-default", "valkey-9.0-lfu", "valkey-9.1-default", "valkey-9.1-lfu"])
+def test_valkey_hashes_with_field_ttls_are_exact(stem):
+    """Small hashtable hashes whose fields carry TTLs: entries with their expiry, the table's
+    pointer to its volatile-field set, and the set (one field inline, a vector from two)."""
+    keys, oracle = load_with_oracle(SAMPLE_DUMPS / f"{stem}.rdb")
+    columns = ["db", "key", "type", "encoding", "n_elements", "est_memory_bytes"]
+    rows = [r for r in keys.table.select(columns).to_pylist()
+            if r["type"] == "hash" and r["encoding"] == "hashtable" and r["n_elements"] <= 7]
+    with_ttls = [r for r in rows if oracle[(r["db"], r["key"])].get("n_fields_with_ttl")]
+    assert len(with_ttls) >= 3
+    assert {oracle[(r["db"], r["key"])]["n_fields_with_ttl"] for r in with_ttls} >= {1, 2}
+    assert all(r["est_memory_bytes"] == oracle[(r["db"], r["key"])]["memory_usage_loaded"] for r in rows)
+
+
+def test_a_valkey_table_of_few_entries_never_chains():
+    """Child buckets only where a bucket gets more than 7 entries, one per 6 more."""
+    assert _memory.expected_overflow_buckets(7, 1) == 0
+    assert _memory.expected_overflow_buckets(4, 1) == 0
+    assert _memory.expected_overflow_buckets(8, 1) == 1
+    assert _memory.expected_overflow_buckets(14, 1) == 2
+    assert _memory.expected_overflow_buckets(7, 2) == 0
+    assert 0 < _memory.expected_overflow_buckets(200, 32) < 32
+
+
 @pytest.mark.parametrize("request_bytes, usable", [
     (1, 8), (9, 16), (17, 24), (64, 64), (65, 80), (129, 160), (536, 640), (4097, 5120), (16385, 20480)])
 def test_jemalloc_size_classes(request_bytes, usable):
@@ -133,7 +167,7 @@ def test_layout_choice():
     assert choose_layout(702, 702) == (2, True)
     assert choose_layout(0, 802) == (3, True)
     assert choose_layout(801, 801) == (4, True)
-    assert choose_layout(900, 900) == (4, True)  # Valkey 9.0 embeds strings as 8.x does
+    assert choose_layout(900, 900) == (9, True)  # Valkey 9.0 embeds strings as 8.x does; hashes have a field-TTL set
     assert choose_layout(901, 901) == (5, True)
     assert choose_layout(0, 804) == (6, True)
     assert choose_layout(0, 806) == (7, True)
@@ -143,7 +177,7 @@ def test_layout_choice():
 
 @pytest.mark.parametrize("stem, layout", [
     ("redis-unstable-rdb12-lru", "redis-8.4"), ("redis-unstable-rdb13-lru", "redis-8.6"),
-    ("redis-unstable-rdb14-lru", "redis-unstable"), ("valkey-9.0-lru", "valkey-8"), ("valkey-9.1-lru", "valkey-9")])
+    ("redis-unstable-rdb14-lru", "redis-unstable"), ("valkey-9.0-lru", "valkey-9.0"), ("valkey-9.1-lru", "valkey-9")])
 def test_each_sample_server_gets_its_layout(stem, layout):
     """A release by its version; redis-ver 255.255.255 by the newest release writing the dump's RDB version."""
     model = rdbscope.load(SAMPLE_DUMPS / f"{stem}.rdb").info.memory_model
@@ -203,7 +237,7 @@ def test_valkey_9_corpus_dumps(name):
     """Written by Valkey 9.0 and loaded by Valkey 9.1 (bundled jemalloc): with the 9.1 layout
     named, exact, field TTLs included; left to the writer's version, the 9.0 layout."""
     oracle = json.loads((CORPUS / "oracle" / f"{name}.json").read_text())
-    assert rdbscope.load(CORPUS / "public" / name).info.memory_model.layout == "valkey-8"
+    assert rdbscope.load(CORPUS / "public" / name).info.memory_model.layout == "valkey-9.0"
     keys = rdbscope.load(CORPUS / "public" / name, layout="valkey-9")
     assert keys.info.memory_model.layout_reason == "given"
     truth = {(r["db"], bytes.fromhex(r["key"])): r["memory_usage"] for r in oracle["keys"]}
