@@ -2016,7 +2016,7 @@ class Scanner(Columns):
         if t <= 21:
             return t != 8
         if self.valkey:
-            return t == 22  # 23 (PATH_HASH, RDB 81) is not public yet
+            return t == 22  # 23 (RDB 81) is written only by unstable builds: no release yet
         return t <= 29
 
     def keep_row(self, kstart):

@@ -52,7 +52,7 @@ TYPE_ARRAY = 28  # Redis 8.8
 TYPE_GCRA = 29  # Redis builds with ENABLE_GCRA only
 
 # Opcodes (src/rdb.h RDB_OPCODE_*).
-OPCODE_VALKEY_242 = 242  # Valkey 9.2 (RDB 81); format not public yet
+OPCODE_VALKEY_242 = 242  # Valkey RDB 81, written only by unstable builds (9.1.2, the newest release, writes 80)
 OPCODE_KEY_META = 243  # Redis 8.6+: module key metadata before a type byte
 OPCODE_SLOT_IMPORT = 243  # Valkey 9.0+: slot import job
 OPCODE_SLOT_INFO = 244
