@@ -247,6 +247,11 @@ class MemoryModel:
         the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1 with
         glibc malloc, 50 plus 51 on Valkey 9.0 with jemalloc.
         """
+        if keys == 0 and (self.layout == L_VALKEY90 or self.layout == L_VALKEY9):
+            # An empty tree: the rax struct (with its allocation count, 32 bytes) and an
+            # empty head node (a 4-byte header padded to 8), as raxAllocSize() counts them
+            # (src/rax.c raxNew).
+            return self.alloc(32) + self.alloc(8)
         if self.valkey and self.allocator == A_LIBC:
             return 64 + 58 * keys
         if self.valkey:

@@ -134,6 +134,17 @@ def test_valkey_hashes_with_field_ttls_are_exact(stem):
     assert all(r["est_memory_bytes"] == oracle[(r["db"], r["key"])]["memory_usage_loaded"] for r in rows)
 
 
+@pytest.mark.parametrize("stem", ["valkey-9.0-default", "valkey-9.1-default"])
+def test_valkey_9_streams_without_entries_are_exact(stem):
+    """An empty radix tree costs its 32-byte struct and an 8-byte head node (events:empty also
+    has a group with an empty PEL, events:drained had every entry deleted)."""
+    keys, oracle = load_with_oracle(SAMPLE_DUMPS / f"{stem}.rdb")
+    rows = {r["key"]: r for r in keys.table.select(["db", "key", "est_memory_bytes"]).to_pylist()}
+    for name in (b"events:empty", b"events:drained"):
+        row = rows[name]
+        assert row["est_memory_bytes"] == oracle[(row["db"], name)]["memory_usage_loaded"]
+
+
 def test_a_valkey_table_of_few_entries_never_chains():
     """Child buckets only where a bucket gets more than 7 entries, one per 6 more."""
     assert _memory.expected_overflow_buckets(7, 1) == 0
