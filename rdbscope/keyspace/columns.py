@@ -69,6 +69,34 @@ class KeyColumns:
         return self._slot_columns[2]
 
     @functools.cached_property
+    def type_totals(self):
+        """``{type: (keys, memory)}`` of the types present."""
+        codes, names = self.types
+        n = np.bincount(codes, minlength=len(names))
+        memory = np.rint(np.bincount(codes, weights=self.memory.astype(np.float64), minlength=len(names)))
+        return {names[t]: (int(n[t]), int(memory[t])) for t in np.flatnonzero(n)}
+
+    @functools.cached_property
+    def ttl_buckets(self):
+        """``(keys, memory)`` (int64 arrays) per bucket of the TTL left when the dump was written: keys
+        already expired, then the buckets :data:`TTL_BUCKET_EDGES_S` bound, then keys without a TTL.
+        Without a ctime the first expiry stands for it; None then in a bounded run (see there)."""
+        now_ms = self.ctime_ms
+        expire_ms = self.ttl_expire_ms
+        if now_ms is None:
+            now_ms = int(expire_ms.min()) if len(expire_ms) else 0
+        left_ms = expire_ms - now_ms
+        edges_ms = np.array(TTL_BUCKET_EDGES_S, np.int64) * 1000
+        bucket = np.where(left_ms <= 0, 0, 1 + np.searchsorted(edges_ms, left_ms, side="right"))
+        n_buckets = len(TTL_BUCKET_EDGES_S) + 3
+        memory = self.memory[self.ttl_rows].astype(np.float64)
+        n = np.bincount(bucket, minlength=n_buckets).astype(np.int64)
+        total = np.rint(np.bincount(bucket, weights=memory, minlength=n_buckets)).astype(np.int64)
+        n[-1] = self.n - len(self.ttl_rows)
+        total[-1] = self.memory_total - int(total.sum())
+        return n, total
+
+    @functools.cached_property
     def slot_with_ttl(self):
         """Keys with a TTL per hash slot (16384 int64)."""
         return np.bincount(self.slots[self.ttl_rows], minlength=N_SLOTS).astype(np.int64)
@@ -177,6 +205,9 @@ class KeyColumns:
         taken = self.keys.take(pa.array(np.asarray(positions, dtype=np.int64)))
         return [k.decode("utf-8", "backslashreplace") for k in taken.to_pylist()]
 
+
+#: Upper bounds, in seconds of TTL left, of the buckets of :attr:`KeyColumns.ttl_buckets` (the last is open).
+TTL_BUCKET_EDGES_S = (3600, 4 * 3600, 12 * 3600, 86400, 7 * 86400)
 
 #: Keys per call of the compiled slot function: short enough for the GIL to change hands between calls.
 SLOT_SLICE_ROWS = 1 << 18

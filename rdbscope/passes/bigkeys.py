@@ -102,6 +102,7 @@ class BigKeysPass:
         big_keys: every key over a threshold, largest memory first.
         top_keys: the ``top_n`` largest keys by memory and by length, overall
             and per type.
+        types: keys and memory per type.
     """
 
     id = "bigkeys"
@@ -139,6 +140,7 @@ class BigKeysPass:
         tables = {
             "big_keys": _big_key_table(over, columns, groups),
             "top_keys": _top_key_table(columns, groups, options.top_n),
+            "types": _type_table(columns),
         }
         return PassOutput(tables=tables, findings=tuple(findings))
 
@@ -265,6 +267,22 @@ def _big_key_table(over, columns, groups):
         pa.array([checks[c].code for c in check_of], pa.string()))
     table = _key_rows(flagged, columns, groups, BIG_KEY_COLUMNS, extra={"codes": codes})
     return table.sort_by([("memory_bytes", "descending"), ("db", "ascending"), ("key", "ascending")])
+
+
+TYPE_COLUMNS = {
+    "type": "the type",
+    "n_keys": "keys of the type",
+    "memory_bytes": "their memory: est_memory_bytes, or rdb_bytes when the dump has no estimates",
+}
+
+
+def _type_table(columns):
+    totals = sorted(columns.type_totals.items())
+    data = {"type": pa.array([name for name, _t in totals], pa.string()),
+            "n_keys": pa.array([n for _name, (n, _m) in totals], pa.int64()),
+            "memory_bytes": pa.array([m for _name, (_n, m) in totals], pa.int64())}
+    fields = [pa.field(name, data[name].type, metadata={"doc": doc}) for name, doc in TYPE_COLUMNS.items()]
+    return pa.Table.from_arrays([data[name] for name in TYPE_COLUMNS], schema=pa.schema(fields))
 
 
 def _top_key_table(columns, groups, top_n):

@@ -97,6 +97,8 @@ class TtlPass:
     Tables:
         ttl_coverage: one row per (db, pattern), most memory without TTL first.
         ttl_overview: one row per db and one for the whole dump (db null).
+        ttl_buckets: keys and memory by TTL left when the dump was written (absent from a bounded
+            run of a dump without ctime).
     """
 
     id = "ttl"
@@ -113,6 +115,8 @@ class TtlPass:
         findings += _persistent_findings(coverage, columns, options)
         findings += _expired_findings(coverage, columns, groups)
         tables = {"ttl_coverage": coverage.table(groups, columns), "ttl_overview": _overview(coverage, groups, columns)}
+        if columns.ttl_buckets is not None:
+            tables["ttl_buckets"] = _buckets(*columns.ttl_buckets, columns.memory_basis)
         return PassOutput(tables=tables, findings=tuple(findings))
 
 
@@ -309,6 +313,24 @@ def _overview(coverage, groups, columns):
              "memory_bytes_persistent": pa.uint64(), "persistent_memory_share": pa.float64(),
              "n_expired": pa.int64(), "memory_basis": pa.string()}
     return _table({name: pa.array(values, types[name]) for name, values in data.items()}, OVERVIEW_COLUMNS)
+
+
+#: Labels of the rows of ``ttl_buckets``, one per bucket of ``KeyColumns.ttl_buckets``.
+TTL_BUCKET_LABELS = ("expired at save", "< 1 h", "1-4 h", "4-12 h", "12-24 h", "1-7 d", "> 7 d", "never")
+
+BUCKET_COLUMNS = {
+    "expires": "TTL left when the dump was written (ctime; without one, from the first expiry), or never",
+    "n_keys": "keys",
+    "memory_bytes": "their memory",
+    "memory_basis": "est_memory_bytes, or rdb_bytes when the dump has no estimates",
+}
+
+
+def _buckets(n_keys, memory, basis):
+    data = {"expires": pa.array(TTL_BUCKET_LABELS, pa.string()), "n_keys": pa.array(n_keys, pa.int64()),
+            "memory_bytes": pa.array(memory, pa.int64()),
+            "memory_basis": pa.array([basis] * len(TTL_BUCKET_LABELS), pa.string())}
+    return _table(data, BUCKET_COLUMNS)
 
 
 def _table(data, docs):

@@ -13,15 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ..findings import count
-from .views import dump_ctime, expiry_burst_rows, key_memory, pattern_rows
+from .views import expiry_burst_rows, pattern_rows
 
 #: TTL buckets of time left at save time: (label, upper bound in seconds, exclusive).
-TTL_BUCKETS = (("< 1 h", 3600), ("1-4 h", 4 * 3600), ("4-12 h", 12 * 3600), ("12-24 h", 86400),
-               ("1-7 d", 7 * 86400), ("> 7 d", None))
-
 #: Parts of the summary, in the order shown.
 PARTS = ("by_type", "top_patterns", "ttl_buckets", "incidents", "activity", "savings")
 
@@ -92,9 +88,12 @@ def triage(res, patterns=5, incidents=3, savings=5) -> Triage:
     """The :class:`Triage` of a result: ``patterns`` top patterns, ``incidents`` largest incidents,
     ``savings`` largest savings."""
     notes = {}
-    whole = not res.bounded
-    if not whole:
-        notes["by_type"] = notes["ttl_buckets"] = "needs every key: not made in a bounded run"
+    by_type, buckets = memory_by_type(res), ttl_buckets(res)
+    if by_type is None:
+        notes["by_type"] = _not_run(res, "bigkeys")
+    if buckets is None:
+        notes["ttl_buckets"] = ("a bounded run measures the TTL left from the dump's ctime, which it does not say"
+                                if "ttl" in res.ran else _not_run(res, "ttl"))
     expiry_ran = "expiry_bursts" in res.tables
     if not expiry_ran:
         notes["incidents"] = _not_run(res, "expiry")
@@ -102,9 +101,9 @@ def triage(res, patterns=5, incidents=3, savings=5) -> Triage:
     if activity is None:
         notes["activity"] = _not_run(res, "activity")
     return Triage(
-        by_type=memory_by_type(res) if whole else None,
+        by_type=by_type,
         top_patterns=_top_patterns(res, patterns) if "patterns" in res.tables else None,
-        ttl_buckets=ttl_buckets(res) if whole else None,
+        ttl_buckets=buckets,
         incidents=expiry_burst_rows(res, incidents) if expiry_ran else None,
         activity=activity,
         savings=largest_savings(res.finding_list, savings),
@@ -118,36 +117,21 @@ def _not_run(res, pass_id):
     return f"the {pass_id} pass did not run"
 
 
-def memory_by_type(res) -> pd.DataFrame:
-    """Per type: keys, memory, average, and the largest key with its memory, most memory first."""
-    table = res.keys.to_arrow()
-    columns = ["type", "n_keys", "memory_bytes", "memory_share", "avg_bytes", "largest_key", "largest_bytes"]
-    if table.num_rows == 0:
-        return pd.DataFrame({name: [] for name in columns})
-    types = table["type"].combine_chunks() if isinstance(table["type"], pa.ChunkedArray) else table["type"]
-    if not isinstance(types.type, pa.DictionaryType):
-        types = types.dictionary_encode()
-    codes = types.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    names = types.dictionary.to_pylist()
-    memory = key_memory(res).to_numpy().astype(np.float64)
-    n = np.bincount(codes, minlength=len(names))
-    total = np.bincount(codes, weights=memory, minlength=len(names))
-    # The largest key of each type: the last row of its type once sorted by (type, memory).
-    order = np.lexsort((memory, codes))
-    last = order[np.concatenate((np.flatnonzero(np.diff(codes[order])), [len(order) - 1]))]
-    keys = table["key"].take(pa.array(last)).to_pylist()
-    largest = {int(codes[row]): (key, memory[row]) for row, key in zip(last, keys, strict=True)}
-    present = np.flatnonzero(n)
-    all_memory = total.sum() or 1.0
-    frame = pd.DataFrame({
-        "type": [names[t] for t in present],
-        "n_keys": n[present].astype(np.int64),
-        "memory_bytes": total[present].astype(np.int64),
-        "memory_share": total[present] / all_memory,
-        "avg_bytes": (total[present] / n[present]).round().astype(np.int64),
-        "largest_key": [largest[int(t)][0].decode("utf-8", "backslashreplace") for t in present],
-        "largest_bytes": [int(largest[int(t)][1]) for t in present],
-    })
+def memory_by_type(res) -> pd.DataFrame | None:
+    """Per type: keys, memory, average, and the largest key with its memory, most memory first; None
+    when the big-keys pass did not run."""
+    if "types" not in res.tables:
+        return None
+    frame = res.tables["types"].to_pandas()
+    top = res.tables["top_keys"].to_pandas()
+    largest = top[(top["ranking"] == "memory") & (top["rank"] == 1)].set_index("scope")
+    all_memory = frame["memory_bytes"].sum() or 1
+    frame = frame.assign(
+        memory_share=frame["memory_bytes"] / all_memory,
+        avg_bytes=(frame["memory_bytes"] / frame["n_keys"]).round().astype(np.int64),
+        largest_key=[largest.loc[t, "key"] for t in frame["type"]],
+        largest_bytes=[int(largest.loc[t, "memory_bytes"]) for t in frame["type"]],
+    )[["type", "n_keys", "memory_bytes", "memory_share", "avg_bytes", "largest_key", "largest_bytes"]]
     return frame.sort_values(["memory_bytes", "type"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
@@ -155,40 +139,17 @@ def _top_patterns(res, top):
     return pattern_rows(res, top)[["db", "pattern", "n_keys", "memory_bytes_sum", "memory_share", "ttl_share"]]
 
 
-def ttl_buckets(res) -> pd.DataFrame:
+def ttl_buckets(res) -> pd.DataFrame | None:
     """Memory freed over time: keys and memory by time left before expiry at the dump's ctime, then
-    the keys that never expire. Keys already expired when the dump was written have their own row."""
-    table = res.keys.to_arrow()
-    memory = key_memory(res).to_numpy().astype(np.float64)
-    expire = table["expire_at"].cast(pa.int64())
-    has_ttl = expire.is_valid().to_numpy(zero_copy_only=False)
-    expire_ms = expire.fill_null(0).to_numpy(zero_copy_only=False)
-    ctime = dump_ctime(res.info)
-    if ctime is not None:
-        now_ms = int(ctime.timestamp() * 1000)
-    else:  # no AUX ctime (a keys Parquet file, a hand-made table): the first expiry stands for it
-        now_ms = int(expire_ms[has_ttl].min()) if has_ttl.any() else 0
-    left_s = (expire_ms - now_ms) / 1000.0
-    rows, lower = [], None
-    expired = has_ttl & (left_s <= 0)
-    if expired.any():
-        rows.append(("expired at save", expired))
-    for label, upper in TTL_BUCKETS:
-        inside = has_ttl & (left_s > 0)
-        if lower is not None:
-            inside &= left_s >= lower
-        if upper is not None:
-            inside &= left_s < upper
-        rows.append((label, inside))
-        lower = upper
-    rows.append(("never", ~has_ttl))
-    total = memory.sum() or 1.0
-    return pd.DataFrame({
-        "expires": [label for label, _mask in rows],
-        "n_keys": [int(mask.sum()) for _label, mask in rows],
-        "memory_bytes": [int(memory[mask].sum()) for _label, mask in rows],
-        "memory_share": [float(memory[mask].sum() / total) for _label, mask in rows],
-    })
+    the keys that never expire; keys already expired when the dump was written have their own row
+    when there are any. None when the TTL pass did not make the table."""
+    if "ttl_buckets" not in res.tables:
+        return None
+    frame = res.tables["ttl_buckets"].to_pandas()
+    frame = frame[(frame["expires"] != "expired at save") | (frame["n_keys"] > 0)]
+    total = frame["memory_bytes"].sum() or 1
+    frame = frame.assign(memory_share=frame["memory_bytes"] / total)
+    return frame[["expires", "n_keys", "memory_bytes", "memory_share"]].reset_index(drop=True)
 
 
 def _activity(res):

@@ -336,6 +336,14 @@ class KeptColumns(KeyColumns):
         self.rule_rows = None
 
     @property
+    def type_totals(self):
+        return self._partial.type_totals
+
+    @property
+    def ttl_buckets(self):
+        return self._partial.ttl_buckets
+
+    @property
     def slot_keys(self):
         if self.rule_rows is None:
             raise RuntimeError("keys per slot of a bounded run are counted only for the rules")

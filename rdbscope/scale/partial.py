@@ -76,6 +76,9 @@ class Partial:
         expiring: the per-second :class:`~.expiry_counts.Tally` of the keys expiring after ctime.
         spilled: the :class:`~.expiry_counts.SpillSegment` s of their per-millisecond tallies.
         rules: what the chunks kept for the lint rules (:class:`~.rule_rows.RuleRows`), or None.
+        type_totals: keys and memory per type (see ``KeyColumns.type_totals``).
+        ttl_buckets: keys and memory per bucket of TTL left (see ``KeyColumns.ttl_buckets``); None when
+            a chunk's dump has no ctime to measure them from.
     """
 
     groups: tuple
@@ -90,6 +93,8 @@ class Partial:
     expiring: Tally = field(default_factory=Tally.empty)
     spilled: tuple = ()
     rules: RuleRows | None = None
+    type_totals: dict = field(default_factory=dict)
+    ttl_buckets: tuple | None = None
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None):
@@ -135,6 +140,8 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         has_estimates=columns.memory_basis == "est_memory_bytes",
         expiring=expiring,
         rules=rules,
+        type_totals=columns.type_totals,
+        ttl_buckets=columns.ttl_buckets if columns.ctime_ms is not None else None,
     )
 
 
@@ -283,7 +290,20 @@ def merge(parts, sample_keys):
         expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)]),
         spilled=tuple(segment for part in parts for segment in part.spilled),
         rules=rules,
+        type_totals=_summed_totals([part.type_totals for part in parts]),
+        ttl_buckets=None if any(part.ttl_buckets is None for part in parts) else
+        tuple(sum(values) for values in zip(*(part.ttl_buckets for part in parts), strict=True)),
     )
+
+
+def _summed_totals(totals):
+    """``{name: (keys, memory)}`` summed over ``totals``."""
+    summed = {}
+    for part in totals:
+        for name, (n, memory) in part.items():
+            had_n, had_memory = summed.get(name, (0, 0))
+            summed[name] = (had_n + n, had_memory + memory)
+    return summed
 
 
 def _drop_unneeded(rows, rules):

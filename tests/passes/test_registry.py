@@ -77,7 +77,7 @@ def test_table_names_are_unique_and_documented():
     result = rdbscope.analyze(make_keys([key("user:1", ttl_s=10), key("user:2")]))
     assert set(result.tables) == {"patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage",
                                   "ttl_overview", "expiry_bursts", "expiry_timeline", "cluster_slots",
-                                  "activity"}
+                                  "activity", "types", "ttl_buckets"}
     for name, table in result.tables.items():
         assert isinstance(table, pa.Table)
         for field in table.schema:
