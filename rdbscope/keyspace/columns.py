@@ -70,11 +70,11 @@ class KeyColumns:
 
     @functools.cached_property
     def type_totals(self):
-        """``{type: (keys, memory)}`` of the types present."""
-        codes, names = self.types
-        n = np.bincount(codes, minlength=len(names))
-        memory = np.rint(np.bincount(codes, weights=self.memory.astype(np.float64), minlength=len(names)))
-        return {names[t]: (int(n[t]), int(memory[t])) for t in np.flatnonzero(n)}
+        """``{(type, encoding): (keys, memory)}`` of the pairs present."""
+        codes, pairs = self.type_encodings
+        n = np.bincount(codes, minlength=len(pairs))
+        memory = np.rint(np.bincount(codes, weights=self.memory.astype(np.float64), minlength=len(pairs)))
+        return {pairs[p]: (int(n[p]), int(memory[p])) for p in np.flatnonzero(n)}
 
     @functools.cached_property
     def ttl_buckets(self):

@@ -102,7 +102,7 @@ class BigKeysPass:
         big_keys: every key over a threshold, largest memory first.
         top_keys: the ``top_n`` largest keys by memory and by length, overall
             and per type.
-        types: keys and memory per type.
+        types: keys and memory per type and encoding.
     """
 
     id = "bigkeys"
@@ -271,14 +271,16 @@ def _big_key_table(over, columns, groups):
 
 TYPE_COLUMNS = {
     "type": "the type",
-    "n_keys": "keys of the type",
+    "encoding": "the encoding",
+    "n_keys": "keys of the type in the encoding",
     "memory_bytes": "their memory: est_memory_bytes, or rdb_bytes when the dump has no estimates",
 }
 
 
 def _type_table(columns):
     totals = sorted(columns.type_totals.items())
-    data = {"type": pa.array([name for name, _t in totals], pa.string()),
+    data = {"type": pa.array([name for (name, _e), _t in totals], pa.string()),
+            "encoding": pa.array([encoding for (_name, encoding), _t in totals], pa.string()),
             "n_keys": pa.array([n for _name, (n, _m) in totals], pa.int64()),
             "memory_bytes": pa.array([m for _name, (_n, m) in totals], pa.int64())}
     fields = [pa.field(name, data[name].type, metadata={"doc": doc}) for name, doc in TYPE_COLUMNS.items()]

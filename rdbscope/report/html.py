@@ -202,7 +202,7 @@ def figure_data_uri(fig) -> str:
 
 
 #: Figures drawn from every key; a bounded run keeps only the keys it names, so it draws none of them.
-_PER_KEY_FIGURES = ("key_sizes", "key_sizes_memory", "types", "ttl", "ttl_memory", "expiry")
+_PER_KEY_FIGURES = ("key_sizes", "key_sizes_memory", "ttl", "ttl_memory")
 
 
 def _figure(plots, name):

@@ -323,13 +323,11 @@ def _mark_incidents(ax, incidents, left, right, labelled=4):
 def plot_types_and_encodings(res, ax=None) -> Figure:
     """Memory by type, split by encoding, with each encoding's key count."""
     fig, ax = _figure(ax, (9, 4.5))
-    table = res.keys.to_arrow()
-    if table.num_rows == 0:
-        return _empty(fig, ax, "no keys")
-    grouped = pa.table({
-        "type": table["type"].cast(pa.string()), "encoding": table["encoding"].cast(pa.string()),
-        "memory": key_memory(res).cast(pa.float64()),
-    }).group_by(["type", "encoding"]).aggregate([("memory", "sum"), ("memory", "count")]).to_pylist()
+    table = res.tables.get("types")
+    if table is None or not pc.sum(table["n_keys"]).as_py():
+        return _empty(fig, ax, "no keys" if table is not None else "the bigkeys pass did not run")
+    grouped = [{"type": row["type"], "encoding": row["encoding"], "memory_sum": float(row["memory_bytes"]),
+                "memory_count": row["n_keys"]} for row in table.to_pylist()]
     by_type: dict[str, list[dict]] = {}
     for row in grouped:
         by_type.setdefault(row["type"], []).append(row)

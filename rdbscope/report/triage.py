@@ -122,7 +122,7 @@ def memory_by_type(res) -> pd.DataFrame | None:
     when the big-keys pass did not run."""
     if "types" not in res.tables:
         return None
-    frame = res.tables["types"].to_pandas()
+    frame = res.tables["types"].to_pandas().groupby("type", as_index=False)[["n_keys", "memory_bytes"]].sum()
     top = res.tables["top_keys"].to_pandas()
     largest = top[(top["ranking"] == "memory") & (top["rank"] == 1)].set_index("scope")
     all_memory = frame["memory_bytes"].sum() or 1
