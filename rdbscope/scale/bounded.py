@@ -89,6 +89,9 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
     Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and, when
     ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over its chunks; else None).
     """
+    mine, shares = share
+    if shares > 1:  # the other shares' chunks are only read past: their memory is not estimated
+        scan_options = {**scan_options, "estimate_batches": lambda batch: batch % shares == mine}
     with opened(source) as readable:
         result = scan(readable, batch_rows=chunk_keys, **scan_options)
         tables = (pa.Table.from_batches([batch], schema=KEYS_SCHEMA) for batch in result)
