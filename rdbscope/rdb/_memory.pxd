@@ -46,12 +46,12 @@ cdef class MemoryModel:
     cpdef u64 zset_member(self, u64 n) noexcept
     @cython.locals(ttl=u64, fhdr=u64, together=u64)
     cpdef u64 hash_pair(self, u64 field, u64 value, bint has_ttl) noexcept
-    cpdef u64 rax_size(self, u64 keys, u64 nodes) noexcept
+    cpdef u64 rax_size(self, u64 keys, u64 nodes, u64 tree_bytes) noexcept
     cpdef u64 stream_listpack(self, u64 n) noexcept
     @cython.locals(group=u64)
-    cpdef u64 stream_group(self, u64 pel, u64 shared, u64 pel_nodes) noexcept
+    cpdef u64 stream_group(self, u64 pel, u64 shared, u64 pel_nodes, u64 pel_bytes) noexcept
     @cython.locals(consumer=u64)
-    cpdef u64 stream_consumer(self, u64 name, u64 pel, u64 pel_nodes) noexcept
+    cpdef u64 stream_consumer(self, u64 name, u64 pel, u64 pel_nodes, u64 pel_bytes) noexcept
     @cython.locals(struct=u64)
     cpdef u64 stream_size(self, u64 klen, bint has_expire, u64 listpack_bytes, u64 index_and_groups) noexcept
     cpdef u64 key_entry(self, u64 klen) noexcept

@@ -238,24 +238,17 @@ class MemoryModel:
             return self.alloc(8 + max(sds_header(field), 3) + field + 1) + 8 + self.sds(value)
         return self.sds(field) + self.sds(value)
 
-    def rax_size(self, keys, nodes):
-        """A radix tree of stream IDs (the listpack index, a PEL) of ``nodes`` nodes.
+    def rax_size(self, keys, nodes, tree_bytes):
+        """A radix tree of stream IDs (the listpack index, a PEL) of ``nodes`` nodes
+        whose nodes allocate ``tree_bytes`` (both from the scanner's RaxNodes).
 
         Redis up to 8.2 counts 16 bytes per key and 244 per node (src/object.c
-        streamRadixTreeMemoryUsage); the scanner counts the nodes (a tree of k
-        sequential IDs has about 2k + 2; 0 stands for that guess). Valkey counts
-        the tree's allocations: about 64 bytes plus 58 per key on Valkey 8.1 with
-        glibc malloc, 50 plus 51 on Valkey 9.0 with jemalloc.
+        streamRadixTreeMemoryUsage; 0 nodes stands for the guess of a tree of k
+        sequential IDs, about 2k + 2). Valkey counts what the tree allocates
+        (src/rax.c raxAllocSize): its 32-byte struct and every node.
         """
-        if keys == 0 and (self.layout == L_VALKEY90 or self.layout == L_VALKEY9):
-            # An empty tree: the rax struct (with its allocation count, 32 bytes) and an
-            # empty head node (a 4-byte header padded to 8), as raxAllocSize() counts them
-            # (src/rax.c raxNew).
-            return self.alloc(32) + self.alloc(8)
-        if self.valkey and self.allocator == A_LIBC:
-            return 64 + 58 * keys
         if self.valkey:
-            return 50 + 51 * keys  # on jemalloc, fitted on Valkey 9.0.4
+            return self.alloc(32) + tree_bytes
         if self.tracked:
             return 40 + 58 * keys  # fitted on unstable builds writing RDB 13 and 14
         if nodes == 0:
@@ -266,7 +259,7 @@ class MemoryModel:
         """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
         return self.counted(n)
 
-    def stream_group(self, pel, shared, pel_nodes):
+    def stream_group(self, pel, shared, pel_nodes, pel_bytes):
         """A consumer group with ``pel`` pending entries (``shared`` of them pending in
         an earlier group too) in a tree of ``pel_nodes`` nodes: struct, PEL tree, NACKs."""
         if self.tracked:
@@ -277,17 +270,19 @@ class MemoryModel:
                 return 240 + 216 * pel - STREAM_INDEX_KEY * shared  # fitted on an unstable build writing RDB 12
             return 216 + 208 * pel - STREAM_INDEX_KEY * shared
         group = 32 if self.layout == L_REDIS6 else 40
-        return group + self.rax_size(pel, pel_nodes) + 24 * pel
+        return group + self.rax_size(pel, pel_nodes, pel_bytes) + 24 * pel
 
-    def stream_consumer(self, name, pel, pel_nodes):
+    def stream_consumer(self, name, pel, pel_nodes, pel_bytes):
         """A consumer: struct, name, and its own PEL tree (NACKs are the group's)."""
         if self.layout == L_REDIS6:
-            return 24 + name + self.rax_size(pel, pel_nodes)
+            return 24 + name + self.rax_size(pel, pel_nodes, pel_bytes)
         if self.tracked:
             # Its PEL's entries are counted with the group's.
             return (254 if self.layout == L_REDIS84 else 214) + self.sds(name)
+        if self.valkey:
+            return 32 + name + self.rax_size(pel, pel_nodes, pel_bytes)  # the name by its length
         consumer = 24 if self.layout == L_REDIS70 else 32
-        return consumer + self.sds(name) + self.rax_size(pel, pel_nodes)
+        return consumer + self.sds(name) + self.rax_size(pel, pel_nodes, pel_bytes)
 
     def stream_size(self, klen, has_expire, listpack_bytes, index_and_groups):
         """A stream: struct, the listpacks, and (from the scanner) its listpack index and groups."""

@@ -51,14 +51,23 @@ cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_
 cdef int ID_BYTES, NO_NODE, BRANCHING, COMPRESSED
 
 
+cpdef u64 rax_node_bytes(u64 size, u64 children) noexcept
+
+
 @cython.final
 cdef class RaxNodes:
     cdef list kind
     cdef list run_end
+    cdef list children
     cdef bytearray last
     cdef readonly u64 nodes
     cdef readonly u64 keys
+    cdef MemoryModel mm
+    cdef readonly u64 done
 
+    @cython.locals(total=u64, j=int)
+    cpdef u64 path_bytes(self, int start)
+    cpdef u64 alloc_bytes(self)
     @cython.locals(common=int, d=int, end=int, j=int)
     cpdef add(self, const unsigned char[::1] data, Py_ssize_t p)
 

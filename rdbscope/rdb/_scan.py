@@ -197,22 +197,56 @@ BRANCHING = cython.declare(cython.int, 1)
 COMPRESSED = cython.declare(cython.int, 2)
 
 
+def rax_node_bytes(size, children):
+    """Bytes of a radix-tree node of ``size`` bytes of key with ``children`` child pointers
+    (src/rax.c raxNodeCurrentLength): a 4-byte header, the bytes padded to a pointer, the
+    pointers. A leaf (size 0, no child) holds the key's value pointer instead."""
+    if size == 0 and children == 0:
+        return 16
+    return 4 + size + ((8 - (size + 4) % 8) & 7) + 8 * children
+
+
 class RaxNodes:
-    """The node count of a Redis radix tree of stream IDs inserted in order (src/rax.c).
+    """The node count of a Redis radix tree of stream IDs inserted in order (src/rax.c),
+    and, given a memory model, what its nodes allocate.
 
     Only the path of the last key matters: for each depth on it, whether a node
     starts there, and where a compressed node's run of bytes ends. A new key
     leaves that path at its common prefix with the last key, splitting a
     compressed node there if needed, and adds a leaf, preceded by a compressed
-    node when it has more than one byte to go.
+    node when it has more than one byte to go. The nodes the new key leaves
+    behind never change again: their allocations are summed then.
     """
 
-    def __init__(self):
+    def __init__(self, mm=None):
         self.kind = [NO_NODE] * (ID_BYTES + 1)
         self.run_end = [0] * (ID_BYTES + 1)
+        self.children = [0] * (ID_BYTES + 1)
         self.last = bytearray(ID_BYTES)
         self.nodes = 1  # the head
         self.keys = 0
+        self.mm = mm
+        self.done = 0  # allocations of the nodes off the last key's path
+
+    def path_bytes(self, start):
+        """Allocations of the nodes of the last key's path from depth ``start`` on."""
+        total = 0
+        j = start
+        while j <= ID_BYTES:
+            if j == ID_BYTES:
+                total += self.mm.alloc(rax_node_bytes(0, 0))
+            elif self.kind[j] == COMPRESSED:
+                total += self.mm.alloc(rax_node_bytes(self.run_end[j] - j, 1))
+            elif self.kind[j] == BRANCHING:
+                total += self.mm.alloc(rax_node_bytes(self.children[j], self.children[j]))
+            j += 1
+        return total
+
+    def alloc_bytes(self):
+        """What the tree's nodes allocate (the rax struct aside)."""
+        if self.keys == 0:
+            return self.mm.alloc(8)  # an empty head: its 4-byte header, padded
+        return self.done + self.path_bytes(0)
 
     def add(self, data, p):
         """Insert the 16-byte key at ``data[p:p+16]``, greater than the last one."""
@@ -232,12 +266,21 @@ class RaxNodes:
                 d -= 1
             if self.kind[d] == COMPRESSED:  # the new key leaves inside its run: split it
                 end = self.run_end[d]
+                if self.mm is not None:  # the old key's branch from the split on is final
+                    self.done += self.path_bytes(end)
+                    if end > common + 1:
+                        self.done += self.mm.alloc(rax_node_bytes(end - common - 1, 1))
                 if d < common:
                     self.run_end[d] = common
                     self.nodes += 1  # a branching node where the keys part
                 self.kind[common] = BRANCHING
+                self.children[common] = 2
                 if end > common + 1:
                     self.nodes += 1  # the rest of the old run, a compressed node of its own
+            else:  # a branching node at the common prefix gains a child
+                if self.mm is not None:
+                    self.done += self.path_bytes(common + 1)
+                self.children[common] += 1
             self.nodes += 1 if common + 1 == ID_BYTES else 2  # the new leaf, and the run to it
             j = common + 1
             while j < ID_BYTES:
@@ -1442,8 +1485,8 @@ class Scanner(Columns):
     def read_stream(self, rdbtype):
         nodes = self.read_count()
         # Redis up to 8.2 counts its radix trees by their nodes: count them.
-        counting = self.mm is not None and self.mm.counts_rax_nodes
-        index = RaxNodes() if counting else None
+        counting = self.mm is not None
+        index = RaxNodes(self.mm) if counting else None
         mx = 0
         i = 0
         while i < nodes:
@@ -1477,7 +1520,7 @@ class Scanner(Columns):
                 mx = self.w_max
             i += 1
         if self.mm is not None:
-            self.m_elems += self.mm.rax_size(nodes, index.nodes if index is not None else 0)
+            self.m_elems += self.mm.rax_size(nodes, index.nodes, index.alloc_bytes())
         length = self.read_count()
         self.read_plain_len()  # last id ms
         self.read_plain_len()  # last id seq
@@ -1497,7 +1540,7 @@ class Scanner(Columns):
                 self.read_plain_len()  # entries read
             pel = self.read_count()
             shared = 0
-            pel_tree = RaxNodes() if counting else None
+            pel_tree = RaxNodes(self.mm) if counting else None
             j = 0
             while j < pel:
                 if pel_tree is not None:
@@ -1513,7 +1556,8 @@ class Scanner(Columns):
                 self.skip(16 + 8)  # raw id, delivery time
                 self.read_plain_len()  # delivery count
                 j += 1
-            self.m_elems += self.mm.stream_group(pel, shared, pel_tree.nodes if pel_tree is not None else 0)
+            if pel_tree is not None:
+                self.m_elems += self.mm.stream_group(pel, shared, pel_tree.nodes, pel_tree.alloc_bytes())
             consumers = self.read_count()
             c = 0
             while c < consumers:
@@ -1522,17 +1566,16 @@ class Scanner(Columns):
                 self.skip(16 if rdbtype >= 21 else 8)  # seen time (+ active time)
                 cpel = self.read_count()
                 if counting:
-                    pel_tree = RaxNodes()
+                    pel_tree = RaxNodes(self.mm)
                     j = 0
                     while j < cpel:
                         self.ensure(ID_BYTES)
                         pel_tree.add(self.view, self.pos)
                         self.pos += ID_BYTES
                         j += 1
-                    self.m_elems += self.mm.stream_consumer(name, cpel, pel_tree.nodes)
+                    self.m_elems += self.mm.stream_consumer(name, cpel, pel_tree.nodes, pel_tree.alloc_bytes())
                 else:
                     self.skip(16 * cpel)
-                    self.m_elems += self.mm.stream_consumer(name, cpel, 0)
                 c += 1
             if rdbtype >= 27:
                 self.skip(16 * self.read_count())  # NACKed ids
