@@ -266,6 +266,12 @@ def finish(partial, info, plan, summaries=None):
     patterns = tuple(p for _d, p in final)
     groups = PatternGroups(group=group, db=db, pattern=patterns, n_keys=stats.n_keys, stats=stats)
     table = rows.select(KEYS_SCHEMA.names)
+    if summaries is not None:
+        starts = np.cumsum([s.n_keys for s in summaries])
+        source = np.searchsorted(starts, rows[ROW].to_numpy(), side="right").astype(np.int16)
+        dictionary = pa.array([s.path for s in summaries], pa.string())
+        table = table.append_column(SOURCE_FIELD, pa.DictionaryArray.from_arrays(pa.array(source, pa.int16()),
+                                                                                 dictionary))
     pattern_column = pa.DictionaryArray.from_arrays(pa.array(group.astype(np.int32), pa.int32()),
                                                     pa.array(patterns, pa.string()))
     columns = KeptColumns(table, info, partial)
@@ -277,13 +283,7 @@ def finish(partial, info, plan, summaries=None):
     columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group),
                                        partial.spilled, group_of, columns.ctime_ms, len(final))
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
-    if summaries is None:
-        return KeyTable(table, info), columns, given
-    starts = np.cumsum([s.n_keys for s in summaries])
-    source = np.searchsorted(starts, rows[ROW].to_numpy(), side="right").astype(np.int16)
-    dictionary = pa.array([s.path for s in summaries], pa.string())
-    column = pa.DictionaryArray.from_arrays(pa.array(source, pa.int16()), dictionary)
-    return KeyTable(table.append_column(SOURCE_FIELD, column), info, summaries), columns, given
+    return KeyTable(table, info, summaries), columns, given
 
 
 def _global_patterns(partial):

@@ -100,6 +100,24 @@ def test_one_node_holding_far_more_memory_is_named(cluster):
     assert "{tenant:acme}:order:{id}" in imbalance["message"]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bounded_report_of_the_cluster_is_the_in_memory_report(cluster, jobs):
+    """Over the budget, on one process or one per node: the same nodes table and findings, the hot tag and the
+    heavy node among them."""
+    directory, _saved, truth = cluster
+    in_memory = invoke("report", directory, "-f", "json", "--fail-on", "never")
+    bounded = invoke("report", directory, "-f", "json", "--fail-on", "never", "--memory-budget", "100KB",
+                     "--jobs", jobs)
+    assert "note: analysed in bounded memory (100KB), chunk by chunk" in bounded.stderr
+    expected, got = json.loads(in_memory.stdout), json.loads(bounded.stdout)
+    assert got["nodes"] == expected["nodes"]
+    found = [(f["code"], f["pattern"], f["n_keys"], f["message"]) for f in got["findings"]]
+    assert found == [(f["code"], f["pattern"], f["n_keys"], f["message"]) for f in expected["findings"]]
+    hot_path = str(directory / truth["hot_node"])
+    assert any(code == "CLU002" and hot_path in message for code, _p, _n, message in found)
+    assert any(code == "CLU001" and message.startswith(f"Of 3 nodes, {hot_path}") for code, _p, _n, message in found)
+
+
 def test_analyze_of_a_list_gives_a_source_column(cluster):
     _directory, saved, _truth = cluster
     paths = [path for path, _s, _n in saved]
