@@ -162,6 +162,7 @@ def assert_same_bounded(here, there):
     for name in TABLES:
         assert there.tables[name].to_pylist() == here.tables[name].to_pylist(), name
     assert finding_rows(there) == finding_rows(here)
+    assert there.checked == here.checked
     assert [s.path for s in there.keys.sources] == [s.path for s in here.keys.sources]
     assert [s.n_keys for s in there.keys.sources] == [s.n_keys for s in here.keys.sources]
     assert there.keys.to_arrow().equals(here.keys.to_arrow())
@@ -179,8 +180,8 @@ def test_several_dumps_in_bounded_memory_keep_each_dump_summary():
 
 @pytest.mark.slow
 def test_several_dumps_on_local_processes_give_the_one_process_result():
-    here = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500, jobs=1)
-    there = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500, jobs=2)
+    here = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500, jobs=1)  # every pass, and the rules
+    there = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500, jobs=2)
     assert_same_bounded(here, there)
 
 
@@ -191,11 +192,11 @@ def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(tmp_pa
     from rdbscope.scale.executors import connect
 
     require_dask()
-    here = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500)
+    here = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500)  # every pass, and the rules
     with running_dask_cluster(tmp_path) as address:
         client = connect(address)
         try:
-            there = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500, client=client)
+            there = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500, client=client)
         finally:
             client.close()
     assert_same_bounded(here, there)
