@@ -58,9 +58,7 @@ class UncompressedBigList(Rule):
 
     @classmethod
     def candidates(cls, ctx, options):
-        if not ctx.has_any("list", "quicklist"):
-            return np.zeros(0, np.int64)
-        rows = np.flatnonzero(ctx.type_mask("list") & ctx.encoding_mask("quicklist"))
+        rows = ctx.rows_of("list", "quicklist")
         return rows[ctx.memory[rows] >= options.min_memory_bytes]
 
     def check(self, ctx, options):

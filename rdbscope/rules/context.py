@@ -316,6 +316,12 @@ class RuleContext:
         """Whether some key has type ``type_name``."""
         return any(t == type_name for t, _e in self.columns.type_encodings[1])
 
+    def rows_of(self, type_name, encoding):
+        """Rows of the keys of ``type_name`` in ``encoding`` (none read when the dump has none)."""
+        if not self.has_any(type_name, encoding):
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(self.type_mask(type_name) & self.encoding_mask(encoding))
+
     def type_mask(self, *names):
         """True for keys whose type is one of ``names``."""
         return self._mask("type", names)

@@ -70,9 +70,7 @@ class TimeSeriesZset(Rule):
 
     @classmethod
     def candidates(cls, ctx, options):
-        if not ctx.has_any("zset", "skiplist"):
-            return np.zeros(0, np.int64)
-        rows = np.flatnonzero(ctx.type_mask("zset") & ctx.encoding_mask("skiplist"))
+        rows = ctx.rows_of("zset", "skiplist")
         return rows[ctx.n_elements[rows] >= options.min_members]
 
     def check(self, ctx, options):

@@ -346,23 +346,14 @@ class KeptColumns(KeyColumns):
     def ttl_buckets(self):
         return self._partial.ttl_buckets
 
-    @property
-    def slot_keys(self):
+    def _per_slot(self, name):
         if self.rule_rows is None:
-            raise RuntimeError("keys per slot of a bounded run are counted only for the rules")
-        return self.rule_rows.slot_keys
+            raise RuntimeError(f"{name} of a bounded run is counted only for the rules")
+        return getattr(self.rule_rows, name)
 
-    @property
-    def slot_memory(self):
-        if self.rule_rows is None:
-            raise RuntimeError("memory per slot of a bounded run is counted only for the rules")
-        return self.rule_rows.slot_memory
-
-    @property
-    def slot_with_ttl(self):
-        if self.rule_rows is None:
-            raise RuntimeError("keys with a TTL per slot of a bounded run are counted only for the rules")
-        return self.rule_rows.slot_with_ttl
+    slot_keys = property(lambda self: self._per_slot("slot_keys"))
+    slot_memory = property(lambda self: self._per_slot("slot_memory"))
+    slot_with_ttl = property(lambda self: self._per_slot("slot_with_ttl"))
 
     @property
     def n_keys(self):
