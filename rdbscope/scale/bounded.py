@@ -230,6 +230,8 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
             and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES:
         partial, info, _summary = partial_of_dump_on_processes(paths[0], plan, chunk_keys, jobs, **scan_options)
         return finish(partial, info, plan)
+    if len(paths) > 1 and plan.rules is not None:
+        plan = replace(plan, rules=replace(plan.rules, several_sources=True))
     partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, jobs=jobs, client=client,
                                                    **scan_options)
     return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None)

@@ -117,7 +117,8 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     kept = _kept_rows(columns, groups, stats, plan)
     rules = None
     if plan.rules is not None:
-        rules = chunk_rule_rows(RuleContext(columns, groups, info, source_index=salt), first_row, plan.rules)
+        source_index = salt if plan.rules.several_sources else None
+        rules = chunk_rule_rows(RuleContext(columns, groups, info, source_index=source_index), first_row, plan.rules)
         for_rules = (rules.all_rows() - np.uint64(first_row)).astype(np.int64)
         kept, rules_only = _with_rule_rows(kept, for_rules)
     sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)

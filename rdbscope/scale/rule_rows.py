@@ -24,10 +24,13 @@ class RulesPlan:
     Attributes:
         rules: ``((rule class, options), ...)``: the enabled rules that run in bounded memory.
         max_rows: keys the chunks may keep for the rules' candidates, all rules together.
+        several_sources: whether the keys come from several dumps (a cluster's nodes), which rules
+            weigh against each other; each chunk is then told which dump it is of.
     """
 
     rules: tuple
     max_rows: int
+    several_sources: bool = False
 
     @property
     def codes(self):
