@@ -70,8 +70,14 @@ class TinyStrings(Rule):
 
     @classmethod
     def pattern_sums(cls, ctx, options):
-        """Per pattern: its strings, those with small values, and the bytes of their keys and values."""
-        rows = np.flatnonzero(ctx.type_mask("string"))
+        """Per pattern without a TTL: its strings, those with small values, and the bytes of their keys and
+        values (0 for a pattern with a TTL, which is not reported: summed over chunks, its strings stay
+        fewer than its keys)."""
+        eligible = ctx.pattern_n_with_ttl == 0
+        if not eligible.any():
+            return {name: np.zeros(ctx.groups.n, np.int64) for name in ("strings", "small", "key_bytes", "value_bytes")}
+        strings = ctx.type_mask("string")
+        rows = np.flatnonzero(strings & eligible[ctx.groups.group] if not eligible.all() else strings)
         group = ctx.groups.group[rows]
         value_bytes = ctx.n_elements[rows]
         small = value_bytes <= options.max_value_bytes
