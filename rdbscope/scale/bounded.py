@@ -178,7 +178,8 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
         # the workers start together: each needs the first dump's ctime before that dump is read
         task = functools.partial(task, measured_as=header_info(paths[0]),
                                  scan_options=_for_workers(scan_options), inline=client is not None)
-        done = map_sources(task, items, jobs=jobs, client=client)
+        land = functools.partial(_landed, directory=plan.spill_dir) if plan.spill_dir is not None else None
+        done = map_sources(task, items, jobs=jobs, client=client, then=land)
     else:
         done = []
         for item in items:
@@ -202,6 +203,12 @@ def _source_task(item, plan, chunk_keys, measured_as, summarize, scan_options, i
     if inline:
         partial = replace(partial, spilled=tuple(segment.inline() for segment in partial.spilled))
     return partial, info, summary
+
+
+def _landed(done, directory):
+    """A worker's ``(partial, info, summary)`` with its inlined spill written to ``directory`` here."""
+    partial, info, summary = done
+    return replace(partial, spilled=tuple(s.landed(directory) for s in partial.spilled)), info, summary
 
 
 def header_info(path):

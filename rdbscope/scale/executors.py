@@ -19,7 +19,7 @@ CONNECT_TIMEOUT_S = 10
 #: How to install what --dask and URLs need.
 DASK_INSTALL = 'pip install "rdbscope[dask]"'
 
-def map_sources(function, items, *, jobs=None, client=None):
+def map_sources(function, items, *, jobs=None, client=None, then=None):
     """``[function(item) for item in items]``, in order, run where the caller says.
 
     Args:
@@ -32,6 +32,8 @@ def map_sources(function, items, *, jobs=None, client=None):
         client: a ``dask.distributed.Client`` (see :func:`connect`): one task per
             item on its cluster, whose workers must be able to read the items.
             ``jobs`` does not apply then.
+        then: called here on each result as it arrives (in order), before the next is fetched; its
+            return value stands for the result (e.g. to move what came inline to disk).
 
     Local processes are started with "spawn" (a forked child could inherit locks
     held by the threads of the scanner or of Arrow): each imports the main module
@@ -46,7 +48,7 @@ def map_sources(function, items, *, jobs=None, client=None):
     items = list(items)
     call = NamingErrors(function)
     if client is not None:
-        return _on_dask(call, items, client)
+        return _on_dask(call, items, client, then or _same)
     jobs = core_count() if jobs is None else jobs
     if jobs < 1:
         raise ConfigError(f"jobs must be 1 or more, not {jobs}")
@@ -74,14 +76,22 @@ def _result(future, item):
                             "memory, or it could not start: see map_sources)") from None
 
 
-def _on_dask(call, items, client):
+def _same(result):
+    return result
+
+
+def _on_dask(call, items, client, then):
     from distributed import KilledWorker
 
     futures = client.map(call, items, pure=False)
     try:
-        return [_dask_result(future, item, KilledWorker) for future, item in zip(futures, items, strict=True)]
+        results = []
+        for future, item in zip(futures, items, strict=True):
+            results.append(then(_dask_result(future, item, KilledWorker)))
+            future.release()  # the worker may drop it: it is here now
+        return results
     except BaseException:
-        client.cancel(futures)
+        client.cancel(futures[len(results):])
         raise
 
 

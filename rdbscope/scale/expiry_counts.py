@@ -192,6 +192,20 @@ class SpillSegment:
         shutil.rmtree(os.path.dirname(self.keys), ignore_errors=True)
         return replace(self, paths=(), keys="", ends="", rows="", buffers=tuple(buffers))
 
+    def landed(self, directory):
+        """An inlined segment written back to files under ``directory`` (where it arrived), so that what
+        the workers of many dumps spilled is not all held in memory at once."""
+        if not self.buffers:
+            return self
+        os.makedirs(directory, exist_ok=True)
+        here = tempfile.mkdtemp(prefix="landed-", dir=directory)
+        names = [f"{i:02d}.records" for i in range(len(self.buffers) - 3)] + ["keys", "ends", "rows"]
+        paths = [os.path.join(here, name) for name in names]
+        for path, buffer in zip(paths, self.buffers, strict=True):
+            with open(path, "wb") as file:
+                file.write(buffer)
+        return replace(self, paths=tuple(paths[:-3]), keys=paths[-3], ends=paths[-2], rows=paths[-1], buffers=())
+
     def records(self, index):
         """The records of partition ``index`` (:data:`RECORD`), their rows counted from the first dump."""
         if self.buffers:

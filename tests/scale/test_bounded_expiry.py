@@ -84,3 +84,44 @@ def test_the_spilled_counts_are_removed(batched_dump, tmp_path, monkeypatch):
     with pytest.raises(rdbscope.RdbError):
         rdbscope.analyze(ROOT / "pyproject.toml", passes=PASSES, chunk_keys=4000)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_segment_that_travelled_inline_lands_on_disk_unchanged(batched_dump, tmp_path):
+    """What a Dask worker sends back inline is written to the client's spill directory as it arrives."""
+    from rdbscope.scale.bounded import partial_of_source, plan_for
+
+    plan = plan_for(BATCHES_ONLY, spill_dir=str(tmp_path / "spill"))
+    partial, _info, _summary = partial_of_source(batched_dump, plan, chunk_keys=4000)
+    (segment,) = partial.spilled
+    expected = [segment.records(i).copy() for i in range(len(segment.paths))]
+    rows = expected[0]["row"][:5]
+    keys = segment.key_texts(rows)
+    travelled = segment.inline()
+    assert travelled.buffers and not travelled.paths
+    landed = travelled.landed(str(tmp_path / "client"))
+    assert not landed.buffers and all(path.startswith(str(tmp_path / "client")) for path in landed.paths)
+    assert all((landed.records(i) == records).all() for i, records in enumerate(expected))
+    assert sum(len(records) for records in expected) > 10_000
+    assert landed.key_texts(rows) == keys and len(keys) == 5
+
+
+@pytest.mark.slow
+def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_path):
+    from dask_cluster import require_dask, running_dask_cluster
+
+    from rdbscope.scale.executors import connect
+
+    require_dask()
+    other = tmp_path / "other.rdb"
+    other.write_bytes(batched_dump.read_bytes())
+    paths = [batched_dump, other]
+    in_memory = rdbscope.analyze(rdbscope.load(paths), BATCHES_ONLY, passes=PASSES)
+    (tmp_path / "dask").mkdir()
+    with running_dask_cluster(tmp_path / "dask") as address:
+        client = connect(address)
+        try:
+            bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, client=client)
+        finally:
+            client.close()
+    assert_same(in_memory, bounded, tables=TABLES)
+    assert any(f.code == "EXP003" for f in bounded.finding_list)
