@@ -116,13 +116,14 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
             first_row += table.num_rows
             continue
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, plan, salt, cutoff, spill))
+        pending.append(chunk_partial(table, measured_as or result.info, first_row, _without_dropped(plan, total),
+                                     salt, cutoff, spill))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
             summary = part if summary is None else add_summaries(summary, part)
         first_row += table.num_rows
         del table
-        if len(pending) == MERGE_EVERY:
+        if len(pending) == MERGE_EVERY or _rule_rows(pending) > plan.rules_max_rows:
             total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)],
                           plan.sample_keys)
             pending = []
@@ -140,6 +141,21 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
     if segment is not None:
         total = replace(total, spilled=(*total.spilled, segment))
     return total, result.info, summary
+
+
+def _without_dropped(plan, total):
+    """``plan`` without the rules ``total`` has dropped (their keys outgrew the budget): the next chunks
+    need not keep keys for them."""
+    if plan.rules is None or total is None or not total.rules.dropped:
+        return plan
+    rules = tuple((rule, options) for rule, options in plan.rules.rules if rule.code not in total.rules.dropped)
+    return replace(plan, rules=replace(plan.rules, rules=rules))
+
+
+def _rule_rows(partials):
+    """Keys the rules' candidates hold in ``partials``: past the budget's share, they merge at once, and
+    the rules with the most are dropped (see :func:`~.rule_rows.within`)."""
+    return sum(len(rows) for p in partials if p.rules is not None for rows in p.rules.rows.values())
 
 
 def _share_task(share, source, plan, chunk_keys, scan_options):

@@ -58,6 +58,10 @@ class Plan:
     spill_dir: str | None = None
     rules: RulesPlan | None = None
 
+    @property
+    def rules_max_rows(self):
+        return self.rules.max_rows if self.rules is not None else 0
+
 
 @dataclass(frozen=True)
 class Partial:

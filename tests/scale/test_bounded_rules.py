@@ -165,3 +165,17 @@ def test_a_rule_whose_keys_outgrow_the_budget_is_named_not_run(legacy_dump, monk
     assert len(kept) < len(in_memory.finding_list) - 2
     assert [(f.code, f.pattern, f.n_keys, f.message, f.examples) for f in in_chunks.finding_list] == \
         [(f.code, f.pattern, f.n_keys, f.message, f.examples) for f in kept]
+
+
+@pytest.mark.slow
+def test_the_keys_kept_for_rules_stay_within_their_share(legacy_dump, monkeypatch):
+    """Once a rule is dropped, the chunks after keep nothing for it, and what was kept for it goes."""
+    from rdbscope.scale.partial import ROW, RULES_ONLY
+
+    monkeypatch.setattr(bounded, "MIN_RULE_ROWS", 2000)
+    plan = bounded.plan_for(EVERY_RULE, rule_rows=997)
+    partial, _info, _summary = bounded.partial_of_source(legacy_dump, plan, chunk_keys=997)
+    assert partial.rules.dropped == {"CLU002", "CLU003"}
+    assert sum(len(rows) for rows in partial.rules.rows.values()) <= 2000
+    rules_only = partial.rows.filter(partial.rows[RULES_ONLY])[ROW].to_numpy()
+    assert len(rules_only) and set(rules_only) <= set(partial.rules.all_rows())
