@@ -39,6 +39,8 @@ def to_json(result, source) -> str:
     return json.dumps({
         "source": source, "n_keys": result.n_keys, "memory_basis": result.memory_basis,
         "rules": rules_checked(result), "passes": passes_checked(result),
+        # what a run over the memory budget could not check (it needs every key in memory)
+        "not_run": list(result.skipped),
         "findings": [finding_dict(f) for f in result.finding_list],
     }, indent=2, ensure_ascii=False)
 
@@ -88,6 +90,7 @@ def to_sarif(result, source, version) -> dict:
                                 "rules": rules}},
             "artifacts": [{"location": {"uri": source}}],
             "results": results,
-            "properties": {"n_keys": result.n_keys, "memory_basis": result.memory_basis},
+            "properties": {"n_keys": result.n_keys, "memory_basis": result.memory_basis,
+                           "not_run": list(result.skipped)},
         }],
     }

@@ -68,8 +68,13 @@ def test_lint_over_the_budget_runs_in_bounded_memory_and_finds_what_it_finds_in_
     assert "note: analysed in bounded memory (100KB), chunk by chunk" in bounded.stderr
     assert json.loads(bounded.stdout)["findings"] == json.loads(in_memory.stdout)["findings"]
     assert len(json.loads(bounded.stdout)["findings"]) > 10
+    assert json.loads(bounded.stdout)["not_run"] == json.loads(in_memory.stdout)["not_run"] == []
     growth = invoke("lint", DUMP, "--memory-budget", "100KB", "--preset", "growth", "--fail-on", "never")
     assert "not run: GRO001 (they need every key in memory, about 3.5MB)" in growth.stderr
+    growth_json = invoke("lint", DUMP, "--memory-budget", "100KB", "--preset", "growth", "--format", "json",
+                         "--fail-on", "never")
+    document = json.loads(growth_json.stdout)
+    assert document["not_run"] == ["GRO001"] and "GRO001" not in document["rules"]
 
 
 def test_the_expiry_command_over_the_budget_prints_what_it_prints_in_memory():
