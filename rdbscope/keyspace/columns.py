@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..rdb.cluster import N_SLOTS, key_slots
+from .grouping import counts
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -72,8 +73,8 @@ class KeyColumns:
     def type_totals(self):
         """``{(type, encoding): (keys, memory)}`` of the pairs present."""
         codes, pairs = self.type_encodings
-        n = np.bincount(codes, minlength=len(pairs))
-        memory = np.rint(np.bincount(codes, weights=self.memory.astype(np.float64), minlength=len(pairs)))
+        n = counts(codes, len(pairs))
+        memory = counts(codes, len(pairs), self.memory)
         return {pairs[p]: (int(n[p]), int(memory[p])) for p in np.flatnonzero(n)}
 
     @functools.cached_property
@@ -89,9 +90,8 @@ class KeyColumns:
         edges_ms = np.array(TTL_BUCKET_EDGES_S, np.int64) * 1000
         bucket = np.where(left_ms <= 0, 0, 1 + np.searchsorted(edges_ms, left_ms, side="right"))
         n_buckets = len(TTL_BUCKET_EDGES_S) + 3
-        memory = self.memory[self.ttl_rows].astype(np.float64)
-        n = np.bincount(bucket, minlength=n_buckets).astype(np.int64)
-        total = np.rint(np.bincount(bucket, weights=memory, minlength=n_buckets)).astype(np.int64)
+        n = counts(bucket, n_buckets)
+        total = counts(bucket, n_buckets, self.memory[self.ttl_rows]).astype(np.int64)
         n[-1] = self.n - len(self.ttl_rows)
         total[-1] = self.memory_total - int(total.sum())
         return n, total

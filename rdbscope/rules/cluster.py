@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, format_share
+from ..keyspace.grouping import counts
 from ..options import option
 from ..passes.bigkeys import top_per_code
 from ..rdb.cluster import N_SLOTS
@@ -188,11 +189,8 @@ class NodeImbalance(Rule):
     def candidates(cls, ctx, options):
         """Per node, the keys holding the most memory (the examples of a finding about it)."""
         rows = [np.zeros(0, np.int64)]
-        for real in (True, False):
-            node_of_row = _node_of_row(ctx, options, real)
-            if len(node_of_row):
-                n_nodes = int(node_of_row.max()) + 1
-                rows.extend(top_per_code(ctx.memory, node_of_row, n_nodes, ctx.n_examples, sample=20_000).values())
+        for _prefix, node_of_row, n_nodes in _node_kinds(ctx, options):
+            rows.extend(top_per_code(ctx.memory, node_of_row, n_nodes, ctx.n_examples, sample=20_000).values())
         return np.unique(np.concatenate(rows))
 
     @classmethod
@@ -200,14 +198,11 @@ class NodeImbalance(Rule):
         """Memory per pattern on each node: ``memory@<dump>`` of several dumps (the dump's index),
         ``memory@master<i>`` of the masters of ``masters``."""
         sums = {}
-        for prefix, real in (("", True), ("master", False)):
-            node_of_row = _node_of_row(ctx, options, real)
-            n_nodes = int(node_of_row.max()) + 1 if len(node_of_row) else 0
+        for prefix, node_of_row, n_nodes in _node_kinds(ctx, options):
+            cells = node_of_row * ctx.groups.n + ctx.groups.group
+            per_node = counts(cells, n_nodes * ctx.groups.n, ctx.memory).astype(np.int64).reshape(n_nodes, -1)
             for node in np.flatnonzero(np.bincount(node_of_row, minlength=n_nodes)):
-                mine = node_of_row == node
-                sums[f"memory@{prefix}{node}"] = np.rint(np.bincount(
-                    ctx.groups.group[mine], weights=ctx.memory[mine].astype(np.float64),
-                    minlength=ctx.groups.n)).astype(np.int64)
+                sums[f"memory@{prefix}{node}"] = per_node[node]
         return sums
 
     def check(self, ctx, options):
@@ -262,6 +257,15 @@ class NodeImbalance(Rule):
                  "ratio": f"{max(memory_ratio, key_ratio):.2f}", "cause": cause,
                  "measure": "memory" if memory_ratio >= key_ratio else "key count"},
         )
+
+
+def _node_kinds(ctx, options):
+    """``(prefix, node of each key, nodes)`` of the real nodes (prefix "") and of the simulated masters
+    (prefix "master") there are keys of."""
+    for prefix, real in (("", True), ("master", False)):
+        node_of_row = _node_of_row(ctx, options, real)
+        if len(node_of_row):
+            yield prefix, node_of_row.astype(np.int64), int(node_of_row.max()) + 1
 
 
 def _node_of_row(ctx, options, real):

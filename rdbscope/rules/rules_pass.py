@@ -74,10 +74,11 @@ class RulesPass:
         settings, not_run, sums = ctx.options, (), None
         kept = getattr(ctx.columns, "rule_rows", None)
         if ctx.columns.n < ctx.columns.n_keys or kept is not None:  # a bounded run: see Rule.bounded
-            runnable = tuple((rule, options) for rule, options in settings.enabled
-                             if rule.bounded and kept is not None and rule.code not in kept.dropped)
-            not_run = tuple(rule.code for rule, _options in settings.enabled if (rule, _options) not in runnable)
-            settings = RuleSettings(runnable)
+            def runs(rule):
+                return rule.bounded and kept is not None and rule.code not in kept.dropped
+
+            not_run = tuple(rule.code for rule, _options in settings.enabled if not runs(rule))
+            settings = RuleSettings(tuple(pair for pair in settings.enabled if runs(pair[0])))
             sums = kept.sums if kept is not None else {}
         rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info, sources=several_sources(ctx.keys), sums=sums)
         findings, _seconds, not_checked = run_rules(rule_ctx, settings)

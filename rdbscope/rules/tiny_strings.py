@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..findings import Severity, count, format_memory, format_share
+from ..keyspace.grouping import counts
 from ..options import option
 from ..patterns.text import PLACEHOLDER
 from .base import Rule
@@ -82,12 +83,9 @@ class TinyStrings(Rule):
         value_bytes = ctx.n_elements[rows]
         small = value_bytes <= options.max_value_bytes
 
-        def total(weights=None, selected=slice(None)):
-            return np.rint(np.bincount(group[selected], weights=weights, minlength=ctx.groups.n)).astype(np.int64)
-
-        return {"strings": total(), "small": total(selected=small),
-                "key_bytes": total(ctx.key_bytes_at(rows).astype(np.float64)),
-                "value_bytes": total(value_bytes.astype(np.float64))}
+        return {"strings": counts(group, ctx.groups.n), "small": counts(group[small], ctx.groups.n),
+                "key_bytes": counts(group, ctx.groups.n, ctx.key_bytes_at(rows)).astype(np.int64),
+                "value_bytes": counts(group, ctx.groups.n, value_bytes).astype(np.int64)}
 
     def check(self, ctx, options):
         n_keys = ctx.pattern_n_keys

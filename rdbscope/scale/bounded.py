@@ -155,7 +155,7 @@ def _without_dropped(plan, total):
 def _rule_rows(partials):
     """Keys the rules' candidates hold in ``partials``: past the budget's share, they merge at once, and
     the rules with the most are dropped (see :func:`~.rule_rows.within`)."""
-    return sum(len(rows) for p in partials if p.rules is not None for rows in p.rules.rows.values())
+    return sum(p.rules.n_rows for p in partials if p.rules is not None)
 
 
 def _share_task(share, source, plan, chunk_keys, scan_options):

@@ -62,6 +62,11 @@ class RuleRows:
         """The same, its rows numbered from ``offset`` on (the dump after others)."""
         return replace(self, rows={code: r + np.uint64(offset) for code, r in self.rows.items()})
 
+    @property
+    def n_rows(self):
+        """Rows kept for the rules, counted once per rule."""
+        return sum(len(rows) for rows in self.rows.values())
+
     def all_rows(self):
         """Every row some rule keeps (uint64, ascending)."""
         parts = [np.asarray(r, np.uint64) for r in self.rows.values()]
