@@ -13,6 +13,9 @@ except ImportError:  # running as Python without Cython installed
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
     from . import _cython_shim as cython
 
+import atexit
+import weakref
+
 import numpy as np
 
 from ._pages import background_pool
@@ -161,6 +164,7 @@ class WholeCrc:
         self.finished = threading.Event()
         self.thread = threading.Thread(target=self._run, name="rdbscope-crc", daemon=True)
         self.thread.start()
+        _RUNNING.add(self)
 
     def _run(self):
         try:
@@ -193,6 +197,18 @@ class WholeCrc:
             self.stop[0] = 1
             self.moved.notify()
         self.finished.wait()
+        _RUNNING.discard(self)
+
+
+#: The checksum threads not yet closed. A scan left part read is closed when it is collected, which at
+#: exit is after the interpreter stops running daemon threads: their close would wait forever.
+_RUNNING = weakref.WeakSet()
+
+
+@atexit.register
+def _close_running():
+    for worker in list(_RUNNING):
+        worker.close()
 
 
 #: How far the checksum of a mapped dump may run ahead of the scan.

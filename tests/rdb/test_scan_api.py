@@ -239,3 +239,22 @@ def test_contiguous_batches_grow_past_a_wrong_or_missing_resizedb(announced, tmp
 def test_contiguous_batches_with_filters_keep_what_bounded_ones_keep():
     for name, whole, bounded in _tables_by_build(lambda: DEFAULT, key_glob="user:*", db=0):
         assert whole.num_rows > 0 and whole.equals(bounded), name
+
+
+def test_python_exits_after_a_scan_left_part_read(tmp_path):
+    """A scan of a large dump left after its first batch is closed when collected at exit; its checksum
+    thread, then waiting for the scan to move on, must not keep the interpreter from exiting."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    dump = tmp_path / "large.rdb"  # larger than the checksum's lead on the scan (128 MiB)
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_rdb.py"), "--keys", "4500000", "--out", str(dump)],
+                   check=True, capture_output=True)
+    code = ("import rdbscope.rdb, sys\n"
+            "for batch in rdbscope.rdb.scan(sys.argv[1], batch_rows=1000):\n"
+            "    break\n"
+            "print(batch.num_rows)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(dump)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "1000\n")
