@@ -47,7 +47,7 @@ if pure_python_forced() or _load_compiled_scanner() is None:
 else:
     _scan, IMPLEMENTATION = _load_compiled_scanner(), "cython"
 
-__all__ = ["scan", "Scan", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION", "implementations"]
+__all__ = ["scan", "Scan", "ReadPast", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION", "implementations"]
 
 DEFAULT_BATCH_ROWS = 65536
 
@@ -63,7 +63,7 @@ class Scan:
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
                  implementation=None, allocator=None, list_compress_depth=0, estimate_memory=True,
-                 contiguous=False, save_dump=None, timeout=None, layout=None, estimate_batches=None) -> None:
+                 contiguous=False, save_dump=None, timeout=None, layout=None, read_past=None) -> None:
         for name, given in (("save_dump (--save-dump)", save_dump), ("timeout (--timeout)", timeout)):
             if given is not None and not is_server_url(source):
                 raise InputError(f"{name} applies to a running server's URL (redis://, rediss://, unix://) only")
@@ -97,7 +97,7 @@ class Scan:
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}; expected one of {', '.join(ALLOCATORS)}")
         self._estimate_memory = estimate_memory
-        self._estimate_batches = estimate_batches
+        self._read_past = read_past
         self._allocator = allocator
         self._list_compress_depth = list_compress_depth
         self._layout = layout
@@ -128,7 +128,7 @@ class Scan:
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
             batches = 0
-            scanner.estimating = self._estimating(batches)
+            self._plan_batch(scanner, batches)
             size = src.size if src.compression is None else None  # a plain file's, to see it shrink
             try:
                 scanner.read_header()
@@ -141,10 +141,10 @@ class Scan:
                     if self._on_progress is not None:
                         self._on_progress(src.position() or scanner.bytes_read(), src.size)
                     if scanner.rows and (scanner.full or scanner.done):
-                        yield build_batch(scanner, scanner.rows)
+                        yield self._batch(scanner)
                         scanner.new_batch()
                         batches += 1
-                        scanner.estimating = self._estimating(batches)
+                        self._plan_batch(scanner, batches)
             except RdbError as exc:
                 error = _shrunk(src, slot, size) or exc
                 if error is not exc:  # what was read past the cut is not the dump's
@@ -155,7 +155,7 @@ class Scan:
                 self.info.stopped_by = error
                 self.info.truncated_at = error.offset
                 if scanner.rows:  # the keys of the batch the damage cut short
-                    yield build_batch(scanner, scanner.rows)
+                    yield self._batch(scanner)
             finally:
                 scanner.close()
                 _mapguard.release(slot)
@@ -165,8 +165,25 @@ class Scan:
                                                            self._layout, self._allocator_given)
 
 
-    def _estimating(self, batch):
-        return self._estimate_memory and (self._estimate_batches is None or self._estimate_batches(batch))
+    def _plan_batch(self, scanner, batch):
+        scanner.reading_past = self._read_past is not None and self._read_past(batch)
+        scanner.estimating = self._estimate_memory and not scanner.reading_past
+
+    @staticmethod
+    def _batch(scanner):
+        return ReadPast(scanner.rows) if scanner.reading_past else build_batch(scanner, scanner.rows)
+
+
+class ReadPast:
+    """What a scan yields for a batch it only read past (see ``read_past``): its number of rows."""
+
+    __slots__ = ("num_rows",)
+
+    def __init__(self, num_rows):
+        self.num_rows = num_rows
+
+    def __repr__(self):
+        return f"ReadPast({self.num_rows})"
 
 
 def _raise_if_shrunk(src, slot, size):
@@ -225,9 +242,10 @@ def scan(source, **options) -> Scan:
             which decides the memory of list nodes.
         estimate_memory: fill ``est_memory_bytes`` (default True); False
             leaves it null and saves the model's share of the scan.
-        estimate_batches: ``f(i) -> bool``: with ``estimate_memory``, estimate only the keys of the
-            batches ``i`` (from 0) it is True for; a process that measures every other batch of a
-            dump reads the others at less than half the cost.
+        read_past: ``f(i) -> bool``: the batches ``i`` (from 0) it is True for are only read past:
+            yielded as a :class:`ReadPast` holding their number of rows, not built, not estimated,
+            their buffers used again; a process that measures every other batch of a dump reads the
+            others at a fraction of the cost.
         contiguous: make each batch as large as the database it reads
             (from the dump's RESIZEDB counts) instead of ``batch_rows``, so
             a whole-dump table comes in one chunk or a few; what ``load()``

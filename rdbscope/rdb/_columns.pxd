@@ -15,6 +15,8 @@ cdef class Columns:
     cdef readonly bint full
     cdef object dense
     cdef public bint estimating
+    cdef public bint reading_past
+    cdef bint reusable
     cdef readonly object a_db, a_koff, a_type, a_enc, a_expire, a_rdb_bytes, a_n, a_max
     cdef readonly object a_lfu, a_idle, a_offset, a_module, a_ttl_fields, a_est, a_est_fallback
     cdef readonly object a_v_expire, a_v_counts, a_v_lfu, a_v_idle, a_v_module, a_v_ttl_fields

@@ -36,16 +36,36 @@ class Columns:
         self.full = False
         self.kcap = 1 << 20
         self.estimating = True
+        # A batch only read past is never handed to Arrow: the next one read past writes its buffers again.
+        self.reading_past = False
+        self.reusable = False
         self.max_is_n = True
         self.rows = 0
         self.klen = 0
 
     def new_batch(self):
         """Start a new batch after the caller took the full one."""
+        self.reusable = self.reading_past and not self.contiguous
         self.cap = 0
         self.rows = 0
         self.klen = 0
         self.full = False
+
+    def _reuse_columns(self):
+        """Write the next batch over the buffers of the last one, which was only read past (its
+        validity bits stay as they were: such a batch is never built)."""
+        self.cap = len(self.a_db)
+        self.nulls_expire = 0
+        self.nulls_counts = 0
+        self.nulls_lfu = 0
+        self.nulls_idle = 0
+        self.nulls_module = 0
+        self.nulls_ttl_fields = 0
+        self.nulls_est = 0
+        self.max_is_n = True
+        self.klen = 0
+        self.rows = 0
+        self.c_koff[0] = 0
 
     def _new_columns(self, alloc, key_bytes):
         """The buffers every row of a batch of ``cap`` rows writes, from ``alloc(nbytes)``: db, key
@@ -55,6 +75,7 @@ class Columns:
             alloc(key_bytes)]
 
     def _use_columns(self, dense, lazy):
+        self.reusable = False
         n = self.cap
         bits = (n + 7) // 8
         self.dense = dense

@@ -465,6 +465,9 @@ class Scanner(Columns):
             columns = self._new_columns(lazy_zeros if lazy else empty_bytes, min(self.cap * 64, self.key_limit))
             self._use_columns(columns, lazy)
             return
+        if self.reading_past and self.reusable:
+            self._reuse_columns()
+            return
         self.cap = self.batch_rows
         if self._helper() is None:
             self._use_columns(self._new_columns(empty_bytes, self.kcap), False)

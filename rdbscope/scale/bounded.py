@@ -90,11 +90,14 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
     ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over its chunks; else None).
     """
     mine, shares = share
-    if shares > 1:  # the other shares' chunks are only read past: their memory is not estimated
-        scan_options = {**scan_options, "estimate_batches": lambda batch: batch % shares == mine}
+    if shares > 1:  # the other shares' chunks are only read past; the first share checks the checksum
+        scan_options = {**scan_options, "read_past": lambda batch: batch % shares != mine}
+        if mine:
+            scan_options["verify_crc"] = False
     with opened(source) as readable:
         result = scan(readable, batch_rows=chunk_keys, **scan_options)
-        tables = (pa.Table.from_batches([batch], schema=KEYS_SCHEMA) for batch in result)
+        tables = (pa.Table.from_batches([batch], schema=KEYS_SCHEMA) if isinstance(batch, pa.RecordBatch) else batch
+                  for batch in result)
         try:
             done = partial_of_tables(tables, result, plan, salt, measured_as, summarize, share)
         except RdbError as exc:
@@ -106,7 +109,8 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
 
 def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=False, share=(0, 1)):
     """:func:`partial_of_source` of the chunks ``tables`` (``pyarrow.Table`` chunks of a dump's keys, in
-    order) that the scan ``result`` reads; see there."""
+    order, or a :class:`~rdbscope.rdb.ReadPast` for the chunks of other shares) that the scan ``result``
+    reads; see there."""
     mine, shares = share
     total, pending, summary = None, [], None
     first_row = 0

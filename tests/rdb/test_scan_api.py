@@ -258,3 +258,19 @@ def test_python_exits_after_a_scan_left_part_read(tmp_path):
             "print(batch.num_rows)\n")
     done = subprocess.run([sys.executable, "-c", code, str(dump)], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, "1000\n")
+
+
+@pytest.mark.parametrize("implementation", sorted(rdbscope.rdb.implementations()))
+def test_batches_read_past_yield_their_rows_and_leave_the_others_whole(implementation):
+    """Every other batch only read past: the rows of each are counted, and the batches built between
+    them (some written after a read-past batch's buffers were written again) are the plain scan's."""
+    plain = list(rdbscope.rdb.scan(DEFAULT, batch_rows=97, implementation=implementation))
+    mixed = list(rdbscope.rdb.scan(DEFAULT, batch_rows=97, implementation=implementation,
+                                   read_past=lambda i: i % 3 != 0))
+    assert len(plain) == len(mixed) > 6
+    for i, (whole, got) in enumerate(zip(plain, mixed, strict=True)):
+        if i % 3 == 0:
+            assert got.equals(whole)
+        else:
+            assert isinstance(got, rdbscope.rdb.ReadPast) and got.num_rows == whole.num_rows
+            assert whole.column("est_memory_bytes").null_count == 0

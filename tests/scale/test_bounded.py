@@ -216,6 +216,22 @@ def test_one_dump_measured_on_two_processes_gives_the_one_process_result(monkeyp
     assert there.keys.to_arrow().equals(here.keys.to_arrow())
 
 
+@pytest.mark.slow
+def test_one_dump_on_two_processes_still_checks_its_checksum(tmp_path, monkeypatch):
+    """Only the first of the processes checks the CRC (the others read past its chunks): a wrong one
+    still fails the run."""
+    from rdbscope.scale import bounded
+
+    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    data = bytearray((SAMPLE_DUMPS / "redis-8.2-default.rdb").read_bytes())
+    data[-1] ^= 0xFF  # the last byte of the CRC64 trailer
+    damaged = tmp_path / "bad-crc.rdb"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(rdbscope.RdbFormatError, match="CRC64 mismatch") as caught:
+        rdbscope.analyze(damaged, passes=PASSES, chunk_keys=97, jobs=2)
+    assert "bad-crc.rdb" in str(caught.value)
+
+
 @pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_a_damaged_dump_among_several_in_bounded_memory_is_named(tmp_path, jobs):
     data = (SAMPLE_DUMPS / "redis-8.2-lfu.rdb").read_bytes()
