@@ -111,6 +111,11 @@ class Scan:
             self._iter = self._run()
         return self._iter
 
+    def close(self) -> None:
+        """Stop a scan before its end: its helper threads stop and its input closes."""
+        if self._iter is not None:
+            self._iter.close()
+
     def _run(self):
         with Source(self._source_arg, save_dump=self._save_dump, timeout=self._timeout) as src:
             self.info.path = src.name
@@ -166,7 +171,7 @@ class Scan:
 
 
     def _plan_batch(self, scanner, batch):
-        scanner.reading_past = self._read_past is not None and self._read_past(batch)
+        scanner.reading_past = self._read_past is not None and self._read_past(batch, scanner.bytes_read())
         scanner.estimating = self._estimate_memory and not scanner.reading_past
 
     @staticmethod
@@ -242,10 +247,10 @@ def scan(source, **options) -> Scan:
             which decides the memory of list nodes.
         estimate_memory: fill ``est_memory_bytes`` (default True); False
             leaves it null and saves the model's share of the scan.
-        read_past: ``f(i) -> bool``: the batches ``i`` (from 0) it is True for are only read past:
-            yielded as a :class:`ReadPast` holding their number of rows, not built, not estimated,
-            their buffers used again; a process that measures every other batch of a dump reads the
-            others at a fraction of the cost.
+        read_past: ``f(i, offset) -> bool``: the batches ``i`` (from 0; ``offset``: where in the
+            dump it starts) it is True for are only read past: yielded as a :class:`ReadPast` holding
+            their number of rows, not built, not estimated, their buffers used again; a process that
+            measures part of a dump reads the rest at a fraction of the cost.
         contiguous: make each batch as large as the database it reads
             (from the dump's RESIZEDB counts) instead of ``batch_rows``, so
             a whole-dump table comes in one chunk or a few; what ``load()``

@@ -266,7 +266,7 @@ def test_batches_read_past_yield_their_rows_and_leave_the_others_whole(implement
     them (some written after a read-past batch's buffers were written again) are the plain scan's."""
     plain = list(rdbscope.rdb.scan(DEFAULT, batch_rows=97, implementation=implementation))
     mixed = list(rdbscope.rdb.scan(DEFAULT, batch_rows=97, implementation=implementation,
-                                   read_past=lambda i: i % 3 != 0))
+                                   read_past=lambda i, _offset: i % 3 != 0))
     assert len(plain) == len(mixed) > 6
     for i, (whole, got) in enumerate(zip(plain, mixed, strict=True)):
         if i % 3 == 0:
