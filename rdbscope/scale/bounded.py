@@ -272,7 +272,7 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
 
     if isinstance(source, Overflow):  # a stream, part read
         partial, info, _summary = partial_of_tables(source.tables(), source.result, plan)
-        return finish(partial, info, plan)
+        return finish(partial, info, plan, threads=jobs)
     if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
         paths = [source]
     else:
@@ -280,12 +280,12 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
     if len(paths) == 1 and (jobs or 1) > 1 and client is None and is_local(paths[0]) \
             and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES:
         partial, info, _summary = partial_of_dump_on_processes(paths[0], plan, chunk_keys, jobs, **scan_options)
-        return finish(partial, info, plan)
+        return finish(partial, info, plan, threads=jobs)
     if len(paths) > 1 and plan.rules is not None:
         plan = replace(plan, rules=replace(plan.rules, several_sources=True))
     partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, jobs=jobs, client=client,
                                                    **scan_options)
-    return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None)
+    return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None, threads=jobs)
 
 
 def _used_mem(info):
@@ -295,8 +295,10 @@ def _used_mem(info):
         return None
 
 
-def finish(partial, info, plan, summaries=None):
+def finish(partial, info, plan, summaries=None, threads=1):
     """The pass outputs a bounded run gives to the pipeline: ``(keys, columns, given)``.
+
+    ``threads``: how many of the spilled expiry partitions are counted at once.
 
     ``keys`` holds the kept keys (with ``pattern``), ``columns`` reads them with the totals
     of all keys, ``given`` is the pattern groups with their merged measures. With the
@@ -334,7 +336,7 @@ def finish(partial, info, plan, summaries=None):
     group_of = [new_group[np.array([index[pair] for pair in segment.groups], np.int64)]
                 for segment in partial.spilled]
     columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group),
-                                       partial.spilled, group_of, columns.ctime_ms, len(final))
+                                       partial.spilled, group_of, columns.ctime_ms, len(final), threads=threads or 1)
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
     return KeyTable(table, info, summaries), columns, given
 
