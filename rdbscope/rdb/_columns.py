@@ -55,17 +55,7 @@ class Columns:
         """Write the next batch over the buffers of the last one, which was only read past (its
         validity bits stay as they were: such a batch is never built)."""
         self.cap = len(self.a_db)
-        self.nulls_expire = 0
-        self.nulls_counts = 0
-        self.nulls_lfu = 0
-        self.nulls_idle = 0
-        self.nulls_module = 0
-        self.nulls_ttl_fields = 0
-        self.nulls_est = 0
-        self.max_is_n = True
-        self.klen = 0
-        self.rows = 0
-        self.c_koff[0] = 0
+        self._empty_batch()
 
     def _new_columns(self, alloc, key_bytes):
         """The buffers every row of a batch of ``cap`` rows writes, from ``alloc(nbytes)``: db, key
@@ -132,6 +122,10 @@ class Columns:
         self.c_v_idle = memoryview(self.a_v_idle)
         self.c_v_module = memoryview(self.a_v_module)
         self.c_v_ttl_fields = memoryview(self.a_v_ttl_fields)
+        self._empty_batch()
+
+    def _empty_batch(self):
+        """No rows written yet: no nulls counted, no key bytes."""
         self.nulls_expire = 0
         self.nulls_counts = 0
         self.nulls_lfu = 0

@@ -137,6 +137,8 @@ MAX_BLOB = cython.declare(cython.longlong, 4294967296)  # listpacks and ziplists
 MAX_KEY = cython.declare(cython.ulonglong, 4294967296)
 MAX_COUNT = cython.declare(cython.ulonglong, 281474976710656)  # 2**48: more than any real dump holds
 U64_MAX = cython.declare(cython.ulonglong, 18446744073709551615)
+#: 10**18: the largest power of ten whose next one an unsigned 64-bit integer holds.
+POWER_18 = cython.declare(cython.ulonglong, 1000000000000000000)
 I64_MAX = cython.declare(cython.ulonglong, 9223372036854775807)
 I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
 CHUNK = cython.declare(cython.Py_ssize_t, 1 << 20)
@@ -313,8 +315,10 @@ def int_text_len(v):
             return 20
         n = 2
         v = -v
-    while v >= 10:
-        v //= 10
+    u = v
+    t = 10  # compared, not divided: a division per digit cost more than the rest of a string key's read
+    while u >= t and t <= POWER_18:
+        t *= 10
         n += 1
     return n
 
@@ -778,7 +782,19 @@ class Scanner(Columns):
             vlen = int_text_len(to_signed(self.view[p + 1], 1))
             sint = True
             p += 2
-        else:  # a wider integer, LZF or a long length: the general path
+        elif b == 0xC1 or b == 0xC2:  # integers of 16 and 32 bits: counters, ids, seconds
+            width = 2 if b == 0xC1 else 4
+            if end - p < width + 1:
+                return False
+            iv = 0
+            i = width
+            while i > 0:
+                iv = (iv << 8) | self.view[p + i]
+                i -= 1
+            vlen = int_text_len(to_signed(iv, width))
+            sint = True
+            p += width + 1
+        else:  # a 64-bit integer, LZF or a long length: the general path
             return False
         if not sint:
             if end - p < vlen:

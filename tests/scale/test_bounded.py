@@ -216,6 +216,34 @@ def test_one_dump_measured_on_two_processes_gives_the_one_process_result(monkeyp
     assert there.keys.to_arrow().equals(here.keys.to_arrow())
 
 
+def test_stretches_of_a_dump_keep_every_process_about_as_busy():
+    """Each share's process reads past the stretches before its own (at READ_PAST_COST of measuring)
+    and measures its own: the first stretches are longer, and every process's work is the same."""
+    from rdbscope.scale.bounded import READ_PAST_COST, share_bounds
+
+    size = 6_492_013_967
+    for shares in (1, 2, 3, 8):
+        bounds = share_bounds(size, shares)
+        assert bounds[0] == 0 and bounds[-1] == size + 1 and bounds == sorted(bounds)
+        stretches = [high - low for low, high in zip(bounds[:-1], [*bounds[1:-1], size], strict=True)]
+        work = [READ_PAST_COST * low + stretch for low, stretch in zip(bounds, stretches, strict=False)]
+        assert max(work) - min(work) < 1e-6 * size
+    assert 0.55 * size < share_bounds(size, 2)[1] < 0.56 * size
+
+
+def test_shares_measure_the_stretches_in_turn_and_the_last_checks_the_checksum():
+    from rdbscope.scale import bounded
+
+    path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+    plan = bounded.plan_for(Config())
+    first, first_info, _ = bounded.partial_of_source(path, plan, chunk_keys=97, share=(0, 2))
+    last, last_info, _ = bounded.partial_of_source(path, plan, chunk_keys=97, share=(1, 2))
+    whole = len(rdbscope.load(path))
+    assert first.n_keys + last.n_keys == whole and 0 < first.n_keys < whole
+    assert not first_info.checksum_verified and last_info.checksum_verified
+    assert last.rows["row"].to_pylist()[0] == first.n_keys  # its rows are numbered on from the first share's
+
+
 @pytest.mark.slow
 def test_one_dump_on_two_processes_still_checks_its_checksum(tmp_path, monkeypatch):
     """Only the first of the processes checks the CRC (the others read past its chunks): a wrong one
