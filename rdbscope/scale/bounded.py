@@ -40,6 +40,8 @@ from .partial import (
     shift_rows,
     union_cutoff,
 )
+from .progress import WorkerProgress, stretch_progress
+from .progress import WorkerProgress, stretch_progress
 from .rule_rows import RulesPlan, merge_rule_rows
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
@@ -93,9 +95,11 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
     """
     mine, shares = share
     if shares > 1:
-        bounds = share_bounds(os.path.getsize(source), shares)
+        size = os.path.getsize(source)
+        bounds = share_bounds(size, shares)
         low, high = bounds[mine], bounds[mine + 1]
-        scan_options = {**scan_options, "read_past": lambda _batch, offset: not low <= offset < high}
+        scan_options = {**scan_options, "read_past": lambda _batch, offset: not low <= offset < high,
+                        "on_progress": stretch_progress(scan_options.get("on_progress"), low, min(high, size))}
         if mine < shares - 1:
             scan_options["verify_crc"] = False
     with opened(source) as readable:
@@ -197,14 +201,18 @@ def partial_of_dump_on_processes(source, plan, chunk_keys, jobs, **scan_options)
 
     task = functools.partial(_share_task, source=os.path.abspath(source), plan=plan, chunk_keys=chunk_keys,
                              scan_options=_for_workers(scan_options))
-    done = map_sources(task, [(j, jobs) for j in range(jobs)], jobs=jobs)
+    done = map_sources(task, [(j, jobs) for j in range(jobs)], jobs=jobs, on_progress=scan_options.get("on_progress"))
     partial = merge([part for part, _info, _summary in done], plan.sample_keys)
     return partial, done[-1][1], None  # the last share read the dump to its end
 
 
 def _for_workers(scan_options):
-    """The scan options a worker process gets: not the progress callback, which draws here."""
-    return {k: v for k, v in scan_options.items() if k != "on_progress"}
+    """The scan options a worker process gets: in place of the progress callback, which draws here, one
+    that writes what the worker has read where this process reads it (see :mod:`.progress`)."""
+    options = {k: v for k, v in scan_options.items() if k != "on_progress"}
+    if scan_options.get("on_progress") is not None:
+        options["on_progress"] = WorkerProgress()
+    return options
 
 
 def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, client=None, **scan_options):
@@ -223,7 +231,8 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
         task = functools.partial(task, measured_as=header_info(paths[0]),
                                  scan_options=_for_workers(scan_options), inline=client is not None)
         land = functools.partial(_landed, directory=plan.spill_dir) if plan.spill_dir is not None else None
-        done = map_sources(task, items, jobs=jobs, client=client, then=land)
+        done = map_sources(task, items, jobs=jobs, client=client, then=land,
+                           on_progress=scan_options.get("on_progress"))
     else:
         done = []
         for item in items:

@@ -11,6 +11,7 @@ import multiprocessing
 
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
 from ..sources import import_extra, input_error, item_name
+from . import progress
 from .budget import core_count
 
 #: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
@@ -19,7 +20,7 @@ CONNECT_TIMEOUT_S = 10
 #: How to install what --dask and URLs need.
 DASK_INSTALL = 'pip install "rdbscope[dask]"'
 
-def map_sources(function, items, *, jobs=None, client=None, then=None):
+def map_sources(function, items, *, jobs=None, client=None, then=None, on_progress=None):
     """``[function(item) for item in items]``, in order, run where the caller says.
 
     Args:
@@ -34,6 +35,9 @@ def map_sources(function, items, *, jobs=None, client=None, then=None):
             ``jobs`` does not apply then.
         then: called here on each result as it arrives (in order), before the next is fetched; its
             return value stands for the result (e.g. to move what came inline to disk).
+        on_progress: on local processes, called here as ``on_progress(bytes read, bytes to read)``
+            of all the items, from what the workers' scans report through a
+            :class:`~.progress.WorkerProgress` given as their ``on_progress``.
 
     Local processes are started with "spawn" (a forked child could inherit locks
     held by the threads of the scanner or of Arrow): each imports the main module
@@ -54,14 +58,17 @@ def map_sources(function, items, *, jobs=None, client=None, then=None):
         raise ConfigError(f"jobs must be 1 or more, not {jobs}")
     if jobs == 1 or len(items) <= 1:
         return [call(item) for item in items]
-    return _on_pool(call, items, min(jobs, len(items)))
+    return _on_pool(call, items, min(jobs, len(items)), on_progress)
 
 
-def _on_pool(call, items, workers):
+def _on_pool(call, items, workers, on_progress=None):
     # spawn: a forked child would inherit the locks of the threads the scanner and Arrow run
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [pool.submit(call, item) for item in items]
+    slots = context.Array("q", 2 * len(items), lock=False)  # bytes read and to read, per item
+    slots[1::2] = [progress.expected_bytes(item) for item in items]
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=progress.start_worker,
+                                                initargs=(slots,)) as pool, progress.drawn(slots, on_progress):
+        futures = [pool.submit(progress.run_item, call, index, item) for index, item in enumerate(items)]
         try:
             return [_result(future, item) for future, item in zip(futures, items, strict=True)]
         finally:

@@ -245,6 +245,24 @@ def test_shares_measure_the_stretches_in_turn_and_the_last_checks_the_checksum()
 
 
 @pytest.mark.slow
+def test_processes_report_what_they_have_read(monkeypatch):
+    """The workers' scans write how far they have read where the parent reads it: its progress ends at
+    every byte, of one dump in stretches and of several dumps, and never goes back."""
+    from rdbscope.scale import bounded
+
+    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    one = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+    for dumps in ([one], list(CLUSTER_DUMPS)):
+        calls = []
+        rdbscope.analyze(dumps if len(dumps) > 1 else dumps[0], passes=PASSES, chunk_keys=97, jobs=2,
+                         on_progress=lambda done, total, keys=None: calls.append((done, total)))  # noqa: B023
+        size = sum(path.stat().st_size for path in dumps)
+        assert calls[-1] == (size, size)
+        read = [done for done, _total in calls]
+        assert read == sorted(read)
+
+
+@pytest.mark.slow
 def test_one_dump_on_two_processes_still_checks_its_checksum(tmp_path, monkeypatch):
     """Only the first of the processes checks the CRC (the others read past its chunks): a wrong one
     still fails the run."""
