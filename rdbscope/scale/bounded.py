@@ -41,7 +41,6 @@ from .partial import (
     union_cutoff,
 )
 from .progress import WorkerProgress, stretch_progress
-from .progress import WorkerProgress, stretch_progress
 from .rule_rows import RulesPlan, merge_rule_rows
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
