@@ -6,7 +6,7 @@
 """
 
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pyarrow as pa
 
@@ -104,7 +104,7 @@ class Scan:
         self._memory_model_for = model_factory(allocator, list_compress_depth, layout=layout,
                                                pure=self._module is _load_python_scanner())
         self.info = DumpInfo()
-        self._iter: Iterator[pa.RecordBatch] | None = None
+        self._iter: Generator[pa.RecordBatch, None, None] | None = None
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         if self._iter is None:
