@@ -31,6 +31,9 @@ cdef i64 to_signed(u64 v, int nbytes)
 @cython.locals(n=int, u=u64, t=u64)
 cpdef int int_text_len(i64 v) noexcept
 
+@cython.locals(v=u64, i=int)
+cdef inline u64 le_at(const unsigned char[::1] data, Py_ssize_t p, int nbytes) noexcept
+
 @cython.locals(v=u64)
 cdef u64 u32_le(const unsigned char[::1] data, Py_ssize_t p) noexcept
 
@@ -166,7 +169,7 @@ cdef class Scanner(Columns):
     @cython.locals(b=int)
     cdef inline int u8(self) except -1
 
-    @cython.locals(v=u64, i=int)
+    @cython.locals(v=u64)
     cdef inline u64 le(self, int nbytes) except? 0xFFFFFFFFFFFFFFFF
 
     cdef long long le_signed(self, int nbytes) except? 0x7FFFFFFFFFFFFFFF
@@ -189,7 +192,7 @@ cdef class Scanner(Columns):
     cdef Py_ssize_t read_key(self) except -1
 
     @cython.locals(p=Py_ssize_t, end=Py_ssize_t, b=int, n=Py_ssize_t,
-                   kat=Py_ssize_t, vlen=Py_ssize_t, sint=bint, at=Py_ssize_t, width=int, iv=u64, i=int)
+                   kat=Py_ssize_t, vlen=Py_ssize_t, sint=bint, at=Py_ssize_t, width=int)
     cdef bint read_string_record(self) except -1
 
     @cython.locals(clen=u64, ulen=u64, at=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t)

@@ -144,6 +144,16 @@ I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
 CHUNK = cython.declare(cython.Py_ssize_t, 1 << 20)
 
 
+def le_at(data, p, nbytes):
+    """The little-endian unsigned integer of ``nbytes`` (1 to 8) bytes at data[p:p+nbytes]."""
+    v = 0
+    i = nbytes - 1
+    while i >= 0:
+        v = (v << 8) | data[p + i]
+        i -= 1
+    return v
+
+
 def u32_le(data, p):
     """The little-endian unsigned 32-bit integer at data[p:p+4]."""
     v = data[p + 3]
@@ -607,11 +617,7 @@ class Scanner(Columns):
     def le(self, nbytes):
         """Read an unsigned little-endian integer of 1-8 bytes."""
         self.ensure(nbytes)
-        v = 0
-        i = nbytes - 1
-        while i >= 0:
-            v = (v << 8) | self.view[self.pos + i]
-            i -= 1
+        v = le_at(self.view, self.pos, nbytes)
         self.pos += nbytes
         return v
 
@@ -786,12 +792,7 @@ class Scanner(Columns):
             width = 2 if b == 0xC1 else 4
             if end - p < width + 1:
                 return False
-            iv = 0
-            i = width
-            while i > 0:
-                iv = (iv << 8) | self.view[p + i]
-                i -= 1
-            vlen = int_text_len(to_signed(iv, width))
+            vlen = int_text_len(to_signed(le_at(self.view, p + 1, width), width))
             sint = True
             p += width + 1
         else:  # a 64-bit integer, LZF or a long length: the general path
