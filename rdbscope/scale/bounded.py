@@ -98,7 +98,7 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
         bounds = share_bounds(size, shares)
         low, high = bounds[mine], bounds[mine + 1]
         scan_options = {**scan_options, "read_past": lambda _batch, offset: not low <= offset < high,
-                        "on_progress": stretch_progress(scan_options.get("on_progress"), low, min(high, size))}
+                        "on_progress": stretch_progress(scan_options.get("on_progress"), low, high)}
         if mine < shares - 1:
             scan_options["verify_crc"] = False
     with opened(source) as readable:
@@ -180,13 +180,13 @@ READ_PAST_COST = 0.2
 
 
 def share_bounds(size, shares, read_past_cost=READ_PAST_COST):
-    """Where each of ``shares`` stretches of a dump of ``size`` bytes begins, and past its end: each
-    process reads past the stretches before its own, so the first ones are longer, for every
-    process to work about as long (stretch ``j``: the time of the first, less what reading past
-    the ``j`` before it takes)."""
+    """Where each of ``shares`` stretches of a dump of ``size`` bytes begins, and where the last ends
+    (no chunk starts there: a dump ends with its EOF opcode and checksum): each process reads past
+    the stretches before its own, so the first ones are longer, for every process to work about as
+    long (stretch ``j``: the time of the first, less what reading past the ``j`` before it takes)."""
     r = read_past_cost
     first = r / (1 - (1 - r) ** shares)
-    return [round(size * first * (1 - (1 - r) ** j) / r) for j in range(shares)] + [size + 1]
+    return [round(size * first * (1 - (1 - r) ** j) / r) for j in range(shares)] + [size]
 
 
 def _share_task(share, source, plan, chunk_keys, scan_options):
