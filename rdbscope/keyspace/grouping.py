@@ -13,6 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from ..rdb._builds import compiled_module, pure_python_forced, python_module
+
+_picks = python_module("_group_rows") if pure_python_forced() else \
+    compiled_module("_group_rows") or python_module("_group_rows")
+
 #: Percentiles reported everywhere, as (column suffix, quantile).
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
 
@@ -368,3 +373,30 @@ def dense_ids(*codes):
     lookup = np.full(total, -1, dtype=np.int64)
     lookup[present] = np.arange(len(present), dtype=np.int64)
     return lookup[dense], combos, per_combo[present]
+
+
+def first_per_group(groups, n_groups, k, rows=None):
+    """Rows of the first ``k`` keys of each group, ascending (``groups``: a group per key).
+
+    With ``rows`` (ascending), only those keys count, and the result is positions in ``rows``.
+    """
+    groups = np.ascontiguousarray(groups, np.int64)
+    seen = np.zeros(n_groups, np.int64)
+    if rows is None:
+        out = np.empty(min(len(groups), n_groups * k), np.int64)
+        return out[:_picks.first_rows(groups, k, seen, out)]
+    rows = np.ascontiguousarray(rows, np.int64)
+    out = np.empty(min(len(rows), n_groups * k), np.int64)
+    return out[:_picks.first_rows_of(groups, rows, k, seen, out)]
+
+
+def largest_per_group(values, groups, threshold, k):
+    """Rows whose value is over their group's ``threshold``, and the first ``k`` of each group equal to
+    it, ascending: with the ``k``-th largest value of each group as threshold, its ``k`` largest keys
+    (ties: the earliest rows)."""
+    values = np.ascontiguousarray(values, np.uint64)
+    groups = np.ascontiguousarray(groups, np.int64)
+    threshold = np.ascontiguousarray(threshold, np.uint64)
+    out = np.empty(len(values), np.int64)
+    tied = np.zeros(len(threshold), np.int64)
+    return out[:_picks.largest_rows(values, groups, threshold, k, tied, out)].copy()

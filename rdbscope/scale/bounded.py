@@ -18,6 +18,7 @@ import pyarrow as pa
 from ..errors import RdbError
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
+from ..keyspace.grouping import first_per_group
 from ..keyspace.groups import PatternGroups
 from ..passes import ActivityPass, BigKeysPass, ExpiryPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
 from ..passes.base import PassOutput
@@ -33,7 +34,6 @@ from .partial import (
     ROW,
     Plan,
     chunk_partial,
-    first_per_group,
     merge,
     merge_stats,
     renumber_rows,

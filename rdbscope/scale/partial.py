@@ -15,15 +15,18 @@ import pyarrow.compute as pc
 
 from ..keyspace.activity import ActivityCounts, cold_rows, nullable, recorded
 from ..keyspace.columns import KeyColumns, dictionary_codes
-from ..keyspace.grouping import rows_above
+from ..keyspace.grouping import first_per_group, largest_per_group, rows_above
 from ..keyspace.groups import PatternGroups
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
+from ..rdb._builds import compiled_module, pure_python_forced, python_module
 from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
 from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
+
+_ranks = python_module("_ranks") if pure_python_forced() else compiled_module("_ranks") or python_module("_ranks")
 
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
@@ -168,61 +171,34 @@ def _kept_rows(columns, groups, stats, plan):
         first_per_group(groups.group, groups.n, max(plan.n_examples, plan.ttl_examples)),
         rows_above(columns.n_elements, type_codes, limit_of_type),
         np.flatnonzero(columns.memory > big.memory_bytes),
-        _largest_per_group(columns.memory, groups, stats.memory, big.concentration_top_keys),
+        largest_per_group(columns.memory, groups.group,
+                          stats.memory.kth_largest(np.arange(groups.n), big.concentration_top_keys),
+                          big.concentration_top_keys),
     ]
     for values in (columns.memory, columns.n_elements):
         # a small sample suffices for a chunk's top few (the result is exact whatever its size)
         parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n, sample=20_000).values())
     without_ttl = np.flatnonzero(~columns.has_ttl)
-    parts.append(without_ttl[first_per_group(groups.group[without_ttl], groups.n, plan.ttl_examples)])
+    parts.append(without_ttl[first_per_group(groups.group, groups.n, plan.ttl_examples, rows=without_ttl)])
     if recorded(columns.table, "idle_s"):
         idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
         cold = cold_rows(columns, idle, has_idle, plan.activity.cold_idle_s)
-        parts.append(cold[first_per_group(groups.group[cold], groups.n, plan.ttl_examples)])
+        parts.append(cold[first_per_group(groups.group, groups.n, plan.ttl_examples, rows=cold)])
     if columns.ctime_ms is not None:
         expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
         parts.append(expired[:plan.ttl_examples])
     return np.unique(np.concatenate([np.asarray(p, np.int64) for p in parts]))
 
 
-def first_per_group(groups, n_groups, k):
-    """Positions of the first ``k`` rows of each group (ascending)."""
-    if len(groups) == 0:
-        return np.zeros(0, np.int64)
-    if n_groups <= 1 << 16:  # numpy sorts 16-bit integers by radix: linear
-        groups = groups.astype(np.uint16)
-    order = np.argsort(groups, kind="stable")
-    sizes = np.bincount(groups, minlength=n_groups)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    rank = np.arange(len(order)) - np.repeat(starts, sizes)
-    return np.sort(order[rank < k])
-
-
-def _largest_per_group(memory, groups, value_counts, k):
-    """Rows of the ``k`` largest keys of each group by memory (ties: the earliest rows)."""
-    threshold = value_counts.kth_largest(np.arange(groups.n), k)
-    at_least = memory >= threshold[groups.group]
-    above = np.flatnonzero(at_least & (memory > threshold[groups.group]))
-    tied = np.flatnonzero(at_least & (memory == threshold[groups.group]))
-    return np.concatenate((above, tied[first_per_group(groups.group[tied], groups.n, k)]))
-
-
 def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
     cutoff, see :func:`merge_samples`) and the cutoff."""
-    rank = _mix(np.arange(first_row, first_row + len(keys), dtype=np.uint64) ^ np.uint64(salt << 40))
+    rank = np.empty(len(keys), np.uint64)
+    _ranks.fill_ranks(first_row, salt << 40, rank)
     cutoff = _cutoff_for(rank, size, cutoff)  # before the keys are taken: only those kept are
     chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
     return sample, cutoff
-
-
-def _mix(x):
-    """splitmix64's finalizer: a well-spread 64-bit hash of each value."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
 
 
 def merge_samples(samples, cutoffs, size):

@@ -5,17 +5,22 @@ import math
 import numpy as np
 import pyarrow as pa
 import pytest
+from conftest import require_compiled
 
+from rdbscope.keyspace import grouping
 from rdbscope.keyspace.columns import dictionary_codes
 from rdbscope.keyspace.grouping import (
     SortedGroups,
     dense_ids,
     example_positions,
+    first_per_group,
     first_rows,
+    largest_per_group,
     largest_rows,
     name_matrix,
     present_names,
 )
+from rdbscope.rdb._builds import compiled_module, python_module
 
 
 def nearest_rank(values, q):
@@ -153,3 +158,59 @@ def test_bincount_by_chunks_is_np_bincount():
     assert bincount(zeros, 1).tolist() == [n]
     assert bincount(zeros, 1, weights).tolist() == [float(weights.sum())]
     assert np.array_equal(bincount(ids[:100], 9, weights[:100]), np.bincount(ids[:100], weights[:100], minlength=9))
+
+
+def group_row_builds():
+    """The kernels of first_per_group and largest_per_group: compiled where built, and run as Python."""
+    builds = {"python": python_module("_group_rows")}
+    if compiled_module("_group_rows") is not None:
+        builds["cython"] = compiled_module("_group_rows")
+    elif require_compiled():
+        pytest.fail("rdbscope.rdb._group_rows was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
+    return builds
+
+
+@pytest.mark.parametrize("build", sorted(group_row_builds()))
+@pytest.mark.parametrize("seed", range(4))
+def test_first_per_group_keeps_the_first_k_rows_of_each_group(build, seed, monkeypatch):
+    monkeypatch.setattr(grouping, "_picks", group_row_builds()[build])
+    rng = np.random.default_rng(seed)
+    n_groups, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
+    groups = rng.integers(0, n_groups, 3000)
+    seen = {}
+    expected = []
+    for row, g in enumerate(groups.tolist()):
+        seen[g] = seen.get(g, 0) + 1
+        if seen[g] <= k:
+            expected.append(row)
+    assert first_per_group(groups, n_groups, k).tolist() == expected
+    rows = np.flatnonzero(rng.random(3000) < 0.3)
+    seen = {}
+    expected = []
+    for position, row in enumerate(rows.tolist()):
+        seen[groups[row]] = seen.get(groups[row], 0) + 1
+        if seen[groups[row]] <= k:
+            expected.append(position)
+    assert first_per_group(groups, n_groups, k, rows=rows).tolist() == expected
+
+
+@pytest.mark.parametrize("build", sorted(group_row_builds()))
+@pytest.mark.parametrize("seed", range(4))
+def test_largest_per_group_keeps_rows_over_the_kth_largest_and_the_first_ties(build, seed, monkeypatch):
+    monkeypatch.setattr(grouping, "_picks", group_row_builds()[build])
+    rng = np.random.default_rng(seed)
+    n_groups, k = int(rng.integers(1, 20)), int(rng.integers(1, 6))
+    groups = rng.integers(0, n_groups, 2000)
+    values = rng.integers(0, 50, 2000).astype(np.uint64)  # many ties
+    threshold = np.zeros(n_groups, np.uint64)
+    expected = set()
+    for g in range(n_groups):
+        rows = np.flatnonzero(groups == g).tolist()
+        if not rows:
+            continue
+        ordered = sorted(rows, key=lambda r: (-int(values[r]), r))
+        threshold[g] = values[ordered[min(k, len(ordered)) - 1]]
+        expected.update(ordered[:k])  # the k largest, earliest rows first among equals
+        expected.update(r for r in rows if values[r] > threshold[g])
+        expected.update([r for r in rows if values[r] == threshold[g]][:k])
+    assert largest_per_group(values, groups, threshold, k).tolist() == sorted(expected)
