@@ -17,6 +17,7 @@ from ..rdb._builds import compiled_module, pure_python_forced, python_module
 
 _picks = python_module("_group_rows") if pure_python_forced() else \
     compiled_module("_group_rows") or python_module("_group_rows")
+_runs = python_module("_runs") if pure_python_forced() else compiled_module("_runs") or python_module("_runs")
 
 #: Percentiles reported everywhere, as (column suffix, quantile).
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
@@ -400,3 +401,44 @@ def largest_per_group(values, groups, threshold, k):
     out = np.empty(len(values), np.int64)
     tied = np.zeros(len(threshold), np.int64)
     return out[:_picks.largest_rows(values, groups, threshold, k, tied, out)].copy()
+
+
+def merge_counted(parts, n_groups):
+    """Several lists of counted values merged into one, sorted by group then value, equal entries added.
+
+    ``parts``: ``(group, value, first, second, new_group)`` each: entries sorted by their group, then
+    value (non-negative integers), with a weight ``first`` and an optional second one (None); their
+    group ``g`` is ``new_group[g]`` of ``0..n_groups-1`` in the result (several may share one).
+    Returns ``(group, value, first, second)`` (int64, then uint64; ``second`` None where not given).
+    """
+    starts, ends, run_groups, columns = [], [], [], []
+    offset = 0
+    for group, value, first, second, new_group in parts:
+        if len(group) == 0:
+            continue
+        bounds = np.flatnonzero(group[1:] != group[:-1]) + 1
+        run_start = np.concatenate(([0], bounds))
+        starts.append(run_start + offset)
+        ends.append(np.append(bounds, len(group)) + offset)
+        run_groups.append(np.asarray(new_group, np.int64)[group[run_start]])
+        columns.append((value, first, second))
+        offset += len(group)
+    with_second = bool(columns) and columns[0][2] is not None
+    if not columns:
+        nothing = np.zeros(0, np.uint64)
+        return np.zeros(0, np.int64), nothing, nothing, nothing if with_second else None
+
+    def joined(i):
+        return np.ascontiguousarray(np.concatenate([c[i] for c in columns]), np.uint64)
+
+    run_group = np.concatenate(run_groups)
+    run_of = np.argsort(run_group, kind="stable")
+    group_runs = np.searchsorted(run_group[run_of], np.arange(n_groups + 1)).astype(np.int64)
+    out_group = np.empty(offset, np.int64)
+    out_value, out_first = np.empty(offset, np.uint64), np.empty(offset, np.uint64)
+    out_second = np.empty(offset if with_second else 0, np.uint64)
+    n = _runs.merge_runs(joined(0), joined(1), joined(2) if with_second else out_second,
+                         np.concatenate(starts), np.concatenate(ends), group_runs, run_of.astype(np.int64),
+                         np.empty(len(run_of), np.int64), np.empty(len(run_of), np.int64),
+                         np.empty(len(run_of), np.uint64), out_group, out_value, out_first, out_second)
+    return out_group[:n], out_value[:n], out_first[:n], out_second[:n] if with_second else None

@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .grouping import merge_counted
+
 #: Entries (distinct group and value pairs) a merge may keep before it rounds values: 2M
 #: entries, 48 MB.
 MAX_ENTRIES = 1 << 21
@@ -102,29 +104,16 @@ class ValueCounts:
     def _merged(cls, parts, n_groups, new_groups):
         if new_groups is None:
             new_groups = [np.arange(len(p.counts), dtype=np.int64) for p in parts]
-        group = np.concatenate([np.asarray(ids, np.int64)[p.group] for p, ids in zip(parts, new_groups, strict=True)])
-        value = np.concatenate([p.value for p in parts])
-        count = np.concatenate([p.count for p in parts])
         counts = np.zeros(n_groups, np.int64)
         sums = np.zeros(n_groups, np.uint64)
         for p, ids in zip(parts, new_groups, strict=True):
             np.add.at(counts, ids, p.counts)
             np.add.at(sums, ids, p.sums)
-        if len(group) == 0:
+        if not any(len(p.count) for p in parts):
             return cls.empty(n_groups)
-        shift = 64 - max(1, int(n_groups - 1).bit_length())
-        if int(value.max()) < 1 << shift:  # one 64-bit key per entry: one sort instead of a lexsort of two
-            key = (group.astype(np.uint64) << np.uint64(shift)) | value
-            order = np.argsort(key, kind="stable")  # timsort: each part is sorted runs already
-            key = key[order]
-            starts = np.concatenate(([0], np.flatnonzero(key[1:] != key[:-1]) + 1))
-            first = key[starts]
-            return cls((first >> np.uint64(shift)).astype(np.int64), first & np.uint64((1 << shift) - 1),
-                       np.add.reduceat(count[order], starts), counts, sums)
-        order = np.lexsort((value, group))
-        group, value, count = group[order], value[order], count[order]
-        starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
-        return cls(group[starts], value[starts], np.add.reduceat(count, starts), counts, sums)
+        group, value, count, _none = merge_counted(
+            [(p.group, p.value, p.count, None, ids) for p, ids in zip(parts, new_groups, strict=True)], n_groups)
+        return cls(group, value, count.astype(np.int64), counts, sums)
 
     @functools.cached_property  # read by every quantile and top-k: computed once
     def _bounds(self):

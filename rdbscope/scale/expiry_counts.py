@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..keyspace.grouping import counts
+from ..keyspace.grouping import counts, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
 #: Example rows kept per (group, second) and per (group, millisecond): the incidents' and
@@ -108,15 +108,11 @@ class Tally:
         assert not any(len(t.examples) for t, _ids in parts), "only tallies without examples merge"
         if len(parts) == 1 and np.array_equal(parts[0][1][parts[0][0].group], parts[0][0].group):
             return parts[0][0]
-        group = np.concatenate([ids[t.group] for t, ids in parts])
-        value = np.concatenate([t.value for t, _ids in parts])
-        order = _order(group, value)
-        group, value = group[order], value[order]
-        starts = _starts(group, value)
-        count = np.add.reduceat(np.concatenate([t.count for t, _ids in parts])[order], starts)
-        memory = np.add.reduceat(np.concatenate([t.memory for t, _ids in parts])[order], starts)
-        return cls(group[starts], value[starts], count.astype(np.int64), memory.astype(np.uint64),
-                   np.zeros(0, EXAMPLE))
+        low = min(int(t.value.min()) for t, _ids in parts)  # values as counted from 0
+        n_groups = max(int(ids.max()) for _t, ids in parts) + 1
+        group, value, count, memory = merge_counted(
+            [(t.group, t.value - low, t.count, t.memory, ids) for t, ids in parts], n_groups)
+        return cls(group, value.astype(np.int64) + low, count.astype(np.int64), memory, np.zeros(0, EXAMPLE))
 
     def renumbered(self, new_group):
         """The tally with group ``g`` called ``new_group[g]`` (groups given one number are added up)."""

@@ -17,6 +17,7 @@ from rdbscope.keyspace.grouping import (
     first_rows,
     largest_per_group,
     largest_rows,
+    merge_counted,
     name_matrix,
     present_names,
 )
@@ -214,3 +215,45 @@ def test_largest_per_group_keeps_rows_over_the_kth_largest_and_the_first_ties(bu
         expected.update(r for r in rows if values[r] > threshold[g])
         expected.update([r for r in rows if values[r] == threshold[g]][:k])
     assert largest_per_group(values, groups, threshold, k).tolist() == sorted(expected)
+
+
+def run_builds():
+    builds = {"python": python_module("_runs")}
+    if compiled_module("_runs") is not None:
+        builds["cython"] = compiled_module("_runs")
+    elif require_compiled():
+        pytest.fail("rdbscope.rdb._runs was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
+    return builds
+
+
+@pytest.mark.parametrize("build", sorted(run_builds()))
+@pytest.mark.parametrize("seed", range(5))
+def test_merge_counted_adds_equal_entries_across_parts(build, seed, monkeypatch):
+    monkeypatch.setattr(grouping, "_runs", run_builds()[build])
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 6))
+    expected = {}
+    parts = []
+    for _part in range(int(rng.integers(1, 5))):
+        own_groups = int(rng.integers(1, 5))
+        new_group = rng.integers(0, n_groups, own_groups)  # several may become one
+        entries = {}
+        for _entry in range(int(rng.integers(0, 60))):
+            key = (int(rng.integers(0, own_groups)), int(rng.integers(0, 40)))
+            entries[key] = (entries.get(key, (0, 0))[0] + 1, entries.get(key, (0, 0))[1] + int(rng.integers(0, 99)))
+        ordered = sorted(entries)
+        group = np.array([g for g, _v in ordered], np.int64)
+        value = np.array([v for _g, v in ordered], np.uint64)
+        first = np.array([entries[k][0] for k in ordered], np.uint64)
+        second = np.array([entries[k][1] for k in ordered], np.uint64)
+        parts.append((group, value, first, second, new_group))
+        for (g, v), (a, b) in entries.items():
+            had = expected.get((int(new_group[g]), v), (0, 0))
+            expected[(int(new_group[g]), v)] = (had[0] + a, had[1] + b)
+    group, value, first, second = merge_counted(parts, n_groups)
+    got = list(zip(group.tolist(), value.tolist(), first.tolist(), second.tolist(), strict=True))
+    assert got == [(g, v, a, b) for (g, v), (a, b) in sorted(expected.items())]
+    group, value, first, second = merge_counted([p[:3] + (None, p[4]) for p in parts], n_groups)
+    assert second is None
+    assert list(zip(group.tolist(), value.tolist(), first.tolist(), strict=True)) == \
+        [(g, v, a) for (g, v), (a, _b) in sorted(expected.items())]
