@@ -56,3 +56,16 @@ def skip_or_fail(reason):
     if require_servers():
         pytest.fail(f"{reason} (RDBSCOPE_REQUIRE_SERVERS=1)")
     pytest.skip(reason)
+
+
+def module_builds(name):
+    """``{"python": ..., "cython": ...}``: ``rdbscope.rdb.<name>`` run as Python, and compiled where it was
+    built (where RDBSCOPE_REQUIRE_COMPILED=1, it must have been)."""
+    from rdbscope.rdb._builds import compiled_module, python_module
+
+    builds = {"python": python_module(name)}
+    if compiled_module(name) is not None:
+        builds["cython"] = compiled_module(name)
+    elif require_compiled():
+        pytest.fail(f"rdbscope.rdb.{name} was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
+    return builds

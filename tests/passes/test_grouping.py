@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import require_compiled
+from conftest import module_builds
 
 from rdbscope.keyspace import grouping
 from rdbscope.keyspace.columns import dictionary_codes
@@ -21,7 +21,6 @@ from rdbscope.keyspace.grouping import (
     name_matrix,
     present_names,
 )
-from rdbscope.rdb._builds import compiled_module, python_module
 
 
 def nearest_rank(values, q):
@@ -161,44 +160,34 @@ def test_bincount_by_chunks_is_np_bincount():
     assert np.array_equal(bincount(ids[:100], 9, weights[:100]), np.bincount(ids[:100], weights[:100], minlength=9))
 
 
-def group_row_builds():
-    """The kernels of first_per_group and largest_per_group: compiled where built, and run as Python."""
-    builds = {"python": python_module("_group_rows")}
-    if compiled_module("_group_rows") is not None:
-        builds["cython"] = compiled_module("_group_rows")
-    elif require_compiled():
-        pytest.fail("rdbscope.rdb._group_rows was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
-    return builds
+def first_k_positions(items, k):
+    """Positions of the first ``k`` occurrences of each item."""
+    seen = {}
+    positions = []
+    for position, item in enumerate(items):
+        seen[item] = seen.get(item, 0) + 1
+        if seen[item] <= k:
+            positions.append(position)
+    return positions
 
 
-@pytest.mark.parametrize("build", sorted(group_row_builds()))
+@pytest.mark.parametrize("build", sorted(module_builds("_group_rows")))
 @pytest.mark.parametrize("seed", range(4))
 def test_first_per_group_keeps_the_first_k_rows_of_each_group(build, seed, monkeypatch):
-    monkeypatch.setattr(grouping, "_picks", group_row_builds()[build])
+    monkeypatch.setattr(grouping, "_picks", module_builds("_group_rows")[build])
     rng = np.random.default_rng(seed)
     n_groups, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
     groups = rng.integers(0, n_groups, 3000)
-    seen = {}
-    expected = []
-    for row, g in enumerate(groups.tolist()):
-        seen[g] = seen.get(g, 0) + 1
-        if seen[g] <= k:
-            expected.append(row)
-    assert first_per_group(groups, n_groups, k).tolist() == expected
+    assert first_per_group(groups, n_groups, k).tolist() == first_k_positions(groups.tolist(), k)
     rows = np.flatnonzero(rng.random(3000) < 0.3)
-    seen = {}
-    expected = []
-    for position, row in enumerate(rows.tolist()):
-        seen[groups[row]] = seen.get(groups[row], 0) + 1
-        if seen[groups[row]] <= k:
-            expected.append(position)
+    expected = first_k_positions(groups[rows].tolist(), k)
     assert first_per_group(groups, n_groups, k, rows=rows).tolist() == expected
 
 
-@pytest.mark.parametrize("build", sorted(group_row_builds()))
+@pytest.mark.parametrize("build", sorted(module_builds("_group_rows")))
 @pytest.mark.parametrize("seed", range(4))
 def test_largest_per_group_keeps_rows_over_the_kth_largest_and_the_first_ties(build, seed, monkeypatch):
-    monkeypatch.setattr(grouping, "_picks", group_row_builds()[build])
+    monkeypatch.setattr(grouping, "_picks", module_builds("_group_rows")[build])
     rng = np.random.default_rng(seed)
     n_groups, k = int(rng.integers(1, 20)), int(rng.integers(1, 6))
     groups = rng.integers(0, n_groups, 2000)
@@ -217,19 +206,10 @@ def test_largest_per_group_keeps_rows_over_the_kth_largest_and_the_first_ties(bu
     assert largest_per_group(values, groups, threshold, k).tolist() == sorted(expected)
 
 
-def run_builds():
-    builds = {"python": python_module("_runs")}
-    if compiled_module("_runs") is not None:
-        builds["cython"] = compiled_module("_runs")
-    elif require_compiled():
-        pytest.fail("rdbscope.rdb._runs was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
-    return builds
-
-
-@pytest.mark.parametrize("build", sorted(run_builds()))
+@pytest.mark.parametrize("build", sorted(module_builds("_runs")))
 @pytest.mark.parametrize("seed", range(5))
 def test_merge_counted_adds_equal_entries_across_parts(build, seed, monkeypatch):
-    monkeypatch.setattr(grouping, "_runs", run_builds()[build])
+    monkeypatch.setattr(grouping, "_runs", module_builds("_runs")[build])
     rng = np.random.default_rng(seed)
     n_groups = int(rng.integers(1, 6))
     expected = {}
