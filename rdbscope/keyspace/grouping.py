@@ -18,6 +18,8 @@ from ..rdb._builds import compiled_module, pure_python_forced, python_module
 _picks = python_module("_group_rows") if pure_python_forced() else \
     compiled_module("_group_rows") or python_module("_group_rows")
 _runs = python_module("_runs") if pure_python_forced() else compiled_module("_runs") or python_module("_runs")
+_slot_counts = python_module("_slot_counts") if pure_python_forced() else \
+    compiled_module("_slot_counts") or python_module("_slot_counts")
 
 #: Percentiles reported everywhere, as (column suffix, quantile).
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
@@ -65,7 +67,7 @@ class SortedGroups:
         # sums below still come from the exact values.
         bounded = np.minimum(values, limit) if clipped else values
         width = top + 1
-        if not clipped and n_groups * width <= _counting_limit(len(values)):
+        if not clipped and n_groups * width <= counting_limit(len(values)):
             combined = _counting_sort(groups, bounded, n_groups, width, dtype, shift)
         elif n_groups == 1:  # group 0: the values alone
             combined = bounded.astype(dtype)
@@ -187,7 +189,7 @@ def bincount(ids, n, weights=None):
 COUNTING_MAX_PAIRS = 1 << 20
 
 
-def _counting_limit(n_values):
+def counting_limit(n_values):
     """Pairs up to which counting beats sorting ``n_values`` values: a sort costs O(n log n)."""
     return min(COUNTING_MAX_PAIRS, max(n_values // 4, 1024))
 
@@ -442,3 +444,24 @@ def merge_counted(parts, n_groups):
                          np.empty(len(run_of), np.int64), np.empty(len(run_of), np.int64),
                          np.empty(len(run_of), np.uint64), out_group, out_value, out_first, out_second)
     return out_group[:n], out_value[:n], out_first[:n], out_second[:n] if with_second else None
+
+
+class SlotCounter:
+    """Keys, and a weight summed, per slot of a dense range ``0..slots-1``, in counters kept from one
+    call to the next (zeroed as they are read back: see ``rdb/_slot_counts.py``). One per thread."""
+
+    def __init__(self):
+        self._count = np.zeros(0, np.int64)
+        self._total = np.zeros(0, np.uint64)
+
+    def counted(self, slot, weight, slots):
+        """``(slots hit ascending, keys of each, weight of each)`` of keys in ``slot`` (ints below
+        ``slots``) with ``weight`` (non-negative integers)."""
+        if len(self._count) < slots:
+            self._count, self._total = np.zeros(slots, np.int64), np.zeros(slots, np.uint64)
+        _slot_counts.count_into(np.ascontiguousarray(slot, np.int64), np.ascontiguousarray(weight, np.uint64),
+                                self._count, self._total)
+        most = min(len(slot), slots)
+        hit, count, total = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.uint64)
+        n = _slot_counts.take_counted(self._count, self._total, slots, hit, count, total)
+        return hit[:n], count[:n], total[:n]

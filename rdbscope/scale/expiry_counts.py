@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..keyspace.grouping import counts, merge_counted
+from ..keyspace.grouping import SlotCounter, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
 #: Example rows kept per (group, second) and per (group, millisecond): the incidents' and
@@ -71,19 +71,17 @@ class Tally:
         return cls(nothing, nothing, nothing, np.zeros(0, np.uint64), np.zeros(0, EXAMPLE))
 
     @classmethod
-    def of_keys(cls, group, value, memory):
-        """The tally of keys (a group, value and memory each), without examples."""
+    def of_keys(cls, group, value, memory, counter=None):
+        """The tally of keys (a group, value and memory each), without examples; ``counter``: the
+        :class:`~rdbscope.keyspace.grouping.SlotCounter` to count them with (one is made if None)."""
         if len(group) == 0:
             return cls.empty()
         low = int(value.min())
         span = int(value.max()) - low + 1
         slots = (int(group.max()) + 1) * span
         if slots <= DENSE_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
-            code = group * span + (value - low)
-            count = np.bincount(code, minlength=slots)
-            present = np.flatnonzero(count)
-            return cls(present // span, present % span + low, count[present].astype(np.int64),
-                       counts(code, slots, memory)[present], np.zeros(0, EXAMPLE))
+            hit, count, memory = (counter or SlotCounter()).counted(group * span + (value - low), memory, slots)
+            return cls(hit // span, hit % span + low, count, memory, np.zeros(0, EXAMPLE))
         return cls._sorted(group, value, memory)
 
     @classmethod
@@ -253,6 +251,7 @@ class Spill:
         self._ends = open(os.path.join(self.directory, "ends"), "wb")  # noqa: SIM115
         self._rows = open(os.path.join(self.directory, "rows"), "wb")  # noqa: SIM115
         self._written = 0
+        self.counter = SlotCounter()  # the per-second tallies of this process's chunks count with it
 
     def log_keys(self, keys, rows):
         """Keep ``keys`` (a BinaryArray), the keys at ``rows`` (ascending, after every row logged before)."""
@@ -355,7 +354,7 @@ def tally_chunk(columns, group, first_row, spill, groups):
     global_rows = rows.astype(np.uint64) + np.uint64(first_row)
     spill.log_keys(columns.keys.take(rows), global_rows)
     spill.write(group, expire, memory, global_rows, groups)
-    return Tally.of_keys(group, expire // 1000, memory)
+    return Tally.of_keys(group, expire // 1000, memory, spill.counter)
 
 
 class CountedExpiring:

@@ -10,6 +10,7 @@ from conftest import module_builds
 from rdbscope.keyspace import grouping
 from rdbscope.keyspace.columns import dictionary_codes
 from rdbscope.keyspace.grouping import (
+    SlotCounter,
     SortedGroups,
     dense_ids,
     example_positions,
@@ -237,3 +238,18 @@ def test_merge_counted_adds_equal_entries_across_parts(build, seed, monkeypatch)
     assert second is None
     assert list(zip(group.tolist(), value.tolist(), first.tolist(), strict=True)) == \
         [(g, v, a) for (g, v), (a, _b) in sorted(expected.items())]
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("_slot_counts")))
+def test_slot_counter_counts_each_call_alone(build, monkeypatch):
+    monkeypatch.setattr(grouping, "_slot_counts", module_builds("_slot_counts")[build])
+    rng = np.random.default_rng(3)
+    counter = SlotCounter()
+    for slots in (50, 50, 400, 30):  # the counters grow, and what one call counted is gone by the next
+        slot = rng.integers(0, slots, 700)
+        weight = rng.integers(0, 1 << 40, 700).astype(np.uint64)
+        hit, count, total = counter.counted(slot, weight, slots)
+        keys = np.bincount(slot, minlength=slots)
+        assert hit.tolist() == np.flatnonzero(keys).tolist()
+        assert count.tolist() == keys[hit].tolist()
+        assert total.tolist() == [sum(int(w) for s, w in zip(slot, weight, strict=True) if s == h) for h in hit]
