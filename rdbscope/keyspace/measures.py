@@ -55,16 +55,16 @@ class GroupStats:
 
     Attributes:
         n_keys: keys per group.
-        memory, rdb_bytes: the groups' values sorted (:class:`SortedGroups`);
-            the same object when memory is measured in rdb_bytes.
+        memory, rdb_bytes: the groups' values sorted (:class:`SortedGroups`), or counted (a
+            :class:`~.value_counts.ValueCounts`, in bounded runs); the same object when memory is
+            measured in rdb_bytes.
         kinds: keys per group and (type, encoding) pair, an (n_groups, n_pairs) matrix.
         n_with_ttl, n_expired: counts (``n_expired`` None without ctime).
         memory_with_ttl: memory of the keys with a TTL.
         memory_expired: memory of the expired keys (None without ctime).
         n_with_field_ttl: keys with at least one field TTL (hash field expiry).
         oldest_expire_ms: the earliest expiry among expired keys (None when none).
-        ttl_s: remaining TTL in seconds of the keys with a TTL (:class:`SortedGroups`),
-            or None without ctime.
+        ttl_s: remaining TTL in seconds of the keys with a TTL (as ``memory``), or None without ctime.
         example_offsets, example_rows: examples of group g are
             ``example_rows[example_offsets[g]:example_offsets[g + 1]]``.
         activity: the groups' :class:`~rdbscope.keyspace.activity.ActivityCounts` when measured
@@ -95,14 +95,15 @@ class GroupStats:
         return self.memory.sums - self.memory_with_ttl
 
     @classmethod
-    def measure(cls, groups, n_groups, columns, n_examples, group_counts=None):
+    def measure(cls, groups, n_groups, columns, n_examples, group_counts=None, values_of=SortedGroups.build):
         """Measure each group of keys; ``groups`` is an int64 group id per key.
 
-        ``n_examples``: example keys per group, or None for none."""
+        ``n_examples``: example keys per group, or None for none. ``values_of``: what holds the memory,
+        RDB sizes and TTLs of each group (``SortedGroups.build``, or ``ValueCounts.of_keys``)."""
         n_keys = group_counts if group_counts is not None else counts(groups, n_groups)
-        memory = SortedGroups.build(groups, columns.memory, n_groups, counts=n_keys)
+        memory = values_of(groups, columns.memory, n_groups, counts=n_keys)
         rdb_bytes = memory if columns.memory_basis == "rdb_bytes" else \
-            SortedGroups.build(groups, columns.rdb_bytes, n_groups, counts=n_keys)
+            values_of(groups, columns.rdb_bytes, n_groups, counts=n_keys)
         kind_codes, pairs = columns.type_encodings
         kinds = name_matrix(groups, n_groups, kind_codes, len(pairs), group_counts=n_keys)
 
@@ -117,8 +118,7 @@ class GroupStats:
             n_expired = counts(ttl_groups[expired], n_groups)
             memory_expired = counts(ttl_groups[expired], n_groups, columns.memory[ttl_rows[expired]])
             oldest = int(expire[expired].min()) if len(expired) else None
-            ttl_s = SortedGroups.build(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups,
-                                       counts=n_with_ttl)
+            ttl_s = values_of(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups, counts=n_with_ttl)
         if columns.table["n_fields_with_ttl"].null_count == columns.n:
             n_with_field_ttl = np.zeros(n_groups, np.int64)
         else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .grouping import merge_counted
+from .grouping import SlotCounter, SortedGroups, counting_limit, merge_counted
 
 #: Entries (distinct group and value pairs) a merge may keep before it rounds values: 2M
 #: entries, 48 MB.
@@ -54,6 +54,25 @@ class ValueCounts:
     def relative_error(self):
         """Bound on how far below the exact value a percentile or top-k sum may be (0 when exact)."""
         return 0.0 if self.precision == EXACT else 2.0 ** (1 - self.precision)
+
+    @classmethod
+    def of_keys(cls, groups, values, n_groups, counts=None):
+        """The value counts of keys: a group (int64 ids ≥ 0) and a value (non-negative integers) each;
+        ``counts``: keys per group, when known. The arguments of ``SortedGroups.build``."""
+        values = np.asarray(values)
+        top = int(values.max()) if len(values) else 0
+        width = top + 1
+        if len(values) and top < 1 << 62 and n_groups * width <= counting_limit(len(values)):
+            # a counter per (group, value) pair: no sort, and no sorted copy of the keys to count runs in
+            slot, count, total = SlotCounter().counted(np.asarray(groups, np.int64) * width + values.astype(np.int64),
+                                                       values, n_groups * width)
+            group = slot // width
+            sums = np.zeros(n_groups, np.uint64)
+            np.add.at(sums, group, total)
+            if counts is None:
+                counts = np.bincount(group, weights=count, minlength=n_groups)
+            return cls(group, (slot % width).astype(np.uint64), count, np.asarray(counts).astype(np.int64), sums)
+        return cls.of_sorted(SortedGroups.build(groups, values, n_groups, counts=counts))
 
     @classmethod
     def of_sorted(cls, sorted_groups):

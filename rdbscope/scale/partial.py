@@ -114,13 +114,11 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         inferred = inferred.combine_chunks()
     codes, names = dictionary_codes(inferred)
     groups = PatternGroups.build(columns.db, codes, names)
-    stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys)
+    stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys,
+                               values_of=ValueCounts.of_keys)
     activity = ActivityCounts.measure(groups.group, groups.n, columns, plan.activity.idle_thresholds_s,
                                       plan.activity.cold_idle_s)
-    stats = replace(stats, memory=ValueCounts.of_sorted(stats.memory),
-                    rdb_bytes=ValueCounts.of_sorted(stats.rdb_bytes),
-                    ttl_s=None if stats.ttl_s is None else ValueCounts.of_sorted(stats.ttl_s),
-                    example_offsets=None, example_rows=None, activity=activity)
+    stats = replace(stats, example_offsets=None, example_rows=None, activity=activity)
     kept = _kept_rows(columns, groups, stats, plan)
     rules = None
     if plan.rules is not None:

@@ -75,3 +75,21 @@ def test_no_note_of_rounding_when_every_value_was_counted():
     assert result.returncode == 0, result.stderr
     assert "rounded down" not in result.stderr
     assert json.loads(result.stdout)["overview"]["n_keys"] == 2073
+
+
+def test_counting_keys_gives_the_counts_of_their_sorted_values():
+    """ValueCounts.of_keys counts a real dump's sizes by (group, value) pair where they are few, and sorts
+    them where they are many: both as the counts of the sorted values."""
+    from rdbscope.keyspace.grouping import SortedGroups
+
+    table = rdbscope.load(DUMP).to_arrow()
+    group = table["db"].to_numpy().astype(np.int64)
+    n_groups = int(group.max()) + 1
+    small = table["rdb_bytes"].to_numpy().astype(np.uint64) % 50  # few distinct: counted by pair
+    large = table["rdb_bytes"].to_numpy().astype(np.uint64) * 1000  # a wide range: sorted
+    for values in (small, large):
+        got = ValueCounts.of_keys(group, values, n_groups)
+        expected = ValueCounts.of_sorted(SortedGroups.build(group, values, n_groups))
+        for name in ("group", "value", "count", "counts", "sums"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+            assert getattr(got, name).dtype == getattr(expected, name).dtype, name
