@@ -446,6 +446,11 @@ def merge_counted(parts, n_groups):
     return out_group[:n], out_value[:n], out_first[:n], out_second[:n] if with_second else None
 
 
+#: Slots per key up to which keys are counted per slot in a :class:`SlotCounter` kept from call to call
+#: rather than sorted: reading back the slots costs less than the sort.
+KEPT_SLOTS_PER_KEY = 8
+
+
 class SlotCounter:
     """Keys, and a weight summed, per slot of a dense range ``0..slots-1``, in counters kept from one
     call to the next (zeroed as they are read back: see ``rdb/_slot_counts.py``). One per thread."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .grouping import SlotCounter, SortedGroups, counting_limit, merge_counted
+from .grouping import KEPT_SLOTS_PER_KEY, SlotCounter, SortedGroups, counting_limit, merge_counted
 
 #: Entries (distinct group and value pairs) a merge may keep before it rounds values: 2M
 #: entries, 48 MB.
@@ -56,16 +56,19 @@ class ValueCounts:
         return 0.0 if self.precision == EXACT else 2.0 ** (1 - self.precision)
 
     @classmethod
-    def of_keys(cls, groups, values, n_groups, counts=None):
+    def of_keys(cls, groups, values, n_groups, counts=None, counter=None):
         """The value counts of keys: a group (int64 ids ≥ 0) and a value (non-negative integers) each;
-        ``counts``: keys per group, when known. The arguments of ``SortedGroups.build``."""
+        ``counts``: keys per group, when known (the arguments of ``SortedGroups.build``). ``counter``: a
+        :class:`~.grouping.SlotCounter` kept from call to call, which counts wider ranges of values
+        than a fresh one would."""
         values = np.asarray(values)
         top = int(values.max()) if len(values) else 0
         width = top + 1
-        if len(values) and top < 1 << 62 and n_groups * width <= counting_limit(len(values)):
+        most = counting_limit(len(values)) if counter is None else KEPT_SLOTS_PER_KEY * len(values)
+        if len(values) and top < 1 << 62 and n_groups * width <= most:
             # a counter per (group, value) pair: no sort, and no sorted copy of the keys to count runs in
-            slot, count, total = SlotCounter().counted(np.asarray(groups, np.int64) * width + values.astype(np.int64),
-                                                       values, n_groups * width)
+            pair = np.asarray(groups, np.int64) * width + values.astype(np.int64)
+            slot, count, total = (counter or SlotCounter()).counted(pair, values, n_groups * width)
             group = slot // width
             sums = np.zeros(n_groups, np.uint64)
             np.add.at(sums, group, total)

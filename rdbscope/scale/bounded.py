@@ -18,7 +18,7 @@ import pyarrow as pa
 from ..errors import RdbError
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
-from ..keyspace.grouping import first_per_group
+from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.groups import PatternGroups
 from ..passes import ActivityPass, BigKeysPass, ExpiryPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
 from ..passes.base import PassOutput
@@ -124,6 +124,7 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
     first_row = 0
     measured = False
     spill = Spill(plan.spill_dir) if plan.spill_dir is not None else None
+    counter = SlotCounter()
     for table in tables:
         if isinstance(table, ReadPast):
             if stop_when_past and measured:
@@ -133,7 +134,7 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
         measured = True
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
         pending.append(chunk_partial(table, measured_as or result.info, first_row, _without_dropped(plan, total),
-                                     salt, cutoff, spill))
+                                     salt, cutoff, spill, counter))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
             summary = part if summary is None else add_summaries(summary, part)

@@ -24,16 +24,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..keyspace.grouping import SlotCounter, merge_counted
+from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
 #: Example rows kept per (group, second) and per (group, millisecond): the incidents' and
 #: batches' examples are the first rows of their keys.
 EXAMPLES = 3
-
-#: A chunk's keys are counted per (group, value) slot when there are at most this many slots per
-#: key (one bincount), and sorted otherwise.
-DENSE_SLOTS_PER_KEY = 8
 
 #: Most (group, second) slots of the table that tells which seconds hold a batch's worth of keys
 #: (one bit each); past it, a search per record.
@@ -79,7 +75,7 @@ class Tally:
         low = int(value.min())
         span = int(value.max()) - low + 1
         slots = (int(group.max()) + 1) * span
-        if slots <= DENSE_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
+        if slots <= KEPT_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
             hit, count, memory = (counter or SlotCounter()).counted(group * span + (value - low), memory, slots)
             return cls(hit // span, hit % span + low, count, memory, np.zeros(0, EXAMPLE))
         return cls._sorted(group, value, memory)
@@ -251,7 +247,6 @@ class Spill:
         self._ends = open(os.path.join(self.directory, "ends"), "wb")  # noqa: SIM115
         self._rows = open(os.path.join(self.directory, "rows"), "wb")  # noqa: SIM115
         self._written = 0
-        self.counter = SlotCounter()  # the per-second tallies of this process's chunks count with it
 
     def log_keys(self, keys, rows):
         """Keep ``keys`` (a BinaryArray), the keys at ``rows`` (ascending, after every row logged before)."""
@@ -338,10 +333,10 @@ def read_partition(segments, index, group_of, keep_second, min_keys):
                  memory.astype(np.uint64), _first_examples(examples))
 
 
-def tally_chunk(columns, group, first_row, spill, groups):
+def tally_chunk(columns, group, first_row, spill, groups, counter=None):
     """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key, rows from
     ``first_row``); the keys themselves (group, millisecond, memory, row, and the key) go to ``spill``
-    (``groups``: the chunk's (db, pattern) pairs)."""
+    (``groups``: the chunk's (db, pattern) pairs); ``counter``: see :meth:`Tally.of_keys`."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
     if ctime is not None and len(rows):
@@ -354,7 +349,7 @@ def tally_chunk(columns, group, first_row, spill, groups):
     global_rows = rows.astype(np.uint64) + np.uint64(first_row)
     spill.log_keys(columns.keys.take(rows), global_rows)
     spill.write(group, expire, memory, global_rows, groups)
-    return Tally.of_keys(group, expire // 1000, memory, spill.counter)
+    return Tally.of_keys(group, expire // 1000, memory, counter)
 
 
 class CountedExpiring:

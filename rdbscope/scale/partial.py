@@ -7,6 +7,7 @@ may name (examples, big and top keys) and a uniform sample of key names from
 which the patterns of the whole are learned when the partials are finished.
 """
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -15,7 +16,7 @@ import pyarrow.compute as pc
 
 from ..keyspace.activity import ActivityCounts, cold_rows, nullable, recorded
 from ..keyspace.columns import KeyColumns, dictionary_codes
-from ..keyspace.grouping import first_per_group, largest_per_group, rows_above
+from ..keyspace.grouping import SlotCounter, first_per_group, largest_per_group, rows_above
 from ..keyspace.groups import PatternGroups
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
@@ -104,10 +105,12 @@ class Partial:
     ttl_buckets: tuple | None = None
 
 
-def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None):
+def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
     ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);
-    the chunk's expiring keys go to ``spill`` (an :class:`~.expiry_counts.Spill`)."""
+    the chunk's expiring keys go to ``spill`` (an :class:`~.expiry_counts.Spill`). ``counter``: the
+    :class:`~rdbscope.keyspace.grouping.SlotCounter` the chunks of one thread count values with."""
+    counter = counter or SlotCounter()
     columns = KeyColumns(table, info)
     inferred = infer_patterns(columns.keys)
     if isinstance(inferred, pa.ChunkedArray):
@@ -115,7 +118,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     codes, names = dictionary_codes(inferred)
     groups = PatternGroups.build(columns.db, codes, names)
     stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys,
-                               values_of=ValueCounts.of_keys)
+                               values_of=functools.partial(ValueCounts.of_keys, counter=counter))
     activity = ActivityCounts.measure(groups.group, groups.n, columns, plan.activity.idle_thresholds_s,
                                       plan.activity.cold_idle_s)
     stats = replace(stats, example_offsets=None, example_rows=None, activity=activity)
@@ -133,7 +136,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     if rules is not None:
         rows = rows.append_column(RULES_ONLY, pa.array(rules_only, pa.bool_()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
-    expiring = tally_chunk(columns, groups.group, first_row, spill, pairs) if spill is not None else Tally.empty()
+    expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, first_row, spill, pairs, counter)
     return Partial(
         groups=pairs,
         stats=stats,

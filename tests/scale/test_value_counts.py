@@ -78,17 +78,19 @@ def test_no_note_of_rounding_when_every_value_was_counted():
 
 
 def test_counting_keys_gives_the_counts_of_their_sorted_values():
-    """ValueCounts.of_keys counts a real dump's sizes by (group, value) pair where they are few, and sorts
-    them where they are many: both as the counts of the sorted values."""
-    from rdbscope.keyspace.grouping import SortedGroups
+    """ValueCounts.of_keys counts a real dump's sizes by (group, value) pair where they are few (more of
+    them with a counter kept from call to call), and sorts them where they are many: every way, the
+    counts of the sorted values."""
+    from rdbscope.keyspace.grouping import SlotCounter, SortedGroups
 
     table = rdbscope.load(DUMP).to_arrow()
     group = table["db"].to_numpy().astype(np.int64)
     n_groups = int(group.max()) + 1
-    small = table["rdb_bytes"].to_numpy().astype(np.uint64) % 50  # few distinct: counted by pair
-    large = table["rdb_bytes"].to_numpy().astype(np.uint64) * 1000  # a wide range: sorted
-    for values in (small, large):
-        got = ValueCounts.of_keys(group, values, n_groups)
+    sizes = table["rdb_bytes"].to_numpy().astype(np.uint64)
+    kept = SlotCounter()
+    # 50 values per group: counted; 5,000: counted with the kept counter only; sizes * 1000: sorted
+    for values, counter in [(v, c) for v in (sizes % 50, sizes % 5000, sizes * 1000) for c in (None, kept)]:
+        got = ValueCounts.of_keys(group, values, n_groups, counter=counter)
         expected = ValueCounts.of_sorted(SortedGroups.build(group, values, n_groups))
         for name in ("group", "value", "count", "counts", "sums"):
             assert np.array_equal(getattr(got, name), getattr(expected, name)), name
