@@ -13,13 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..rdb._builds import compiled_module, pure_python_forced, python_module
-
-_picks = python_module("_group_rows") if pure_python_forced() else \
-    compiled_module("_group_rows") or python_module("_group_rows")
-_runs = python_module("_runs") if pure_python_forced() else compiled_module("_runs") or python_module("_runs")
-_slot_counts = python_module("_slot_counts") if pure_python_forced() else \
-    compiled_module("_slot_counts") or python_module("_slot_counts")
+from ..rdb import kernels
 
 #: Percentiles reported everywhere, as (column suffix, quantile).
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
@@ -387,10 +381,10 @@ def first_per_group(groups, n_groups, k, rows=None):
     seen = np.zeros(n_groups, np.int64)
     if rows is None:
         out = np.empty(min(len(groups), n_groups * k), np.int64)
-        return out[:_picks.first_rows(groups, k, seen, out)]
+        return out[:kernels.group_rows.first_rows(groups, k, seen, out)]
     rows = np.ascontiguousarray(rows, np.int64)
     out = np.empty(min(len(rows), n_groups * k), np.int64)
-    return out[:_picks.first_rows_of(groups, rows, k, seen, out)]
+    return out[:kernels.group_rows.first_rows_of(groups, rows, k, seen, out)]
 
 
 def largest_per_group(values, groups, threshold, k):
@@ -402,7 +396,7 @@ def largest_per_group(values, groups, threshold, k):
     threshold = np.ascontiguousarray(threshold, np.uint64)
     out = np.empty(len(values), np.int64)
     tied = np.zeros(len(threshold), np.int64)
-    return out[:_picks.largest_rows(values, groups, threshold, k, tied, out)].copy()
+    return out[:kernels.group_rows.largest_rows(values, groups, threshold, k, tied, out)].copy()
 
 
 def merge_counted(parts, n_groups):
@@ -439,7 +433,7 @@ def merge_counted(parts, n_groups):
     out_group = np.empty(offset, np.int64)
     out_value, out_first = np.empty(offset, np.uint64), np.empty(offset, np.uint64)
     out_second = np.empty(offset if with_second else 0, np.uint64)
-    n = _runs.merge_runs(joined(0), joined(1), joined(2) if with_second else out_second,
+    n = kernels.runs.merge_runs(joined(0), joined(1), joined(2) if with_second else out_second,
                          np.concatenate(starts), np.concatenate(ends), group_runs, run_of.astype(np.int64),
                          np.empty(len(run_of), np.int64), np.empty(len(run_of), np.int64),
                          np.empty(len(run_of), np.uint64), out_group, out_value, out_first, out_second)
@@ -464,9 +458,9 @@ class SlotCounter:
         ``slots``) with ``weight`` (non-negative integers)."""
         if len(self._count) < slots:
             self._count, self._total = np.zeros(slots, np.int64), np.zeros(slots, np.uint64)
-        _slot_counts.count_into(np.ascontiguousarray(slot, np.int64), np.ascontiguousarray(weight, np.uint64),
+        kernels.slot_counts.count_into(np.ascontiguousarray(slot, np.int64), np.ascontiguousarray(weight, np.uint64),
                                 self._count, self._total)
         most = min(len(slot), slots)
         hit, count, total = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.uint64)
-        n = _slot_counts.take_counted(self._count, self._total, slots, hit, count, total)
+        n = kernels.slot_counts.take_counted(self._count, self._total, slots, hit, count, total)
         return hit[:n], count[:n], total[:n]

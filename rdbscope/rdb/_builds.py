@@ -27,5 +27,10 @@ def compiled_module(name):
     return None if module.__file__.endswith(".py") else module
 
 
+def chosen_module(name):
+    """The build of ``rdbscope.rdb.<name>`` to run: compiled where built, unless RDBSCOPE_PUREPYTHON is set."""
+    return python_module(name) if pure_python_forced() else compiled_module(name) or python_module(name)
+
+
 def pure_python_forced():
     return bool(os.environ.get("RDBSCOPE_PUREPYTHON"))

@@ -3,10 +3,9 @@
 import numpy as np
 import pyarrow as pa
 
-from ._builds import compiled_module, pure_python_forced, python_module
+from ._builds import chosen_module
 
-_slots = python_module("_slots") if pure_python_forced() else compiled_module("_slots") or python_module("_slots")
-fill_slots = _slots.fill_slots
+fill_slots = chosen_module("_slots").fill_slots
 
 N_SLOTS = 16384
 

@@ -22,12 +22,10 @@ from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
-from ..rdb._builds import compiled_module, pure_python_forced, python_module
+from ..rdb import kernels
 from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
 from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
-
-_ranks = python_module("_ranks") if pure_python_forced() else compiled_module("_ranks") or python_module("_ranks")
 
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
@@ -195,7 +193,7 @@ def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
     cutoff, see :func:`merge_samples`) and the cutoff."""
     rank = np.empty(len(keys), np.uint64)
-    _ranks.fill_ranks(first_row, salt << 40, rank)
+    kernels.ranks.fill_ranks(first_row, salt << 40, rank)
     cutoff = _cutoff_for(rank, size, cutoff)  # before the keys are taken: only those kept are
     chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
