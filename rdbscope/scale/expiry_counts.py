@@ -200,8 +200,8 @@ class SpillSegment:
         """The records of partition ``index`` (:data:`RECORD`), their rows counted from the first dump."""
         if self.buffers:
             records = np.frombuffer(self.buffers[index], RECORD)
-        elif os.path.getsize(self.paths[index]):
-            records = np.fromfile(self.paths[index], RECORD)
+        elif os.path.getsize(self.paths[index]):  # mapped, not copied: read straight from the page cache
+            records = np.memmap(self.paths[index], RECORD, mode="r")
         else:
             return np.zeros(0, RECORD)
         if self.row_offset:
@@ -292,26 +292,30 @@ def read_partition(segments, index, group_of, keep_second, min_keys):
     ``group_of``: per segment, the final group of each of its group numbers;
     ``keep_second(group, second)``: which records to count (a bool per record).
     """
-    kept = []
+    parts = []
     for segment, groups in zip(segments, group_of, strict=True):
         records = segment.records(index)
-        if len(records) == 0:
-            continue
-        group = groups[records["group"]]
-        keep = keep_second(group, records["value"] // 1000)
-        if keep.any():
-            kept.append((records[keep], group[keep]))
-    if not kept:
+        if len(records):
+            parts.append((records, groups[records["group"]]))
+    if not parts:
         return Tally.empty()
+    # Counted by a hash of (group, millisecond) first: a bucket of fewer than min_keys records
+    # holds no entry of min_keys (colliding entries only add up), so nearly every record drops
+    # out before the seconds are looked up and the rest sorted. About one bucket per record: the
+    # counts stay small, and a uniform spread fills no bucket up to a batch.
+    buckets = 1 << max(16, sum(len(r) for r, _g in parts).bit_length())
+    hashed = [(r["value"] * 0x9E3779B1 + g * 0x85EBCA77) & (buckets - 1) for r, g in parts]
+    per_bucket = np.zeros(buckets, np.int64)
+    for bucket in hashed:
+        per_bucket += np.bincount(bucket, minlength=buckets)
+    kept = []
+    for (records, group), bucket in zip(parts, hashed, strict=True):
+        maybe = np.flatnonzero(per_bucket[bucket] >= min_keys)
+        records, group = records[maybe], group[maybe]
+        keep = keep_second(group, records["value"] // 1000)
+        kept.append((records[keep], group[keep]))
     records = np.concatenate([r for r, _g in kept])
     group = np.concatenate([g for _r, g in kept])
-    # Counted by a hash of (group, millisecond) first: a bucket of fewer than min_keys records
-    # holds no entry of min_keys (colliding entries only add up), so most records drop out before
-    # the sort.
-    buckets = 1 << max(16, (4 * len(records)).bit_length())
-    bucket = (records["value"] * 0x9E3779B1 + group * 0x85EBCA77) & (buckets - 1)
-    maybe = np.bincount(bucket, minlength=buckets)[bucket] >= min_keys
-    records, group = records[maybe], group[maybe]
     if len(records) == 0:
         return Tally.empty()
     value = records["value"]
@@ -401,14 +405,22 @@ class CountedExpiring:
 
     def _first_rows(self, spans, whole_dump):
         """The first :data:`EXAMPLES` rows of the keys in each span, read from the spilled records."""
+        if not spans:
+            return []
         starts = np.array([((0 if whole_dump else g) << 32) | (s - self.base_s) for g, s, _e in spans], np.int64)
         ends = np.array([((0 if whole_dump else g) << 32) | (e - self.base_s) for g, _s, e in spans], np.int64)
+        first_ms = min(s for _g, s, _e in spans) * 1000
+        end_ms = max(e for _g, _s, e in spans) * 1000
+
         def first_in(index):
             kept = []
             for segment, groups in zip(self._segments, self._group_of, strict=True):
                 records = segment.records(index)
-                if len(records) == 0:
+                value = records["value"]
+                near = np.flatnonzero((value >= first_ms) & (value < end_ms))  # a cheap test first
+                if len(near) == 0:
                     continue
+                records = records[near]
                 group = np.zeros(len(records), np.int64) if whole_dump else groups[records["group"]]
                 code = (group << 32) | (records["value"] // 1000 - self.base_s)
                 span = np.searchsorted(starts, code, side="right") - 1
