@@ -409,18 +409,15 @@ class CountedExpiring:
             return []
         starts = np.array([((0 if whole_dump else g) << 32) | (s - self.base_s) for g, s, _e in spans], np.int64)
         ends = np.array([((0 if whole_dump else g) << 32) | (e - self.base_s) for g, _s, e in spans], np.int64)
-        first_ms = min(s for _g, s, _e in spans) * 1000
-        end_ms = max(e for _g, _s, e in spans) * 1000
+        near = _seconds_of(spans)
 
         def first_in(index):
             kept = []
             for segment, groups in zip(self._segments, self._group_of, strict=True):
                 records = segment.records(index)
-                value = records["value"]
-                near = np.flatnonzero((value >= first_ms) & (value < end_ms))  # a cheap test first
-                if len(near) == 0:
+                records = records[near(records["value"])]  # a cheap test first
+                if len(records) == 0:
                     continue
-                records = records[near]
                 group = np.zeros(len(records), np.int64) if whole_dump else groups[records["group"]]
                 code = (group << 32) | (records["value"] // 1000 - self.base_s)
                 span = np.searchsorted(starts, code, side="right") - 1
@@ -512,6 +509,28 @@ class CountedExpiring:
         for segment in self._segments:
             found.update(segment.key_texts(rows))
         return tuple(found[row] for row in rows.tolist())
+
+
+#: Seconds up to which :func:`_seconds_of` marks the seconds of spans in a table.
+SPAN_TABLE_SECONDS = 1 << 24
+
+
+def _seconds_of(spans):
+    """A function of epoch milliseconds giving which of them fall in one of ``spans`` (``(group, start_s,
+    end_s)``, whatever their group), as positions: bursts are short and few, so nearly all keys drop
+    out in one lookup per key before their group and span are searched."""
+    low = min(s for _g, s, _e in spans)
+    high = max(e for _g, _s, e in spans)
+    if high - low > SPAN_TABLE_SECONDS:  # spans years apart: only their bounds
+        return lambda ms: np.flatnonzero((ms >= low * 1000) & (ms < high * 1000))
+    covered = np.zeros(high - low + 1, bool)  # the last slot stays False: past every span
+    for _g, start_s, end_s in spans:
+        covered[start_s - low:end_s - low] = True
+
+    def near(ms):
+        offset = np.clip(ms // 1000 - low, -1, high - low)
+        return np.flatnonzero(covered[offset])
+    return near
 
 
 def _where(tally, keep):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
 import pytest
 from conftest import ROOT
 from test_bounded import assert_same
@@ -12,6 +13,7 @@ from test_bounded import assert_same
 import rdbscope
 from rdbscope.config import Config
 from rdbscope.passes.expiry import ExpiryOptions
+from rdbscope.scale import expiry_counts
 
 PASSES = ["patterns", "expiry"]
 TABLES = ["patterns", "expiry_bursts", "expiry_timeline"]
@@ -125,3 +127,16 @@ def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_p
             client.close()
     assert_same(in_memory, bounded, tables=TABLES)
     assert any(f.code == "EXP003" for f in bounded.finding_list)
+
+
+@pytest.mark.parametrize("table_limit", [1 << 24, 1])  # a table of seconds; the spans' bounds alone
+def test_seconds_of_spans_keep_exactly_the_milliseconds_inside(table_limit, monkeypatch):
+    monkeypatch.setattr(expiry_counts, "SPAN_TABLE_SECONDS", table_limit)
+    spans = [(0, 1000, 1010), (3, 1005, 1020), (1, 2000, 2001)]
+    ms = np.array([-5, 999_999, 1_000_000, 1_009_999, 1_019_999, 1_020_000, 1_500_000, 2_000_000, 2_000_999,
+                   2_001_000, 9_000_000], np.int64)
+    inside = {i for i, t in enumerate(ms.tolist()) if any(s * 1000 <= t < e * 1000 for _g, s, e in spans)}
+    found = set(expiry_counts._seconds_of(spans)(ms).tolist())
+    assert inside <= found  # never one inside left out
+    if table_limit > 1:  # the table tells exactly
+        assert found == inside == {2, 3, 4, 7, 8}
