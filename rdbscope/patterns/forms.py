@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..rdb import kernels
 from .numbering import KeyForms
 
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -60,6 +61,34 @@ def mask_digits(keys):
     return pa.Array.from_buffers(keys.type, len(keys), [None, pa.py_buffer(offsets - offsets[0]), masked])
 
 
+#: Slots of the table :func:`_numbered_forms` starts with (it grows fourfold when half full).
+FIRST_FORM_SLOTS = 1 << 12
+
+
+def _numbered_forms(keys):
+    """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``rdb/_forms.py``)."""
+    offsets = _offsets(keys)
+    start, stop = int(offsets[0]), int(offsets[-1])
+    masked = np.empty(stop - start, np.uint8)
+    data = np.frombuffer(_data(keys), np.uint8) if stop > start else np.zeros(1, np.uint8)
+    kernels.forms.mask_digits_into(data, start, stop, masked)
+    offsets = np.ascontiguousarray(offsets, np.int32)
+    form_of_key = np.empty(len(keys), np.int32)
+    first_key = np.empty(len(keys), np.int32)
+    table = np.full(FIRST_FORM_SLOTS, -1, np.int32)  # grows with the forms, not the keys: stays in cache
+    state = np.zeros(2, np.int64)  # the next key, the forms so far
+    while True:
+        kernels.forms.number_forms(offsets, masked, start, table, form_of_key, first_key, state)
+        if state[0] == len(keys):
+            break
+        table = np.full(4 * len(table), -1, np.int32)
+        kernels.forms.place_forms(offsets, masked, start, table, first_key, int(state[1]))
+    n_forms = int(state[1])
+    masked_keys = pa.Array.from_buffers(keys.type, len(keys), [None, pa.py_buffer(offsets - start),
+                                                               pa.py_buffer(masked)])
+    return form_of_key, masked_keys.take(pa.array(first_key[:n_forms]))
+
+
 #: Keys per slice of :func:`encode_forms`.
 FORM_SLICE_ROWS = 1 << 20
 
@@ -73,6 +102,9 @@ def encode_forms(keys, slice_rows=FORM_SLICE_ROWS):
     holds the GIL), another dictionary-encodes the one before (pyarrow
     releases it). Each slice keeps its own numbering of forms.
     """
+    if len(keys) <= slice_rows and pa.types.is_binary(keys.type):
+        form_of_key, forms = _numbered_forms(keys)
+        return KeyForms.of(form_of_key, len(forms)), forms
     if len(keys) <= slice_rows:
         form_of_key, forms = encode(mask_digits(keys))
         return KeyForms.of(form_of_key, len(forms)), forms

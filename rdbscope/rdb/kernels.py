@@ -4,6 +4,8 @@ the source). See the modules for what each does."""
 
 from ._builds import chosen_module
 
+#: Keys' digits masked and their forms numbered (``rdb/_forms.py``).
+forms = chosen_module("_forms")
 #: First keys and largest keys per group (``rdb/_group_rows.py``).
 group_rows = chosen_module("_group_rows")
 #: The uniform sample's rank of each row (``rdb/_ranks.py``).

@@ -1,0 +1,32 @@
+"""The compiled numbering of keys' forms gives what dictionary-encoding the masked keys gives."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import SAMPLE_DUMPS, module_builds
+
+import rdbscope
+from rdbscope.patterns import forms
+from rdbscope.rdb import kernels
+
+
+def keys_of_many_shapes():
+    """A real dump's keys, with edge cases: empty keys, bytes that are not UTF-8, lengths around eight,
+    and 9,000 forms of their own (the table of forms grows several times)."""
+    real = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-default.rdb").table["key"].to_pylist()
+    rng = np.random.default_rng(7)
+    odd = [b"", b"\xff\x00\xfe", b"1234567", b"12345678", b"123456789", b"abcdefgh", b"abcdefgh1", b"0" * 40]
+    distinct = [bytes(rng.integers(97, 123, 11).astype(np.uint8)) for _ in range(9000)]
+    return pa.array(real + odd * 3 + distinct + real, pa.binary())
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("_forms")))
+def test_numbered_forms_are_the_dictionary_of_the_masked_keys(build, monkeypatch):
+    monkeypatch.setattr(kernels, "forms", module_builds("_forms")[build])
+    keys = keys_of_many_shapes()
+    for part in (keys, keys.slice(1000, 9500), keys.slice(0, 0)):  # a slice starts past the data's start
+        expected_ids, expected_forms = forms.encode(forms.mask_digits(part))
+        ids, found = forms._numbered_forms(part)
+        assert ids.tolist() == expected_ids.tolist()
+        assert found.to_pylist() == expected_forms.to_pylist()
+    assert len(forms._numbered_forms(keys)[1]) > 9000
