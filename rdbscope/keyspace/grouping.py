@@ -419,7 +419,7 @@ def merge_counted(parts, n_groups):
         run_groups.append(np.asarray(new_group, np.int64)[group[run_start]])
         columns.append((value, first, second))
         offset += len(group)
-    with_second = bool(columns) and columns[0][2] is not None
+    with_second = bool(parts) and parts[0][3] is not None
     if not columns:
         nothing = np.zeros(0, np.uint64)
         return np.zeros(0, np.int64), nothing, nothing, nothing if with_second else None
@@ -434,9 +434,9 @@ def merge_counted(parts, n_groups):
     out_value, out_first = np.empty(offset, np.uint64), np.empty(offset, np.uint64)
     out_second = np.empty(offset if with_second else 0, np.uint64)
     n = kernels.runs.merge_runs(joined(0), joined(1), joined(2) if with_second else out_second,
-                         np.concatenate(starts), np.concatenate(ends), group_runs, run_of.astype(np.int64),
-                         np.empty(len(run_of), np.int64), np.empty(len(run_of), np.int64),
-                         np.empty(len(run_of), np.uint64), out_group, out_value, out_first, out_second)
+                                np.concatenate(starts), np.concatenate(ends), group_runs, run_of.astype(np.int64),
+                                np.empty(len(run_of), np.int64), np.empty(len(run_of), np.int64),
+                                np.empty(len(run_of), np.uint64), out_group, out_value, out_first, out_second)
     return out_group[:n], out_value[:n], out_first[:n], out_second[:n] if with_second else None
 
 
@@ -459,8 +459,15 @@ class SlotCounter:
         if len(self._count) < slots:
             self._count, self._total = np.zeros(slots, np.int64), np.zeros(slots, np.uint64)
         kernels.slot_counts.count_into(np.ascontiguousarray(slot, np.int64), np.ascontiguousarray(weight, np.uint64),
-                                self._count, self._total)
+                                       self._count, self._total)
         most = min(len(slot), slots)
         hit, count, total = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.uint64)
         n = kernels.slot_counts.take_counted(self._count, self._total, slots, hit, count, total)
         return hit[:n], count[:n], total[:n]
+
+    def counted_pairs(self, group, value, weight, n_groups, width):
+        """``(group, value, keys, weight summed)`` of each (group, value) pair present, by group then
+        value, of keys with a group below ``n_groups`` and a value below ``width`` each."""
+        pair = np.asarray(group, np.int64) * width + np.asarray(value, np.int64)
+        slot, count, total = self.counted(pair, weight, n_groups * width)
+        return slot // width, slot % width, count, total

@@ -67,14 +67,13 @@ class ValueCounts:
         most = counting_limit(len(values)) if counter is None else KEPT_SLOTS_PER_KEY * len(values)
         if len(values) and top < 1 << 62 and n_groups * width <= most:
             # a counter per (group, value) pair: no sort, and no sorted copy of the keys to count runs in
-            pair = np.asarray(groups, np.int64) * width + values.astype(np.int64)
-            slot, count, total = (counter or SlotCounter()).counted(pair, values, n_groups * width)
-            group = slot // width
+            counter = counter or SlotCounter()
+            group, value, count, total = counter.counted_pairs(groups, values, values, n_groups, width)
             sums = np.zeros(n_groups, np.uint64)
             np.add.at(sums, group, total)
             if counts is None:
                 counts = np.bincount(group, weights=count, minlength=n_groups)
-            return cls(group, (slot % width).astype(np.uint64), count, np.asarray(counts).astype(np.int64), sums)
+            return cls(group, value.astype(np.uint64), count, np.asarray(counts).astype(np.int64), sums)
         return cls.of_sorted(SortedGroups.build(groups, values, n_groups, counts=counts))
 
     @classmethod

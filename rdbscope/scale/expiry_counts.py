@@ -32,7 +32,8 @@ from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 EXAMPLES = 3
 
 #: Most (group, second) slots of the table that tells which seconds hold a batch's worth of keys
-#: (one bit each); past it, a search per record.
+#: (one bit each; past it, a search per record), and most seconds of the one that tells which are
+#: in an incident's span (see :func:`_seconds_of`).
 DENSE_LOOKUP_SLOTS = 1 << 26
 
 #: Files the millisecond tally is cut into: every key of one millisecond is in the same one.
@@ -74,10 +75,11 @@ class Tally:
             return cls.empty()
         low = int(value.min())
         span = int(value.max()) - low + 1
-        slots = (int(group.max()) + 1) * span
-        if slots <= KEPT_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
-            hit, count, memory = (counter or SlotCounter()).counted(group * span + (value - low), memory, slots)
-            return cls(hit // span, hit % span + low, count, memory, np.zeros(0, EXAMPLE))
+        n_groups = int(group.max()) + 1
+        if n_groups * span <= KEPT_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
+            counter = counter or SlotCounter()
+            group, offset, count, memory = counter.counted_pairs(group, value - low, memory, n_groups, span)
+            return cls(group, offset + low, count, memory, np.zeros(0, EXAMPLE))
         return cls._sorted(group, value, memory)
 
     @classmethod
@@ -511,17 +513,13 @@ class CountedExpiring:
         return tuple(found[row] for row in rows.tolist())
 
 
-#: Seconds up to which :func:`_seconds_of` marks the seconds of spans in a table.
-SPAN_TABLE_SECONDS = 1 << 24
-
-
 def _seconds_of(spans):
     """A function of epoch milliseconds giving which of them fall in one of ``spans`` (``(group, start_s,
     end_s)``, whatever their group), as positions: bursts are short and few, so nearly all keys drop
     out in one lookup per key before their group and span are searched."""
     low = min(s for _g, s, _e in spans)
     high = max(e for _g, _s, e in spans)
-    if high - low > SPAN_TABLE_SECONDS:  # spans years apart: only their bounds
+    if high - low > DENSE_LOOKUP_SLOTS:  # spans years apart: only their bounds
         return lambda ms: np.flatnonzero((ms >= low * 1000) & (ms < high * 1000))
     covered = np.zeros(high - low + 1, bool)  # the last slot stays False: past every span
     for _g, start_s, end_s in spans:

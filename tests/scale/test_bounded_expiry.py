@@ -131,7 +131,7 @@ def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_p
 
 @pytest.mark.parametrize("table_limit", [1 << 24, 1])  # a table of seconds; the spans' bounds alone
 def test_seconds_of_spans_keep_exactly_the_milliseconds_inside(table_limit, monkeypatch):
-    monkeypatch.setattr(expiry_counts, "SPAN_TABLE_SECONDS", table_limit)
+    monkeypatch.setattr(expiry_counts, "DENSE_LOOKUP_SLOTS", table_limit)
     spans = [(0, 1000, 1010), (3, 1005, 1020), (1, 2000, 2001)]
     ms = np.array([-5, 999_999, 1_000_000, 1_009_999, 1_019_999, 1_020_000, 1_500_000, 2_000_000, 2_000_999,
                    2_001_000, 9_000_000], np.int64)
