@@ -134,15 +134,6 @@ FAMILIES = (
      "documented shape"),
 )
 
-#: Families written by a library with nothing of the library's in their names, so that no pattern
-#: can tell them: pattern -> why.
-UNRECOGNIZABLE = {
-    "storefront:products/{id}/price": "Rails.cache.write keys are '<namespace>:<key>', both of the application's "
-                                      "choosing; only the value (a Marshal-dumped ActiveSupport::Cache::Entry, or "
-                                      "Rails 7.1's '\\x00\\x11' header) is Rails', and the scan does not read "
-                                      "string values",
-}
-
 #: The step of this script that drives a library, where its name is not the library's.
 STEP_OF = {"Django cache": "Django", "Django sessions": "Django", "express-session": "express",
            "express-rate-limit": "express", "Laravel cache": "Laravel", "Laravel queue": "Laravel",
@@ -766,7 +757,6 @@ def main(argv: list[str] | None = None) -> int:
              "written_by": STEP_OF.get(library, library)}
             for library, kind, regex, pattern, evidence in FAMILIES
         ],
-        "unrecognizable": UNRECOGNIZABLE,
         "user_families": [{"regex": regex, "pattern": pattern} for regex, pattern in USER_FAMILIES],
         "keys": oracle,
     }

@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, DJANGO_CACHE_ENTRY, DJANGO_SESSIONS, SCHEMAS, KeySchema, Library
+from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, SCHEMAS, STORE_ENTRIES, KeySchema, Library
 
 _COMPILED = tuple((schema, re.compile(schema.regex, re.S)) for schema in SCHEMAS)
 _BULL_QUEUE = re.compile(r"(.*?bull:[^:]+):")
@@ -59,17 +59,21 @@ def recognize(dbs, patterns, types):
             library = BULLMQ if any(o.startswith(queue + ":") and _BULLMQ_ONLY.fullmatch(o)
                                     for o in present[db]) else BULL
         out.append(Recognized(schema, library, prefix))
-    return _django_cache_entries(dbs, patterns, out)
+    return _store_entries(dbs, patterns, types, out)
 
 
-def _django_cache_entries(dbs, patterns, out):
-    """Patterns under the KEY_PREFIX:VERSION: of a Django session store are that cache's entries."""
-    prefixes = {(db, r.prefix) for db, r in zip(dbs, out, strict=True) if r and r.schema.library is DJANGO_SESSIONS}
-    if not prefixes:
+def _store_entries(dbs, patterns, types, out):
+    """String patterns under the prefix of a cache store's recognized keys (:data:`.schemas.STORE_ENTRIES`)
+    are that store's entries. A store without a prefix claims nothing: every key would be under it."""
+    stores = {(db, r.prefix): entry for db, r in zip(dbs, out, strict=True) if r and r.prefix
+              for library, entry in STORE_ENTRIES if r.library is library}
+    if not stores:
         return out
     marked = []
-    for db, pattern, r in zip(dbs, patterns, out, strict=True):
-        prefix = next((p for d, p in prefixes if d == db and pattern.startswith(p)), None)
-        marked.append(Recognized(DJANGO_CACHE_ENTRY, DJANGO_CACHE_ENTRY.library, prefix)
-                      if r is None and prefix is not None else r)
+    for db, pattern, present, r in zip(dbs, patterns, types, out, strict=True):
+        store = None
+        if r is None:
+            store = next(((prefix, entry) for (d, prefix), entry in stores.items()
+                          if d == db and pattern.startswith(prefix) and set(present) <= set(entry.types)), None)
+        marked.append(r if store is None else Recognized(store[1], store[1].library, store[0]))
     return marked

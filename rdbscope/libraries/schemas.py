@@ -262,6 +262,12 @@ SCHEMAS = (
     KeySchema(SOCKET_IO, "sio:session:<pid>", r"sio:session:\{(?:\*|b64)\}", ("string",), "session", SESSION),
 )
 
-#: A key kind that holds nothing unless a library key that names its prefix is there too: Django's
-#: cache entries are '<KEY_PREFIX>:<VERSION>:<key>' with a key of the user's choosing.
+#: Key kinds whose names hold nothing of the library's: a cache store's entries are '<prefix><key>' with
+#: a key of the user's choosing. They are told by a key of the same store that names the prefix.
 DJANGO_CACHE_ENTRY = KeySchema(DJANGO_CACHE, "<KEY_PREFIX>:<VERSION>:<key>", "", ("string",), "cache entry", CACHE)
+RAILS_CACHE_ENTRY = KeySchema(RAILS_CACHE, "<namespace>:<key>", "", ("string",), "cache entry", CACHE)
+
+#: (library of a recognized key, entry kind): other string patterns under the prefix of that key are
+#: entries of the same store. Django's session store writes through the cache, under its KEY_PREFIX
+#: and VERSION; Action View's fragments go through Rails.cache, under the store's namespace.
+STORE_ENTRIES = ((DJANGO_SESSIONS, DJANGO_CACHE_ENTRY), (RAILS_CACHE, RAILS_CACHE_ENTRY))

@@ -14,8 +14,6 @@ DUMP = SAMPLE_DUMPS / "libraries.rdb"
 TRUTH = json.loads((SAMPLE_DUMPS / "libraries.json").read_text())
 #: Enough rows for every pattern of the dump.
 TOP = 500
-#: Families whose keys carry nothing of their library: pattern -> why.
-UNRECOGNIZABLE = TRUTH["unrecognizable"]
 #: (pattern, library, key kind) as schemas.py names them, read from keys the library wrote.
 KINDS = [
     ("bull:emails:{id}", "BullMQ", "job"),
@@ -91,11 +89,8 @@ def html_owner_cells(tmp_path_factory):
 @pytest.mark.parametrize("family", TRUTH["families"], ids=[f["pattern"] for f in TRUTH["families"]])
 def test_json_patterns_carry_the_library_that_wrote_them(json_patterns, family):
     row = json_patterns[family["pattern"]]
-    if family["pattern"] in UNRECOGNIZABLE:
-        assert (row["library"], row["key_kind"]) == (None, None)
-    else:
-        assert row["library"] == family["library"]
-        assert row["key_kind"]
+    assert row["library"] == family["library"]
+    assert row["key_kind"]
 
 
 @pytest.mark.parametrize(("pattern", "library", "kind"), KINDS, ids=[k[0] for k in KINDS])
