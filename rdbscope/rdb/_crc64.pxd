@@ -1,15 +1,26 @@
 # C types for _crc64.py ("pure Python mode"); _scan.pxd cimports what the scanner calls.
 
 import cython
+from libc.string cimport memcpy
 
 ctypedef unsigned long long u64
 
-cdef object CRC_TABLES
+cdef object CRC_TABLES, sys
 cdef const u64[::1] CRC_VIEW
 cdef object np
 cdef Py_ssize_t MARK_EVERY, LANE_BYTES, MIN_LANES
+cdef int LITTLE_ENDIAN
 
-@cython.locals(t="const u64[::1]", i=Py_ssize_t, x=u64, k=int)
+cdef object STREAM_SHIFT
+cdef const u64[::1] STREAM_SHIFT_VIEW
+cdef Py_ssize_t STREAM_BYTES
+
+@cython.locals(x=u64, k=int)
+cdef inline u64 crc64_step(u64 crc, const unsigned char[::1] data, Py_ssize_t i, const u64[::1] t) noexcept nogil
+
+cdef inline u64 crc64_shift(u64 crc, const u64[::1] s) noexcept nogil
+
+@cython.locals(t="const u64[::1]", s="const u64[::1]", i=Py_ssize_t, j=Py_ssize_t, a=u64, b=u64, c=u64)
 cdef u64 crc64_update(u64 crc, const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop) noexcept nogil
 
 @cython.locals(view="const unsigned char[::1]")

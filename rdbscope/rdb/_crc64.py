@@ -14,11 +14,14 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
     from . import _cython_shim as cython
 
 import atexit
+import sys
 import weakref
 
 import numpy as np
 
 from ._pages import background_pool
+
+LITTLE_ENDIAN = cython.declare(cython.int, sys.byteorder == "little")
 
 #: The CRC is recorded at every MARK_EVERY bytes of a mapped dump.
 MARK_EVERY = cython.declare(cython.Py_ssize_t, 1 << 20)
@@ -46,24 +49,74 @@ def _crc64_tables():
 CRC_TABLES = _crc64_tables()
 CRC_VIEW = CRC_TABLES
 
+#: The bytes of each of the three streams the compiled build checksums side by side.
+STREAM_BYTES = cython.declare(cython.Py_ssize_t, 4096)
 
-def crc64_update(crc, data, start, stop):
-    """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
-    t = CRC_VIEW
-    i = start
-    if not cython.compiled and stop - start >= LANE_BYTES * MIN_LANES:
-        crc, done = _crc64_lanes(crc, data, start, stop)
-        i = start + done
-    while i + 8 <= stop:
-        x = 0
+
+def _zeros_shift_tables(n):
+    """Eight tables of 256: entry ``256 * k + b`` is the CRC register ``b << 8k`` after ``n`` zero bytes."""
+    import array
+
+    zeros = bytes(n)
+    powers = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # not 1 << bit: a C int, compiled
+    images = [crc64_chunk(int(power), zeros, 0, n) for power in powers]
+    out = array.array("Q", bytes(8 * 2048))
+    for k in range(8):
+        for b in range(1, 256):
+            low = b & -b
+            out[256 * k + b] = out[256 * k + (b ^ low)] ^ images[8 * k + low.bit_length() - 1]
+    return out
+
+
+
+def crc64_step(crc, data, i, t):
+    """``crc`` after the eight bytes at ``data[i]`` (slice-by-8)."""
+    x = 0
+    if cython.compiled and LITTLE_ENDIAN:  # one load, where gcc leaves the loop eight
+        memcpy(cython.address(x), cython.address(data[i]), 8)
+    else:
         k = 7
         while k >= 0:
             x = (x << 8) | data[i + k]
             k -= 1
-        x ^= crc
-        crc = (t[1792 + (x & 0xFF)] ^ t[1536 + ((x >> 8) & 0xFF)] ^ t[1280 + ((x >> 16) & 0xFF)]
-               ^ t[1024 + ((x >> 24) & 0xFF)] ^ t[768 + ((x >> 32) & 0xFF)] ^ t[512 + ((x >> 40) & 0xFF)]
-               ^ t[256 + ((x >> 48) & 0xFF)] ^ t[x >> 56])
+    x ^= crc
+    return (t[1792 + (x & 0xFF)] ^ t[1536 + ((x >> 8) & 0xFF)] ^ t[1280 + ((x >> 16) & 0xFF)]
+            ^ t[1024 + ((x >> 24) & 0xFF)] ^ t[768 + ((x >> 32) & 0xFF)] ^ t[512 + ((x >> 40) & 0xFF)]
+            ^ t[256 + ((x >> 48) & 0xFF)] ^ t[x >> 56])
+
+
+def crc64_shift(crc, s):
+    """``crc`` after STREAM_BYTES zero bytes: a linear map, applied by bytes through ``s``."""
+    return (s[crc & 0xFF] ^ s[256 + ((crc >> 8) & 0xFF)] ^ s[512 + ((crc >> 16) & 0xFF)]
+            ^ s[768 + ((crc >> 24) & 0xFF)] ^ s[1024 + ((crc >> 32) & 0xFF)] ^ s[1280 + ((crc >> 40) & 0xFF)]
+            ^ s[1536 + ((crc >> 48) & 0xFF)] ^ s[1792 + (crc >> 56)])
+
+
+def crc64_update(crc, data, start, stop):
+    """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
+    t = CRC_VIEW
+    s = STREAM_SHIFT_VIEW
+    i = start
+    if not cython.compiled and stop - start >= LANE_BYTES * MIN_LANES:
+        crc, done = _crc64_lanes(crc, data, start, stop)
+        i = start + done
+    # Three streams of STREAM_BYTES side by side: each step waits on the one before it, so three
+    # independent chains of lookups keep the core busy where one leaves it waiting. The streams
+    # are then joined as crc(A + B) = shift(crc(A), len(B)) ^ crc(B).
+    while cython.compiled and i + 3 * STREAM_BYTES <= stop:
+        a = crc
+        b = 0
+        c = 0
+        j = i
+        while j < i + STREAM_BYTES:
+            a = crc64_step(a, data, j, t)
+            b = crc64_step(b, data, j + STREAM_BYTES, t)
+            c = crc64_step(c, data, j + 2 * STREAM_BYTES, t)
+            j += 8
+        crc = crc64_shift(crc64_shift(a, s) ^ b, s) ^ c
+        i += 3 * STREAM_BYTES
+    while i + 8 <= stop:
+        crc = crc64_step(crc, data, i, t)
         i += 8
     while i < stop:
         crc = t[(crc ^ data[i]) & 0xFF] ^ (crc >> 8)
@@ -77,6 +130,10 @@ def crc64_chunk(crc, data, start, stop):
     with cython.nogil:
         crc = crc64_update(crc, view, start, stop)
     return crc
+
+
+STREAM_SHIFT = _zeros_shift_tables(STREAM_BYTES) if cython.compiled else None
+STREAM_SHIFT_VIEW = STREAM_SHIFT
 
 
 def crc_marks(data, marks, stop, progress, until):

@@ -195,6 +195,9 @@ cdef class Scanner(Columns):
                    kat=Py_ssize_t, vlen=Py_ssize_t, sint=bint, at=Py_ssize_t, width=int)
     cdef bint read_string_record(self) except -1
 
+    @cython.locals(p=Py_ssize_t, end=Py_ssize_t, b=int)
+    cdef bint skip_string_record(self) noexcept
+
     @cython.locals(clen=u64, ulen=u64, at=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t)
     cdef int read_key_encoded(self, u64 enc) except -1
 
@@ -292,5 +295,5 @@ cdef class Scanner(Columns):
     cdef inline bint keep_row(self, Py_ssize_t kstart) except -1
 
     @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=Py_ssize_t, byte=Py_ssize_t, bit=int, est=u64,
-                   first=Py_ssize_t, stop=Py_ssize_t)
+                   first=Py_ssize_t, stop=Py_ssize_t, past=bint, simple=bint)
     cpdef Py_ssize_t scan_batch(self) except -1

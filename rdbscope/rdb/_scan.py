@@ -752,6 +752,40 @@ class Scanner(Columns):
         self.klen = at + n
         return n
 
+    def skip_string_record(self):
+        """Step over the commonest record (see read_string_record) in a batch read past: only where it
+        ends matters. Returns False, having consumed nothing, for anything else."""
+        p = self.pos
+        end = self.end
+        if end - p < 3:
+            return False
+        b = self.view[p]
+        if b < 64:
+            p += 1 + b
+        elif b < 128:
+            p += 2 + (((b & 0x3F) << 8) | self.view[p + 1])
+        else:
+            return False
+        if end - p < 2:
+            return False
+        b = self.view[p]
+        if b < 64:
+            p += 1 + b
+        elif b < 128:
+            p += 2 + (((b & 0x3F) << 8) | self.view[p + 1])
+        elif b == 0xC0:
+            p += 2
+        elif b == 0xC1:
+            p += 3
+        elif b == 0xC2:
+            p += 5
+        else:
+            return False
+        if p > end:
+            return False
+        self.pos = p
+        return True
+
     def read_string_record(self):
         """Read the commonest record, a plain key and a plain or integer string value, in one go.
 
@@ -1922,6 +1956,8 @@ class Scanner(Columns):
             pass  # let the helper threads take the GIL they need to start their work
         first = self.rows
         stop = self.rows + self.batch_rows
+        # A batch read past keeps no row, only where each ends (keep_rows_before reads that).
+        past = self.reading_past and self.want_db is None and self.want_types is None and self.key_filter is None
         while self.rows < stop and not self.full and not self.done:
             if self.klen > self.key_limit:
                 self.full = True
@@ -1980,14 +2016,24 @@ class Scanner(Columns):
             self.db_keys += 1
             kstart = self.klen
             self.r_module_id = 0
-            if op != 0 or not self.read_string_record():
+            simple = op == 0 and (self.skip_string_record() if past else self.read_string_record())
+            if not simple:
                 self.context = "key"
                 self.cur_klen = self.read_key()
                 self.cur_kstart = kstart
                 self.read_value(op)
                 self.cur_kstart = -1
                 self.context = "file"
-            if self.keep_row(kstart):
+            if past:
+                r = self.rows
+                self.klen = kstart
+                self.c_koff[r + 1] = kstart
+                self.c_offset[r] = start
+                self.c_rdb_bytes[r] = self.base + self.pos - start
+                self.rows = r + 1
+                if self.rows == self.cap:
+                    self.full = True
+            elif self.keep_row(kstart):
                 r = self.rows
                 byte = r >> 3
                 bit = 1 << (r & 7)
