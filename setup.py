@@ -36,8 +36,8 @@ def extensions():
         return []
     return cythonize(
         [f"rdbscope/rdb/{name}.py"
-         for name in ("_columns", "_crc64", "_forms", "_group_rows", "_lzf", "_mapguard", "_memory", "_pages",
-                      "_ranks", "_runs", "_scan", "_slot_counts", "_slots")],
+         for name in ("_busy_buckets", "_columns", "_crc64", "_forms", "_group_rows", "_lzf", "_mapguard", "_memory",
+                      "_pages", "_ranks", "_runs", "_scan", "_slot_counts", "_slots")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

@@ -4,6 +4,8 @@ the source). See the modules for what each does."""
 
 from ._builds import chosen_module
 
+#: Spilled expiry records hashed into buckets, and those of the busy buckets (``rdb/_busy_buckets.py``).
+busy_buckets = chosen_module("_busy_buckets")
 #: Keys' digits masked and their forms numbered (``rdb/_forms.py``).
 forms = chosen_module("_forms")
 #: First keys and largest keys per group (``rdb/_group_rows.py``).

@@ -175,9 +175,10 @@ def _rule_rows(partials):
     return sum(p.rules.n_rows for p in partials if p.rules is not None)
 
 
-#: What reading past a key costs, as a share of measuring it (on the VM of bench/README.md: 50 ns of
-#: about 300): it sets how much more of the dump the first shares measure (see :func:`share_bounds`).
-READ_PAST_COST = 0.2
+#: What reading past a key costs, as a share of measuring it (on the VM of bench/README.md: about 30 ns,
+#: and 10 of checksum, of 330): it sets how much more of the dump the first shares measure (see
+#: :func:`share_bounds`).
+READ_PAST_COST = 0.12
 
 
 def share_bounds(size, shares, read_past_cost=READ_PAST_COST):

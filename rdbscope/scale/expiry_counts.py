@@ -26,6 +26,7 @@ import numpy as np
 
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
+from ..rdb import kernels
 
 #: Example rows kept per (group, second) and per (group, millisecond): the incidents' and
 #: batches' examples are the first rows of their keys.
@@ -298,22 +299,24 @@ def read_partition(segments, index, group_of, keep_second, min_keys):
     for segment, groups in zip(segments, group_of, strict=True):
         records = segment.records(index)
         if len(records):
-            parts.append((records, groups[records["group"]]))
+            parts.append((records, np.ascontiguousarray(groups, np.int64)))
     if not parts:
         return Tally.empty()
-    # Counted by a hash of (group, millisecond) first: a bucket of fewer than min_keys records
-    # holds no entry of min_keys (colliding entries only add up), so nearly every record drops
+    # Counted by a hash of (group, millisecond) first (rdb/_busy_buckets.py): nearly every record drops
     # out before the seconds are looked up and the rest sorted. About one bucket per record: the
     # counts stay small, and a uniform spread fills no bucket up to a batch.
     buckets = 1 << max(16, sum(len(r) for r, _g in parts).bit_length())
-    hashed = [(r["value"] * 0x9E3779B1 + g * 0x85EBCA77) & (buckets - 1) for r, g in parts]
-    per_bucket = np.zeros(buckets, np.int64)
-    for bucket in hashed:
-        per_bucket += np.bincount(bucket, minlength=buckets)
+    per_bucket = np.zeros(buckets, np.uint16)
+    raws = [records.view(np.uint8).reshape(-1) for records, _g in parts]
+    for raw, (_records, groups) in zip(raws, parts, strict=True):
+        kernels.busy_buckets.count_buckets(raw, RECORD.itemsize, groups, buckets - 1, per_bucket)
     kept = []
-    for (records, group), bucket in zip(parts, hashed, strict=True):
-        maybe = np.flatnonzero(per_bucket[bucket] >= min_keys)
-        records, group = records[maybe], group[maybe]
+    for raw, (records, groups) in zip(raws, parts, strict=True):
+        maybe = np.empty(len(records), np.int64)
+        maybe = maybe[:kernels.busy_buckets.busy_records(raw, RECORD.itemsize, groups, buckets - 1, per_bucket,
+                                                         min(min_keys, 65535), maybe)]
+        records = records[maybe]
+        group = groups[records["group"]]
         keep = keep_second(group, records["value"] // 1000)
         kept.append((records[keep], group[keep]))
     records = np.concatenate([r for r, _g in kept])
