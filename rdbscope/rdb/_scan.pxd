@@ -195,8 +195,11 @@ cdef class Scanner(Columns):
                    kat=Py_ssize_t, vlen=Py_ssize_t, sint=bint, at=Py_ssize_t, width=int)
     cdef bint read_string_record(self) except -1
 
-    @cython.locals(p=Py_ssize_t, end=Py_ssize_t, b=int)
+    @cython.locals(p=Py_ssize_t)
     cdef bint skip_string_record(self) noexcept
+
+    @cython.locals(b=int)
+    cdef inline Py_ssize_t string_end(self, Py_ssize_t p) noexcept
 
     @cython.locals(clen=u64, ulen=u64, at=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t)
     cdef int read_key_encoded(self, u64 enc) except -1

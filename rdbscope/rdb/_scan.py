@@ -755,36 +755,31 @@ class Scanner(Columns):
     def skip_string_record(self):
         """Step over the commonest record (see read_string_record) in a batch read past: only where it
         ends matters. Returns False, having consumed nothing, for anything else."""
-        p = self.pos
-        end = self.end
-        if end - p < 3:
-            return False
-        b = self.view[p]
-        if b < 64:
-            p += 1 + b
-        elif b < 128:
-            p += 2 + (((b & 0x3F) << 8) | self.view[p + 1])
-        else:
-            return False
-        if end - p < 2:
-            return False
-        b = self.view[p]
-        if b < 64:
-            p += 1 + b
-        elif b < 128:
-            p += 2 + (((b & 0x3F) << 8) | self.view[p + 1])
-        elif b == 0xC0:
-            p += 2
-        elif b == 0xC1:
-            p += 3
-        elif b == 0xC2:
-            p += 5
-        else:
-            return False
-        if p > end:
+        p = self.string_end(self.pos)
+        if p >= 0:
+            p = self.string_end(p)
+        if p < 0 or p > self.end:
             return False
         self.pos = p
         return True
+
+    def string_end(self, p):
+        """Where the string at ``p`` ends when it is plain (6 or 14-bit length) or an integer of 8, 16
+        or 32 bits; -1 for any other, or when too few bytes are left to tell."""
+        if self.end - p < 2:
+            return -1
+        b = self.view[p]
+        if b < 64:
+            return p + 1 + b
+        if b < 128:
+            return p + 2 + (((b & 0x3F) << 8) | self.view[p + 1])
+        if b == 0xC0:
+            return p + 2
+        if b == 0xC1:
+            return p + 3
+        if b == 0xC2:
+            return p + 5
+        return -1
 
     def read_string_record(self):
         """Read the commonest record, a plain key and a plain or integer string value, in one go.
