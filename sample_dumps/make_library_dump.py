@@ -29,10 +29,15 @@ public API so that it writes the keys it always writes:
 The Ruby gem Resque cannot be installed here (Debian has no package of it);
 its keys are written by node-resque, a port that keeps Resque's key layout
 (``evidence: "compatible library (node-resque)"`` in the truth). Laravel
-Horizon and Spring Session cannot be installed at all; their keys are written
-in the shape their source gives (``evidence: "documented shape"``), which is
-weaker evidence. Stack traces are turned off in the Node and RQ steps, so that
-failed jobs hold no path of the machine that ran them.
+Horizon is a Composer package, and no Composer registry is reachable from here;
+Spring Session cannot be run here either: its Maven artifacts are not reachable
+from this machine (repo.maven.apache.org does not resolve) and Debian does not
+package it. Their keys are written in the shape their source gives
+(``evidence: "documented shape"``), which is weaker evidence: Spring Session's
+by replaying, command by command, what RedisIndexedSessionRepository (3.5.7)
+sends for each save, with values that have the JDK serialization's shape only.
+Stack traces are turned off in the Node and RQ steps, so that failed jobs hold
+no path of the machine that ran them.
 A few keys of the application's own sit beside them, including an audit log
 that grows by sequential ids without a TTL.
 
@@ -132,6 +137,15 @@ FAMILIES = (
     ("Laravel Horizon", "job", r"horizon:\d+", "horizon:{id}", "documented shape"),
     ("Spring Session", "session", r"spring:session:sessions:[0-9a-f-]{36}", "spring:session:sessions:{uuid}",
      "documented shape"),
+    ("Spring Session", "session expiry marker", r"spring:session:sessions:expires:[0-9a-f-]{36}",
+     "spring:session:sessions:expires:{uuid}", "documented shape"),
+    ("Spring Session", "expiry index", r"spring:session:expirations:\d{13}", "spring:session:expirations:{ts}",
+     "documented shape"),
+    ("Spring Session", "principal index",
+     r"spring:session:index:org\.springframework\.session\.FindByIndexNameSessionRepository"
+     r"\.PRINCIPAL_NAME_INDEX_NAME:[a-z]+",
+     "spring:session:index:org.springframework.session.FindByIndexNameSessionRepository"
+     ".PRINCIPAL_NAME_INDEX_NAME:{*}", "documented shape"),
 )
 
 #: The step of this script that drives a library, where its name is not the library's.
@@ -576,7 +590,7 @@ def run_ruby(step: str, port: int, workdir: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Libraries that cannot be installed here: keys in the shape their source gives
+# Libraries that cannot be run here: keys in the shape their source gives
 # ---------------------------------------------------------------------------
 
 
@@ -593,18 +607,103 @@ def write_horizon(client: Any) -> None:
     pipe.execute()
 
 
+#: Spring Session (spring-session-data-redis 3.5.7, RedisIndexedSessionRepository with its defaults).
+SPRING_NAMESPACE = "spring:session:"  # RedisIndexedSessionRepository.DEFAULT_NAMESPACE + ":"
+SPRING_MAX_INACTIVE_S = 1800  # MapSession.DEFAULT_MAX_INACTIVE_INTERVAL_SECONDS
+SPRING_PRINCIPAL_INDEX = "org.springframework.session.FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME"
+#: The users who log in: each several times, a session per login.
+SPRING_PRINCIPALS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy")
+SPRING_LOGINS = 50
+SPRING_REVISITS = 20
+
+
+def _jdk_value(payload: bytes) -> bytes:
+    """A hash value as JdkSerializationRedisSerializer (the default value serializer) writes it, in shape only.
+
+    The JDK serialization magic and version (ObjectStreamConstants STREAM_MAGIC 0xaced, STREAM_VERSION 5)
+    lead every value. The payload after them is NOT a real serialized object (a java.lang.Long, an Integer, a
+    SecurityContextImpl): only a short stand-in, binary as the real one is.
+    """
+    return b"\xac\xed\x00\x05" + payload
+
+
+def _jdk_string(text: str) -> bytes:
+    """A java.lang.String as ObjectOutputStream writes it (TC_STRING 0x74, a 2-byte length, the ASCII text): the
+    real serialized form, which set members get from the same value serializer."""
+    data = text.encode("ascii")
+    return b"\xac\xed\x00\x05t" + len(data).to_bytes(2, "big") + data
+
+
+def _next_minute(ms: int) -> int:
+    # MinuteBasedRedisSessionExpirationStore.roundUpToNextMinute: plus one minute, truncated to the minute.
+    return (ms // 60_000 + 1) * 60_000
+
+
 def write_spring_session(client: Any, rng: random.Random) -> None:
-    # spring-session-data-redis RedisIndexedSessionRepository: namespace "spring:session",
-    # a hash per session "sessions:<id>", "sessions:expires:<id>" and the sets
-    # "expirations:<minute epoch ms>"; the hash expires 5 minutes after the session does.
-    pipe = client.pipeline()
-    for _ in range(50):
+    """Logins and later requests of SPRING_PRINCIPALS, each save replayed as RedisIndexedSessionRepository's
+    RedisSession.saveDelta issues it (spring-session-data-redis 3.5.7, default namespace and serializers).
+
+    Per save, in its order: HSET of the changed fields on ``sessions:<id>`` (RedisSessionMapper's
+    creationTime, lastAccessedTime, maxInactiveInterval and sessionAttr:<name>; keys and hash keys as text,
+    values JDK-serialized); when the delta holds SPRING_SECURITY_CONTEXT or the principal-name attribute, SADD of
+    the id to ``index:<PRINCIPAL_NAME_INDEX_NAME>:<principal>`` (no TTL: cleanupPrincipalIndex removes the id
+    when the session expires or is deleted); createShadowKey: APPEND "" to ``sessions:expires:<id>`` and EXPIRE
+    maxInactiveInterval; EXPIRE of the hash to maxInactiveInterval + 5 minutes; then
+    MinuteBasedRedisSessionExpirationStore.save: SREM ``expires:<id>`` from the set of the previous expiry minute
+    when it moved, EXPIRE of ``expirations:<expiry rounded up to the minute>`` to maxInactiveInterval + 5
+    minutes and only then SADD of ``expires:<id>``, so the first session of a minute leaves the set without a
+    TTL (the EXPIRE met no key) and a later save to that minute gives it one.
+
+    The saves happened over the last 25 minutes: each EXPIRE is replayed as a PEXPIREAT at the time of its
+    save, so the dump holds what the repository would have left. The cleanup job (cleanupExpiredSessions,
+    every minute) deletes only the set of the minute just past: none of these, which are 5 to 30 minutes away.
+    """
+    seconds, micros = client.time()
+    now_ms = seconds * 1000 + micros // 1000
+    principals = list(SPRING_PRINCIPALS) * 2
+    principals += [rng.choice(SPRING_PRINCIPALS) for _ in range(SPRING_LOGINS - len(principals))]
+    saves = []  # (time, session id, principal or None for a later request)
+    for principal in principals:
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        pipe.hset(f"spring:session:sessions:{sid}", mapping={
-            "creationTime": 1795000000000, "lastAccessedTime": 1795000000000, "maxInactiveInterval": 1800})
-        pipe.expire(f"spring:session:sessions:{sid}", 2100)
-        pipe.set(f"spring:session:sessions:expires:{sid}", "", ex=1800)
-    pipe.execute()
+        login = now_ms - rng.randrange(60_000, 25 * 60_000)
+        saves.append((login, sid, principal))
+    for login, sid, _ in rng.sample(saves, SPRING_REVISITS):
+        saves.append((rng.randrange(login + 30_000, now_ms), sid, None))
+    saves.sort()
+    last_access: dict[str, int] = {}
+    for at, sid, principal in saves:
+        session = f"{SPRING_NAMESPACE}sessions:{sid}"
+        if principal is not None:  # a new session: the whole session is the delta
+            delta = {
+                "creationTime": _jdk_value(b"sr java.lang.Long " + at.to_bytes(8, "big")),
+                "maxInactiveInterval": _jdk_value(b"sr java.lang.Integer " + SPRING_MAX_INACTIVE_S.to_bytes(4, "big")),
+                "lastAccessedTime": _jdk_value(b"sr java.lang.Long " + at.to_bytes(8, "big")),
+                "sessionAttr:SPRING_SECURITY_CONTEXT": _jdk_value(
+                    b"sr SecurityContextImpl UsernamePasswordAuthenticationToken " + principal.encode()
+                    + rng.randbytes(48)),
+            }
+            if rng.random() < 0.5:
+                delta["sessionAttr:cart"] = _jdk_value(b"sr java.util.ArrayList " + rng.randbytes(16))
+            original = None
+        else:  # a later request: only lastAccessedTime changed
+            delta = {"lastAccessedTime": _jdk_value(b"sr java.lang.Long " + at.to_bytes(8, "big"))}
+            original = last_access[sid] + SPRING_MAX_INACTIVE_S * 1000
+        last_access[sid] = at
+        pipe = client.pipeline()
+        pipe.hset(session, mapping=delta)
+        if principal is not None:
+            pipe.sadd(f"{SPRING_NAMESPACE}index:{SPRING_PRINCIPAL_INDEX}:{principal}", _jdk_string(sid))
+        expires = at + SPRING_MAX_INACTIVE_S * 1000
+        five_minutes_after = expires + 5 * 60_000
+        pipe.append(f"{SPRING_NAMESPACE}sessions:expires:{sid}", "")
+        pipe.pexpireat(f"{SPRING_NAMESPACE}sessions:expires:{sid}", expires)
+        pipe.pexpireat(session, five_minutes_after)
+        minute = _next_minute(expires)
+        if original is not None and _next_minute(original) != minute:
+            pipe.srem(f"{SPRING_NAMESPACE}expirations:{_next_minute(original)}", _jdk_string(f"expires:{sid}"))
+        pipe.pexpireat(f"{SPRING_NAMESPACE}expirations:{minute}", five_minutes_after)
+        pipe.sadd(f"{SPRING_NAMESPACE}expirations:{minute}", _jdk_string(f"expires:{sid}"))
+        pipe.execute()
 
 
 def write_own_keys(client: Any, rng: random.Random) -> None:

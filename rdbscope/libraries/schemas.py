@@ -246,14 +246,28 @@ SCHEMAS = (
     KeySchema(REDIS_OM, "<global prefix>:<module>.<Model>:<pk>",
               r"(?P<prefix>[^:]*):(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9]*:\{\*\}", ("hash", "ReJSON-RL", "module"),
               "model", RECORD),
-    # spring-session-data-redis RedisIndexedSessionRepository: '<namespace>:sessions:<id>' hashes,
-    # '<namespace>:sessions:expires:<id>', '<namespace>:expirations:<minute>'.
+    # spring-session-data-redis RedisIndexedSessionRepository (3.5.7; namespace 'spring:session' by default):
+    # '<namespace>:sessions:<id>' hashes of RedisSessionMapper's creationTime, lastAccessedTime,
+    # maxInactiveInterval and sessionAttr:<name> (values JDK-serialized by default), expiring 5 minutes after
+    # the session; createShadowKey's '<namespace>:sessions:expires:<id>', an empty string expiring with the
+    # session, whose expired event tells the repository to clean up.
     KeySchema(SPRING_SESSION, "spring:session:sessions:<id>", _P + r"spring:session:sessions:\{uuid\}", ("hash",),
               "session", SESSION),
     KeySchema(SPRING_SESSION, "spring:session:sessions:expires:<id>",
               _P + r"spring:session:sessions:expires:\{uuid\}", ("string",), "session expiry marker", SESSION),
-    KeySchema(SPRING_SESSION, "spring:session:expirations:<minute>", _P + r"spring:session:expirations:\{.+\}",
-              ("set",), "expiry index", STATE),
+    # MinuteBasedRedisSessionExpirationStore (in RedisIndexedSessionRepository.java): a set per minute of expiry
+    # (epoch ms), 'expirations:<minute>' of 'expires:<id>'; its EXPIRE comes before the SADD, so the first session
+    # of a minute leaves it without a TTL, and cleanupExpiredSessions deletes the set once its minute is past.
+    KeySchema(SPRING_SESSION, "spring:session:expirations:<minute>",
+              _P + r"spring:session:expirations:\{(?:ts|id)\}", ("set",), "expiry index", STATE),
+    # RedisIndexedSessionRepository.getPrincipalKey: '<namespace>:index:<PRINCIPAL_NAME_INDEX_NAME>:<principal>',
+    # a set of the ids of a user's sessions, added to by saveDelta when the session holds the principal-name
+    # attribute or SPRING_SECURITY_CONTEXT. No TTL: cleanupPrincipalIndex removes an id when the session's
+    # expires key expires or is deleted (the keyevents that ConfigureNotifyKeyspaceEventsAction turns on with
+    # notify-keyspace-events Egx), and the set goes with its last id: it holds the users with live sessions.
+    KeySchema(SPRING_SESSION, "spring:session:index:<PRINCIPAL_NAME_INDEX_NAME>:<principal>",
+              _P + r"spring:session:index:org\.springframework\.session\.FindByIndexNameSessionRepository"
+                   r"\.PRINCIPAL_NAME_INDEX_NAME:.+", ("set",), "principal index", STATE),
     # @socket.io/redis-streams-adapter lib/adapter.ts createAdapter: one stream, streamName default 'socket.io'.
     # (The pub/sub @socket.io/redis-adapter writes no keys: driven in make_library_dump.py, it left none.)
     KeySchema(SOCKET_IO, "socket.io", r"socket\.io", ("stream",), "event stream", QUEUE),

@@ -183,6 +183,25 @@ def test_socket_io_sessions_expire_with_the_recovery_window(owners):
     assert owners["socket.io"] == ("Socket.IO streams adapter", "event stream")
 
 
+SPRING_PRINCIPAL_INDEX = ("spring:session:index:org.springframework.session.FindByIndexNameSessionRepository"
+                          ".PRINCIPAL_NAME_INDEX_NAME:{*}")
+
+
+def test_spring_sessions_principal_index_is_the_librarys_state_not_a_leak(result, owners):
+    """RedisIndexedSessionRepository keeps a set of session ids per user without a TTL (the repository takes an
+    id out when its session expires), and a set per minute of expiry that the first session of its minute leaves
+    without a TTL: Spring Session's, and no finding names them."""
+    assert owners[SPRING_PRINCIPAL_INDEX] == ("Spring Session", "principal index")
+    assert owners["spring:session:expirations:{ts}"] == ("Spring Session", "expiry index")
+    index = [r for k, r in TRUTH["keys"].items() if k.startswith("spring:session:index:")]
+    assert len(index) == 10 and all(r["type"] == "set" and r["pttl_ms"] == -1 for r in index)
+    assert sum(r["length"] for r in index) == 50  # every login's session, under its user
+    minutes = [r for k, r in TRUTH["keys"].items() if k.startswith("spring:session:expirations:")]
+    assert 0 < sum(1 for r in minutes if r["pttl_ms"] == -1) < len(minutes)
+    assert not [f.code for f in result.finding_list
+                if f.pattern in (SPRING_PRINCIPAL_INDEX, "spring:session:expirations:{ts}")]
+
+
 def test_rails_cache_entries_are_the_keys_whose_values_rails_wrote(owners, tmp_path):
     """Rails.cache.write keys carry nothing of Rails in their names: they are told by the namespace of
     Action View's fragments in the same store. The values, read back from a server that loads the dump,
