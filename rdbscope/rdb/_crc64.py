@@ -68,7 +68,6 @@ def _zeros_shift_tables(n):
     return out
 
 
-
 def crc64_step(crc, data, i, t):
     """``crc`` after the eight bytes at ``data[i]`` (slice-by-8)."""
     x = 0
