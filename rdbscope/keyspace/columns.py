@@ -110,6 +110,11 @@ class KeyColumns:
         return _numpy(self.table["rdb_bytes"], np.uint64)
 
     @functools.cached_property
+    def offset(self):
+        """Where each key's entry starts in its dump (uint64)."""
+        return _numpy(self.table["offset"], np.uint64)
+
+    @functools.cached_property
     def n_elements(self):
         return _numpy(self.table["n_elements"], np.uint64)
 

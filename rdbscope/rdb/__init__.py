@@ -6,6 +6,7 @@
 """
 
 
+import os
 from collections.abc import Generator, Iterator
 
 import pyarrow as pa
@@ -47,7 +48,7 @@ if pure_python_forced() or _load_compiled_scanner() is None:
 else:
     _scan, IMPLEMENTATION = _load_compiled_scanner(), "cython"
 
-__all__ = ["scan", "Scan", "ReadPast", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION", "implementations"]
+__all__ = ["scan", "Scan", "ReadPast", "DumpInfo", "KEYS_SCHEMA", "IMPLEMENTATION", "implementations", "keys_at"]
 
 DEFAULT_BATCH_ROWS = 65536
 
@@ -271,6 +272,29 @@ def scan(source, **options) -> Scan:
         InputError: a live server cannot be reached, rejects the password or refuses SYNC.
     """
     return Scan(source, **options)
+
+
+def keys_at(path, offsets, implementation=None) -> dict:
+    """``{offset: key}`` (bytes) of the entries of a plain (uncompressed) dump file that start at
+    ``offsets`` (values of its ``offset`` column): a few keys read again, not kept from the scan.
+    ``implementation``: as for :func:`scan`.
+
+    Raises:
+        RdbError: the file is not a dump, or no entry starts at one of ``offsets`` (naming ``path``).
+    """
+    module = _scan if implementation is None else implementations()[implementation]
+    found: dict = {}
+    with open(path, "rb") as file:
+        scanner = module.Scanner(file, 1, False, False)
+        try:
+            scanner.read_header()
+            for offset in sorted(set(int(o) for o in offsets)):
+                found[offset] = scanner.key_of_entry(offset)
+        except RdbError as error:
+            raise error.with_path(os.fspath(path)) from None
+        finally:
+            scanner.close()
+    return found
 
 
 def _type_indices(types):

@@ -1907,6 +1907,37 @@ class Scanner(Columns):
             i += 1
         self.key_meta_entries += 1
 
+    def key_of_entry(self, at):
+        """The key of the entry that starts at byte ``at`` (its ``offset``), after ``read_header()`` on a
+        seekable stream: past the entry's expiry, LRU/LFU and key-metadata opcodes and its type byte."""
+        self.src.seek(at)
+        self.base = at
+        self.pos = 0
+        self.end = 0
+        self.eof = False
+        self.context = "entry"
+        op = self.u8()
+        while True:
+            if op == OP_EXPIRETIME_MS:
+                self.skip(8)
+            elif op == OP_EXPIRETIME:
+                self.skip(4)
+            elif op == OP_FREQ:
+                self.skip(1)
+            elif op == OP_IDLE:
+                self.read_plain_len()
+            elif op == OP_KEY_META and not self.valkey:
+                self.skip_key_meta()
+            else:
+                break
+            self.context = "entry"
+            op = self.u8()
+        if not self.known_type(op):
+            self.pos -= 1
+            self.fail(RdbFormatError, f"no entry starts here: {op} is not an object type")
+        self.context = "key"
+        return self.read_bytes_object()
+
     def finish(self):
         """Read the checksum after the EOF opcode (RDB 5+) and verify it."""
         self.context = "checksum"

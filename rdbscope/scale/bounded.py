@@ -27,7 +27,7 @@ from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, ReadPast, scan
 from ..rules import RulesPass
 from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
-from .expiry_counts import CountedExpiring, Spill
+from .expiry_counts import CountedExpiring, Spill, places_end
 from .partial import (
     GROUP,
     KEY,
@@ -77,7 +77,7 @@ MERGE_EVERY = 8
 
 
 def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measured_as=None, summarize=False,
-                      share=(0, 1), **scan_options):
+                      share=(0, 1), log_keys=False, **scan_options):
     """Scan one dump chunk by chunk into one merged :class:`Partial`.
 
     ``measured_as``: the DumpInfo whose ctime the remaining TTLs are measured at (default: the
@@ -88,6 +88,9 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
     starts is known only once the chunks before it are read), and the scan stops after it; the
     partials of the ``n`` shares merge into the partial of the whole. The last share, which reads
     the dump to its end, checks the checksum and has the dump's whole info.
+
+    ``log_keys``: spill the expiring keys even from a plain dump file (which the keys are otherwise
+    read again from, for the few that a report shows): for a process whose files the caller cannot read.
 
     Returns ``(partial, info, summary)``: the dump's :class:`~rdbscope.DumpInfo` and, when
     ``summarize``, its :class:`~rdbscope.sources.SourceSummary` (summed over its chunks; else None).
@@ -106,7 +109,10 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
         tables = (pa.Table.from_batches([batch], schema=KEYS_SCHEMA) if isinstance(batch, pa.RecordBatch) else batch
                   for batch in result)
         try:
-            done = partial_of_tables(tables, result, plan, salt, measured_as, summarize, stop_when_past=shares > 1)
+            rereadable = None if log_keys or not isinstance(source, (str, os.PathLike)) or not is_local(source) \
+                else source
+            done = partial_of_tables(tables, result, plan, salt, measured_as, summarize, stop_when_past=shares > 1,
+                                     dump=rereadable)
         except RdbError as exc:
             raise error_naming(exc, source) from None
         finally:
@@ -116,14 +122,16 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
     return done
 
 
-def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=False, stop_when_past=False):
+def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=False, stop_when_past=False,
+                      dump=None):
     """:func:`partial_of_source` of the chunks ``tables`` (``pyarrow.Table`` chunks of a dump's keys, in
     order, or a :class:`~rdbscope.rdb.ReadPast` for the chunks of other shares) that the scan ``result``
-    reads; see there. ``stop_when_past``: stop at the first chunk read past after one measured."""
+    reads; see there. ``stop_when_past``: stop at the first chunk read past after one measured;
+    ``dump``: the path ``result`` reads, when its keys can be read again (a plain file: see :class:`Spill`)."""
     total, pending, summary = None, [], None
     first_row = 0
     measured = False
-    spill = Spill(plan.spill_dir) if plan.spill_dir is not None else None
+    spill = None
     counter = SlotCounter()
     for table in tables:
         if isinstance(table, ReadPast):
@@ -132,6 +140,8 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
             first_row += table.num_rows
             continue
         measured = True
+        if spill is None and plan.spill_dir is not None:  # the scan has opened the dump: is it compressed?
+            spill = Spill(plan.spill_dir, dump=dump if result.info.compression is None else None)
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
         pending.append(chunk_partial(table, measured_as or result.info, first_row, _without_dropped(plan, total),
                                      salt, cutoff, spill, counter))
@@ -241,7 +251,7 @@ def partial_of_sources(paths, plan, chunk_keys=DEFAULT_CHUNK_KEYS, *, jobs=1, cl
     total, infos, summaries = None, [], []
     for (_salt, path), (part, info, summary) in zip(items, done, strict=True):
         if total is not None:
-            part = shift_rows(part, total.n_keys)
+            part = shift_rows(part, total.n_keys, places_end(total.spilled))
         total = part if total is None else merge([total, part], plan.sample_keys)
         infos.append(info)
         summaries.append(replace(summary, path=str(path)) if summary is not None else None)
@@ -253,7 +263,7 @@ def _source_task(item, plan, chunk_keys, measured_as, summarize, scan_options, i
     in the partial (a Dask worker's disk may be another machine's)."""
     salt, path = item
     partial, info, summary = partial_of_source(path, plan, chunk_keys, salt=salt, measured_as=measured_as,
-                                               summarize=summarize, **scan_options)
+                                               summarize=summarize, log_keys=inline, **scan_options)
     if inline:
         partial = replace(partial, spilled=tuple(segment.inline() for segment in partial.spilled))
     return partial, info, summary

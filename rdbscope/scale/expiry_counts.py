@@ -8,13 +8,14 @@ Of the keys that expire after the dump's ctime, two tallies:
 * per (group, millisecond): the same, for the batches of EXP003. A batch is every key of
   one millisecond wherever it lies in the dump, and a uniform spread of expiries has about
   as many distinct milliseconds as keys, so the keys go to disk as records (group,
-  millisecond, memory, row), cut into :data:`PARTITIONS` files by millisecond, and are
+  millisecond, memory, place), cut into :data:`PARTITIONS` files by millisecond, and are
   counted at the end a partition at a time, only those of the seconds that hold a batch's
   worth of keys (see :class:`Spill`).
 
 Examples (the first keys of an incident or a batch) are found at the end in the records, as
-row numbers; their keys are read back from a log of the chunks' keys that the spill writes
-beside the records (each chunk's key buffers as they are).
+places in dump order (where each key's entry starts in its dump). Their keys are then read again
+from a plain dump file (a few entries); from any other source, from a log of the expiring keys
+that the spill writes beside the records.
 """
 
 import os
@@ -24,12 +25,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..errors import InputError
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
-from ..rdb import kernels
+from ..rdb import kernels, keys_at
 
-#: Example rows kept per (group, second) and per (group, millisecond): the incidents' and
-#: batches' examples are the first rows of their keys.
+#: Examples kept per (group, second) and per (group, millisecond): the incidents' and batches'
+#: examples are the first of their keys in dump order.
 EXAMPLES = 3
 
 #: Most (group, second) slots of the table that tells which seconds hold a batch's worth of keys
@@ -40,21 +42,22 @@ DENSE_LOOKUP_SLOTS = 1 << 26
 #: Files the millisecond tally is cut into: every key of one millisecond is in the same one.
 PARTITIONS = 32
 
-#: An example: the entry it belongs to and its row.
-EXAMPLE = np.dtype([("group", np.int64), ("value", np.int64), ("row", np.uint64)])
-#: A spilled record: one per expiring key.
-RECORD = np.dtype([("group", np.int32), ("value", np.int64), ("memory", np.uint64), ("row", np.uint64)])
+#: An example: the entry it belongs to and its key's place.
+EXAMPLE = np.dtype([("group", np.int64), ("value", np.int64), ("place", np.uint64)])
+#: A spilled record: one per expiring key. ``place``: where the key's entry starts in its dump (its
+#: ``offset``); with the segment's ``place_offset``, the order of the keys of several dumps.
+RECORD = np.dtype([("group", np.int32), ("value", np.int64), ("memory", np.uint64), ("place", np.uint64)])
 
 
 @dataclass(frozen=True)
 class Tally:
-    """Keys per (group, value), sorted by group then value, with the first rows of each (when taken).
+    """Keys per (group, value), sorted by group then value, with the first places of each (when taken).
 
     Attributes:
         group, value: int64 per entry (value: an epoch second or millisecond).
         count: keys of each entry (int64); memory: their memory (uint64).
-        examples: the first :data:`EXAMPLES` rows of each entry (:data:`EXAMPLE`), sorted by
-            group, value and row.
+        examples: the first :data:`EXAMPLES` places of each entry (:data:`EXAMPLE`), sorted by
+            group, value and place.
     """
 
     group: np.ndarray
@@ -117,11 +120,11 @@ class Tally:
 
 
 def _first_examples(examples):
-    """The first :data:`EXAMPLES` rows of each (group, value) of ``examples``, sorted."""
+    """The first :data:`EXAMPLES` places of each (group, value) of ``examples``, sorted."""
     if len(examples) == 0:
         return examples
     group, value = examples["group"], examples["value"]
-    order = np.lexsort((examples["row"], value, group))
+    order = np.lexsort((examples["place"], value, group))
     group, value = group[order], value[order]
     starts = _starts(group, value)
     rank = np.arange(len(group)) - np.repeat(starts, np.diff(np.append(starts, len(group))))
@@ -160,30 +163,38 @@ def _starts_mask(group, value):
 @dataclass(frozen=True)
 class SpillSegment:
     """What one process spilled: the per-millisecond records, a file per partition, with the
-    (db, pattern) of each group number in them (the chunks' patterns); and the expiring keys
-    (``keys``: their bytes, ``ends``: where each ends in them, int64; ``rows``: their rows, uint64).
+    (db, pattern) of each group number in them (the chunks' patterns), and where its keys are.
+
+    ``dump``: the plain dump file the keys are read again from, as it was when read (``stamp``: its
+    size and modification time); else the log of the expiring keys (``keys``: their bytes, ``ends``:
+    where each ends in them, int64; ``places``: their places, uint64). ``first``, ``end``: the
+    places the records hold lie in ``[first, end)``.
 
     ``buffers`` replace the files when the segment travels to another machine (see :meth:`inline`);
-    ``row_offset`` is added to its rows (a dump read after others).
+    ``place_offset`` is added to its places (a dump read after others).
     """
 
     paths: tuple
     keys: str
     ends: str
-    rows: str
+    places: str
     groups: tuple
     buffers: tuple = ()
-    row_offset: int = 0
+    place_offset: int = 0
+    dump: str | None = None
+    stamp: tuple = ()
+    first: int = 0
+    end: int = 0
 
     def inline(self):
         """The segment with its files read into memory and removed: for a Dask worker whose disk the
         client may not reach."""
         buffers = []
-        for path in (*self.paths, self.keys, self.ends, self.rows):
+        for path in (*self.paths, self.keys, self.ends, self.places):
             with open(path, "rb") as file:
                 buffers.append(file.read())
         shutil.rmtree(os.path.dirname(self.keys), ignore_errors=True)
-        return replace(self, paths=(), keys="", ends="", rows="", buffers=tuple(buffers))
+        return replace(self, paths=(), keys="", ends="", places="", buffers=tuple(buffers))
 
     def landed(self, directory):
         """An inlined segment written back to files under ``directory`` (where it arrived), so that what
@@ -192,81 +203,118 @@ class SpillSegment:
             return self
         os.makedirs(directory, exist_ok=True)
         here = tempfile.mkdtemp(prefix="landed-", dir=directory)
-        names = [f"{i:02d}.records" for i in range(len(self.buffers) - 3)] + ["keys", "ends", "rows"]
+        names = [f"{i:02d}.records" for i in range(len(self.buffers) - 3)] + ["keys", "ends", "places"]
         paths = [os.path.join(here, name) for name in names]
         for path, buffer in zip(paths, self.buffers, strict=True):
             with open(path, "wb") as file:
                 file.write(buffer)
-        return replace(self, paths=tuple(paths[:-3]), keys=paths[-3], ends=paths[-2], rows=paths[-1], buffers=())
+        return replace(self, paths=tuple(paths[:-3]), keys=paths[-3], ends=paths[-2], places=paths[-1], buffers=())
 
     def records(self, index):
-        """The records of partition ``index`` (:data:`RECORD`), their rows counted from the first dump."""
+        """The records of partition ``index`` (:data:`RECORD`), their places counted from the first dump."""
         if self.buffers:
             records = np.frombuffer(self.buffers[index], RECORD)
         elif os.path.getsize(self.paths[index]):  # mapped, not copied: read straight from the page cache
             records = np.memmap(self.paths[index], RECORD, mode="r")
         else:
             return np.zeros(0, RECORD)
-        if self.row_offset:
+        if self.place_offset:
             records = records.copy()
-            records["row"] += np.uint64(self.row_offset)
+            records["place"] += np.uint64(self.place_offset)
         return records
 
-    def key_texts(self, rows):
-        """``{row: key text}`` of those of ``rows`` (counted from the first dump) this segment logged."""
+    def key_texts(self, places):
+        """``{place: key text}`` of those of ``places`` (counted from the first dump) that are this segment's."""
+        wanted = [place - self.place_offset for place in np.asarray(places).tolist()
+                  if self.first <= place - self.place_offset < self.end]
+        if not wanted:
+            return {}
+        if self.dump is not None:
+            if _stamp(self.dump) != self.stamp:
+                raise InputError(f"{self.dump}: the dump changed while rdbscope was reading it; run again")
+            keys = keys_at(self.dump, wanted)
+            return {place + self.place_offset: _text(keys[place]) for place in wanted}
+        return self._logged_texts(wanted)
+
+    def _logged_texts(self, wanted):
         if self.buffers:
             keys, ends, logged = (np.frombuffer(b, t) for b, t in zip(self.buffers[-3:], (np.uint8, np.int64,
                                                                                           np.uint64), strict=True))
         else:
             keys, ends, logged = (np.memmap(p, t, "r") if os.path.getsize(p) else np.zeros(0, t)
-                                  for p, t in ((self.keys, np.uint8), (self.ends, np.int64), (self.rows, np.uint64)))
-        rows = [row for row in np.asarray(rows).tolist() if row >= self.row_offset]
+                                  for p, t in ((self.keys, np.uint8), (self.ends, np.int64), (self.places, np.uint64)))
         found = {}
-        if len(logged) == 0 or not rows:
+        if len(logged) == 0:
             return found
-        wanted = np.array(rows, np.uint64) - np.uint64(self.row_offset)
-        at = np.minimum(np.searchsorted(logged, wanted), len(logged) - 1)
-        for row, position in zip(rows, at.tolist(), strict=True):
-            if int(logged[position]) == row - self.row_offset:
+        at = np.minimum(np.searchsorted(logged, np.array(wanted, np.uint64)), len(logged) - 1)
+        for place, position in zip(wanted, at.tolist(), strict=True):
+            if int(logged[position]) == place:
                 start = int(ends[position - 1]) if position else 0
-                found[row] = bytes(keys[start:int(ends[position])]).decode("utf-8", "backslashreplace")
+                found[place + self.place_offset] = _text(bytes(keys[start:int(ends[position])]))
         return found
 
 
+def _text(key):
+    return key.decode("utf-8", "backslashreplace")
+
+
+def _stamp(path):
+    """What tells a file rewritten since: its size and modification time."""
+    status = os.stat(path)
+    return status.st_size, status.st_mtime_ns
+
+
+def places_end(segments):
+    """A place after every place of ``segments``: where the places of the next dump's segments begin."""
+    return max((s.place_offset + s.end for s in segments), default=0)
+
+
 class Spill:
-    """Writes the per-millisecond tallies and the keys of one process's chunks under ``directory``.
+    """Writes the per-millisecond tallies of one process's chunks under ``directory``, and their keys
+    unless they can be read again from ``dump`` (a plain dump file's path).
 
     Each chunk's tally names its groups by number; the spill numbers (db, pattern) pairs once
     for all its chunks, so that the records of every chunk read back through one table.
     """
 
-    def __init__(self, directory):
+    def __init__(self, directory, dump=None):
         os.makedirs(directory, exist_ok=True)
         self.directory = tempfile.mkdtemp(prefix="part-", dir=directory)
+        self.dump = None if dump is None else os.path.abspath(dump)
+        self.stamp = _stamp(self.dump) if self.dump is not None else ()
         self._numbers = {}
         self.paths = tuple(os.path.join(self.directory, f"{i:02d}.records") for i in range(PARTITIONS))
         self._files = [open(path, "wb") for path in self.paths]  # noqa: SIM115 (closed in close())
         self._keys = open(os.path.join(self.directory, "keys"), "wb")  # noqa: SIM115
         self._ends = open(os.path.join(self.directory, "ends"), "wb")  # noqa: SIM115
-        self._rows = open(os.path.join(self.directory, "rows"), "wb")  # noqa: SIM115
+        self._places = open(os.path.join(self.directory, "places"), "wb")  # noqa: SIM115
         self._written = 0
+        self._first, self._end = None, 0
 
-    def log_keys(self, keys, rows):
-        """Keep ``keys`` (a BinaryArray), the keys at ``rows`` (ascending, after every row logged before)."""
+    @property
+    def logs_keys(self):
+        """Whether the keys are written here (the dump cannot be read again)."""
+        return self.dump is None
+
+    def log_keys(self, keys, places):
+        """Keep ``keys`` (a BinaryArray), the keys at ``places`` (ascending, after every place logged before)."""
         offsets = np.frombuffer(keys.buffers()[1], np.int32)[keys.offset:keys.offset + len(keys) + 1]
         data = keys.buffers()[2]
         start, stop = int(offsets[0]), int(offsets[-1])
         self._keys.write(memoryview(data)[start:stop] if data is not None else b"")
         (offsets[1:].astype(np.int64) - start + self._written).tofile(self._ends)
-        np.asarray(rows, np.uint64).tofile(self._rows)
+        np.asarray(places, np.uint64).tofile(self._places)
         self._written += stop - start
 
-    def write(self, group, value, memory, rows, groups):
+    def write(self, group, value, memory, places, groups):
         """Add a chunk's expiring keys: a group (``groups[g]`` is its (db, pattern)), epoch millisecond,
-        memory and row each. They are written as they come, a record per key: a chunk holds few
-        keys of one millisecond, so counting them here would save little."""
+        memory and place each (places ascending). They are written as they come, a record per key: a
+        chunk holds few keys of one millisecond, so counting them here would save little."""
         if len(group) == 0:
             return
+        if self._first is None:
+            self._first = int(places[0])
+        self._end = int(places[-1]) + 1
         number = np.array([self._numbers.setdefault(g, len(self._numbers)) for g in groups], np.int32)
         part = (value % PARTITIONS).astype(np.uint8)
         order = np.argsort(part, kind="stable")  # a radix sort of bytes
@@ -275,22 +323,23 @@ class Spill:
         records["group"] = number[group[order]]
         records["value"] = value[order]
         records["memory"] = memory[order]
-        records["row"] = rows[order]
+        records["place"] = places[order]
         for i, file in enumerate(self._files):
             if bounds[i + 1] > bounds[i]:
                 records[bounds[i]:bounds[i + 1]].tofile(file)
 
     def close(self):
         """The :class:`SpillSegment` of what was written."""
-        for file in (*self._files, self._keys, self._ends, self._rows):
+        for file in (*self._files, self._keys, self._ends, self._places):
             file.close()
-        return SpillSegment(self.paths, self._keys.name, self._ends.name, self._rows.name,
-                            tuple(sorted(self._numbers, key=self._numbers.get)))
+        return SpillSegment(self.paths, self._keys.name, self._ends.name, self._places.name,
+                            tuple(sorted(self._numbers, key=self._numbers.get)), dump=self.dump, stamp=self.stamp,
+                            first=self._first or 0, end=self._end)
 
 
 def read_partition(segments, index, group_of, keep_second, min_keys):
     """The entries of at least ``min_keys`` keys of partition ``index`` of ``segments``, in final groups,
-    as a :class:`Tally` with their first rows.
+    as a :class:`Tally` with their first places.
 
     ``group_of``: per segment, the final group of each of its group numbers;
     ``keep_second(group, second)``: which records to count (a bool per record).
@@ -331,20 +380,20 @@ def read_partition(segments, index, group_of, keep_second, min_keys):
     if len(big) == 0:
         return Tally.empty()
     memory = np.add.reduceat(records["memory"][order], starts)[big]
-    # the records of the big entries only: their first rows
+    # the records of the big entries only: their first places
     entry = np.repeat(np.arange(len(starts)), count)
     member = np.zeros(len(starts), bool)
     member[big] = True
     chosen = order[member[entry]]
     examples = np.empty(len(chosen), EXAMPLE)
-    examples["group"], examples["value"], examples["row"] = group[chosen], value[chosen], records["row"][chosen]
+    examples["group"], examples["value"], examples["place"] = group[chosen], value[chosen], records["place"][chosen]
     return Tally(group[order][starts][big], value[order][starts][big], count[big].astype(np.int64),
                  memory.astype(np.uint64), _first_examples(examples))
 
 
-def tally_chunk(columns, group, first_row, spill, groups, counter=None):
-    """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key, rows from
-    ``first_row``); the keys themselves (group, millisecond, memory, row, and the key) go to ``spill``
+def tally_chunk(columns, group, spill, groups, counter=None):
+    """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key); the keys
+    themselves (group, millisecond, memory, place, and the key unless the dump has it) go to ``spill``
     (``groups``: the chunk's (db, pattern) pairs); ``counter``: see :meth:`Tally.of_keys`."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
@@ -355,9 +404,10 @@ def tally_chunk(columns, group, first_row, spill, groups, counter=None):
         return Tally.empty()
     group = np.asarray(group, np.int64)[rows]
     memory = columns.memory[rows]
-    global_rows = rows.astype(np.uint64) + np.uint64(first_row)
-    spill.log_keys(columns.keys.take(rows), global_rows)
-    spill.write(group, expire, memory, global_rows, groups)
+    places = columns.offset[rows]
+    if spill.logs_keys:
+        spill.log_keys(columns.keys.take(rows), places)
+    spill.write(group, expire, memory, places, groups)
     return Tally.of_keys(group, expire // 1000, memory, counter)
 
 
@@ -405,11 +455,11 @@ class CountedExpiring:
             seconds = tally.value[entries]
             found.append((int(tally.count[entries].sum()), int(tally.memory[entries].sum()), int(seconds.min()),
                           int(seconds.max()) + 1))
-        rows = self._first_rows(spans, whole_dump)
-        return [Members(*counted, self._texts(first)) for counted, first in zip(found, rows, strict=True)]
+        places = self._first_places(spans, whole_dump)
+        return [Members(*counted, self._texts(first)) for counted, first in zip(found, places, strict=True)]
 
-    def _first_rows(self, spans, whole_dump):
-        """The first :data:`EXAMPLES` rows of the keys in each span, read from the spilled records."""
+    def _first_places(self, spans, whole_dump):
+        """The first :data:`EXAMPLES` places of the keys in each span, read from the spilled records."""
         if not spans:
             return []
         starts = np.array([((0 if whole_dump else g) << 32) | (s - self.base_s) for g, s, _e in spans], np.int64)
@@ -428,16 +478,16 @@ class CountedExpiring:
                 span = np.searchsorted(starts, code, side="right") - 1
                 inside = (span >= 0) & (code < ends[np.maximum(span, 0)])
                 if inside.any():
-                    kept.append(_first_per_span(span[inside], records["row"][inside]))
+                    kept.append(_first_per_span(span[inside], records["place"][inside]))
             return kept
 
         kept = [k for found in self._each_partition(first_in) for k in found]
-        rows = [np.zeros(0, np.uint64) for _span in spans]
+        places = [np.zeros(0, np.uint64) for _span in spans]
         if kept:
-            span, row = _first_per_span(np.concatenate([k[0] for k in kept]), np.concatenate([k[1] for k in kept]))
+            span, place = _first_per_span(np.concatenate([k[0] for k in kept]), np.concatenate([k[1] for k in kept]))
             for s in range(len(spans)):
-                rows[s] = row[span == s]
-        return rows
+                places[s] = place[span == s]
+        return places
 
     def group_counts(self, start_s, end_s):
         """See ``_Expiring.group_counts``."""
@@ -460,10 +510,10 @@ class CountedExpiring:
             if len(batch) == 0:
                 continue
             parts.append((tally.group[batch], tally.value[batch], tally.count[batch], tally.memory[batch]))
-            examples = tally.examples  # sorted as the entries, each entry's first rows
+            examples = tally.examples  # sorted as the entries, each entry's first places
             entry = np.cumsum(_starts_mask(examples["group"], examples["value"])) - 1
             for b in batch.tolist():
-                self._batch_examples[int(tally.group[b]), int(tally.value[b])] = examples["row"][entry == b]
+                self._batch_examples[int(tally.group[b]), int(tally.value[b])] = examples["place"][entry == b]
         if not parts:
             return Batches.empty()
         group, value, count, memory = (np.concatenate(column) for column in zip(*parts, strict=True))
@@ -507,13 +557,13 @@ class CountedExpiring:
         return {int(g): list(self._texts(self._batch_examples[int(g), int(i) + self.base_ms], k))
                 for g, i in zip(group, instant, strict=True)}
 
-    def _texts(self, rows, k=EXAMPLES):
-        """The keys of the ``k`` lowest of ``rows``, as text (``\\xNN`` for bytes that are not UTF-8)."""
-        rows = np.sort(np.asarray(rows, np.uint64))[:k].astype(np.int64)
+    def _texts(self, places, k=EXAMPLES):
+        """The keys of the ``k`` lowest of ``places``, as text (``\\xNN`` for bytes that are not UTF-8)."""
+        places = np.sort(np.asarray(places, np.uint64))[:k].astype(np.int64)
         found = {}
         for segment in self._segments:
-            found.update(segment.key_texts(rows))
-        return tuple(found[row] for row in rows.tolist())
+            found.update(segment.key_texts(places))
+        return tuple(found[place] for place in places.tolist())
 
 
 def _seconds_of(spans):
@@ -539,14 +589,14 @@ def _where(tally, keep):
     return Tally(tally.group[keep], tally.value[keep], tally.count[keep], tally.memory[keep], tally.examples[:0])
 
 
-def _first_per_span(span, row, k=EXAMPLES):
-    """``(span, row)`` of the ``k`` lowest rows of each span (few spans, many rows)."""
+def _first_per_span(span, place, k=EXAMPLES):
+    """``(span, place)`` of the ``k`` lowest places of each span (few spans, many places)."""
     order = np.argsort(span.astype(np.int16) if span.max() < 1 << 15 else span, kind="stable")  # 16 bits: radix
-    span, row = span[order], row[order]
+    span, place = span[order], place[order]
     bounds = np.flatnonzero(np.concatenate(([True], span[1:] != span[:-1], [True])))
-    spans, rows = [], []
+    spans, places = [], []
     for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        lowest = np.sort(np.partition(row[start:stop], min(k, stop - start) - 1)[:k])
+        lowest = np.sort(np.partition(place[start:stop], min(k, stop - start) - 1)[:k])
         spans.append(np.full(len(lowest), span[start]))
-        rows.append(lowest)
-    return np.concatenate(spans), np.concatenate(rows)
+        places.append(lowest)
+    return np.concatenate(spans), np.concatenate(places)

@@ -134,7 +134,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     if rules is not None:
         rows = rows.append_column(RULES_ONLY, pa.array(rules_only, pa.bool_()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
-    expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, first_row, spill, pairs, counter)
+    expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, spill, pairs, counter)
     return Partial(
         groups=pairs,
         stats=stats,
@@ -295,11 +295,12 @@ def _drop_unneeded(rows, rules):
     return rows.filter(pa.array(~unneeded)) if unneeded.any() else rows
 
 
-def shift_rows(partial, offset):
-    """``partial`` with its kept rows numbered from ``offset`` on (the dump after others)."""
+def shift_rows(partial, offset, place_offset):
+    """``partial`` with its kept rows numbered from ``offset`` on, its spilled keys' places from
+    ``place_offset`` (the dump after others)."""
     row = partial.rows[ROW].to_numpy() + np.uint64(offset)
     rows = partial.rows.set_column(partial.rows.column_names.index(ROW), ROW, pa.array(row, pa.uint64()))
-    spilled = tuple(replace(s, row_offset=s.row_offset + offset) for s in partial.spilled)
+    spilled = tuple(replace(s, place_offset=s.place_offset + place_offset) for s in partial.spilled)
     rules = partial.rules.shifted(offset) if partial.rules is not None else None
     return replace(partial, rows=rows, spilled=spilled, rules=rules)
 

@@ -2,7 +2,7 @@
 
 The dump mixes every string shape a run may meet or must stop at: small and
 wide integers, text that looks like an integer but does not load as one, keys
-and values past the 6-bit length, LZF values, TTLs, and other types in
+and values past the 6-bit length, LZF values and keys, integer keys, TTLs, and other types in
 between, over several dbs. Both builds must give the server's answers, and the
 same table however the scan is batched or filtered.
 """
@@ -51,6 +51,8 @@ def key_name(rng, db, i):
         return f"db{db}:long:{'k' * rng.randint(60, 120)}:{i}".encode()
     if i % 17 == 0:
         return bytes([0xFF, 0x00, i % 256]) + f":{db}:{i}".encode()
+    if i % 19 == 0:
+        return str(i * 7919).encode()  # saved as an integer
     return f"user:{i}:db{db}".encode()
 
 
@@ -127,3 +129,17 @@ def test_batching_and_filters_do_not_change_the_table(dump, batch_rows):
         elif filters.get("key_glob"):
             expected = whole.filter(pc.starts_with(whole["key"].cast("binary"), b"user:"))
         assert python.equals(expected), filters
+
+
+def test_keys_read_again_at_their_offsets_are_the_servers(dump, implementation):
+    """``rdb.keys_at`` finds each entry's key past its TTL, whether stored as text, an integer or LZF."""
+    path, oracle = dump
+    table = rdbscope.load(path).table
+    offsets = table["offset"].to_pylist()
+    found = rdbscope.rdb.keys_at(path, offsets, implementation=implementation)
+    assert sorted((db, found[offset]) for db, offset in zip(table["db"].to_pylist(), offsets, strict=True)) \
+        == sorted(oracle)
+    assert sum(key.isdigit() for _db, key in oracle) > 200 and sum(len(key) > 60 for _db, key in oracle) > 200
+    data = path.read_bytes()
+    with pytest.raises(rdbscope.RdbFormatError, match=r"runs.rdb.*no entry starts here"):
+        rdbscope.rdb.keys_at(path, [data.index(b"redis-ver")], implementation=implementation)

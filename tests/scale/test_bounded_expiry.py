@@ -1,6 +1,8 @@
 """The expiry pass in bounded memory: windows and incidents from per-second counts, same-millisecond
 batches (EXP003) from the per-millisecond counts spilled to disk, equal to the in-memory pass."""
 
+import gzip
+import os
 import subprocess
 import sys
 import tempfile
@@ -12,6 +14,7 @@ from test_bounded import assert_same
 
 import rdbscope
 from rdbscope.config import Config
+from rdbscope.errors import InputError
 from rdbscope.passes.expiry import ExpiryOptions
 from rdbscope.scale import expiry_counts
 
@@ -93,18 +96,62 @@ def test_a_segment_that_travelled_inline_lands_on_disk_unchanged(batched_dump, t
     from rdbscope.scale.bounded import partial_of_source, plan_for
 
     plan = plan_for(BATCHES_ONLY, spill_dir=str(tmp_path / "spill"))
-    partial, _info, _summary = partial_of_source(batched_dump, plan, chunk_keys=4000)
+    partial, _info, _summary = partial_of_source(batched_dump, plan, chunk_keys=4000, log_keys=True)
     (segment,) = partial.spilled
+    assert segment.dump is None  # what a Dask worker sends: the keys travel with it
     expected = [segment.records(i).copy() for i in range(len(segment.paths))]
-    rows = expected[0]["row"][:5]
-    keys = segment.key_texts(rows)
+    places = expected[0]["place"][:5]
+    keys = segment.key_texts(places)
     travelled = segment.inline()
     assert travelled.buffers and not travelled.paths
     landed = travelled.landed(str(tmp_path / "client"))
     assert not landed.buffers and all(path.startswith(str(tmp_path / "client")) for path in landed.paths)
     assert all((landed.records(i) == records).all() for i, records in enumerate(expected))
     assert sum(len(records) for records in expected) > 10_000
-    assert landed.key_texts(rows) == keys and len(keys) == 5
+    assert landed.key_texts(places) == keys and len(keys) == 5
+
+
+def _spilled(dump, tmp_path, log_keys):
+    from rdbscope.scale.bounded import partial_of_source, plan_for
+
+    plan = plan_for(BATCHES_ONLY, spill_dir=str(tmp_path / ("logged" if log_keys else "read-again")))
+    (segment,) = partial_of_source(dump, plan, chunk_keys=4000, log_keys=log_keys)[0].spilled
+    return segment
+
+
+def test_the_keys_of_a_plain_dump_are_read_again_from_it_not_logged(batched_dump, tmp_path):
+    """The keys a report shows come from the dump itself: the same texts as the log, the log empty."""
+    read_again, logged = _spilled(batched_dump, tmp_path, False), _spilled(batched_dump, tmp_path, True)
+    assert read_again.dump == str(batched_dump) and os.path.getsize(read_again.keys) == 0
+    places = np.concatenate([read_again.records(i)["place"][:40] for i in range(len(read_again.paths))])
+    texts = read_again.key_texts(places)
+    assert texts == logged.key_texts(places) and len(texts) == len(set(places.tolist())) > 1000
+    table = rdbscope.load(batched_dump).table.to_pandas().set_index("offset")
+    assert texts == {int(p): table.loc[int(p), "key"].decode() for p in places}
+
+
+def test_a_dump_rewritten_before_its_keys_are_read_again_is_named(batched_dump, tmp_path):
+    copy = tmp_path / "copy.rdb"
+    copy.write_bytes(batched_dump.read_bytes())
+    segment = _spilled(copy, tmp_path, False)
+    places = segment.records(0)["place"][:3]
+    assert len(segment.key_texts(places)) == 3
+    copy.write_bytes(batched_dump.read_bytes())  # the same bytes, written again
+    os.utime(copy, ns=(0, 0))
+    with pytest.raises(InputError, match="copy.rdb: the dump changed while rdbscope was reading it"):
+        segment.key_texts(places)
+
+
+def test_bounded_expiry_of_a_compressed_dump_logs_its_keys(batched_dump, tmp_path):
+    """A gzip backup cannot be read again at an offset: its expiring keys are logged, with the same report."""
+    packed = tmp_path / "batched.rdb.gz"
+    packed.write_bytes(gzip.compress(batched_dump.read_bytes(), compresslevel=1))
+    segment = _spilled(packed, tmp_path, False)
+    assert segment.dump is None and os.path.getsize(segment.keys) > 100_000
+    in_memory = rdbscope.analyze(rdbscope.load(batched_dump), BATCHES_ONLY, passes=PASSES)
+    bounded = rdbscope.analyze(packed, BATCHES_ONLY, passes=PASSES, chunk_keys=4000)
+    assert_same(in_memory, bounded, tables=TABLES)
+    assert [f.examples for f in bounded.finding_list] == [f.examples for f in in_memory.finding_list]
 
 
 @pytest.mark.slow

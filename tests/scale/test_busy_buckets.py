@@ -16,7 +16,7 @@ def _records(n, seed):
     busy = np.array([1_790_000_000_000, 1_790_000_000_001, -5_000], np.int64)
     records["value"] = np.where(rng.random(n) < 0.3, busy[rng.integers(0, 3, n)],
                                 rng.integers(-10**12, 2 * 10**12, n))
-    records["row"] = np.arange(n, dtype=np.uint64)
+    records["place"] = np.arange(n, dtype=np.uint64)
     return records
 
 
