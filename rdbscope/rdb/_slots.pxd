@@ -2,13 +2,21 @@
 
 import cython
 
-cdef object CRC16_TABLE
-cdef object CRC16_PAIR_TABLE
+cdef extern from *:
+    """
+    #include <string.h>
+    static inline Py_ssize_t rdbscope_find_byte(const unsigned char *p, Py_ssize_t n, int byte) {
+        const unsigned char *found = (const unsigned char *)memchr(p, byte, (size_t)n);
+        return found ? found - p : n;
+    }
+    """
+    Py_ssize_t find_byte_c "rdbscope_find_byte" (const unsigned char *p, Py_ssize_t n, int byte) noexcept nogil
 
-@cython.locals(crc=cython.uint, i=Py_ssize_t)
-cdef unsigned int crc16(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop,
-                        const unsigned short[::1] table, const unsigned short[::1] pair) noexcept nogil
+cdef object CRC16_TABLES
 
-@cython.locals(table="const unsigned short[::1]", pair="const unsigned short[::1]", n=Py_ssize_t, r=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t,
-               i=Py_ssize_t, j=Py_ssize_t)
+cdef inline Py_ssize_t find_byte(const unsigned char[::1] data, Py_ssize_t lo, Py_ssize_t hi,
+                                 int byte) noexcept nogil
+
+@cython.locals(t="const unsigned short[::1]", n=Py_ssize_t, r=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t,
+               i=Py_ssize_t, j=Py_ssize_t, crc=cython.uint)
 cpdef fill_slots(const int[::1] offsets, const unsigned char[::1] data, unsigned short[::1] out)

@@ -4,6 +4,8 @@ import random
 
 import numpy as np
 import pyarrow as pa
+import pytest
+from conftest import module_builds
 
 from rdbscope.patterns import infer_patterns
 from rdbscope.patterns.forms import encode, encode_forms, mask_digits
@@ -74,3 +76,27 @@ def test_patterns_of_a_big_column_match_those_of_its_slices():
     inferred = infer_patterns(keys)
     assert inferred.dictionary.to_pylist() == ["config", "user:{id}:profile"]
     assert np.array_equal(inferred.indices.to_numpy(), np.r_[np.ones(1_200_000, np.int32), 0])
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("_forms")))
+def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(build):
+    """The kernel reads keys eight bytes at a time, their last bytes as the end of a word: a key differing
+    from another of its length in any one byte, first, middle or last, is a form of its own."""
+    kernel = module_builds("_forms")[build]
+    keys = []
+    for length in range(0, 27):
+        base = bytes(97 + i % 26 for i in range(length))
+        keys.append(base)
+        for at in range(length):
+            keys.append(base[:at] + b"#" + base[at + 1:])
+    keys = keys + keys[::-1]  # every form again, in the other order
+    offsets = np.concatenate(([0], np.cumsum([len(k) for k in keys]))).astype(np.int32)
+    masked = np.frombuffer(b"".join(keys), np.uint8)
+    table = np.full(1 << 12, -1, np.int32)
+    form_of_key, first_key = np.empty(len(keys), np.int32), np.empty(len(keys), np.int32)
+    state = np.zeros(2, np.int64)
+    kernel.number_forms(offsets, masked, 0, table, form_of_key, first_key, state)
+    numbered = {}
+    expected = [numbered.setdefault(key, len(numbered)) for key in keys]
+    assert state.tolist() == [len(keys), len(numbered)] and len(numbered) == len(keys) // 2
+    assert form_of_key.tolist() == expected

@@ -16,6 +16,8 @@ import make_sample_dumps  # noqa: E402
 SERVERS = make_sample_dumps.discover_servers()
 EDGE_KEYS = [b"", b"foo", b"{user1000}.following", b"{user1000}.followers", b"foo{}{bar}", b"foo{{bar}}zap",
              b"foo{bar}{zap}", b"{", b"}{", b"{a", b"a}", b"\xff\xfe{\x00}", b"x" * 5000]
+# every length up to 40 (the CRC's four-byte steps and its last bytes), and tags of every length up to 9
+EDGE_KEYS += [bytes(range(33, 33 + n)) for n in range(41)] + [b"ab{" + b"c" * n + b"}x" for n in range(10)]
 
 
 def cluster_capable_port():
