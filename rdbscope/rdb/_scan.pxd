@@ -24,6 +24,7 @@ ctypedef long long i64
 
 cdef object np
 cdef Py_ssize_t CHUNK
+cdef int LITTLE_ENDIAN
 
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)
