@@ -1,15 +1,15 @@
 # C types for _crc64.py ("pure Python mode"); _scan.pxd cimports what the scanner calls.
 
 import cython
-from libc.string cimport memcpy
+
+from rdbscope.rdb._words cimport load_le64
 
 ctypedef unsigned long long u64
 
-cdef object CRC_TABLES, sys
+cdef object CRC_TABLES
 cdef const u64[::1] CRC_VIEW
 cdef object np
 cdef Py_ssize_t MARK_EVERY, LANE_BYTES, MIN_LANES
-cdef int LITTLE_ENDIAN
 
 cdef object STREAM_SHIFT
 cdef const u64[::1] STREAM_SHIFT_VIEW

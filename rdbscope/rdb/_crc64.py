@@ -14,14 +14,11 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
     from . import _cython_shim as cython
 
 import atexit
-import sys
 import weakref
 
 import numpy as np
 
 from ._pages import background_pool
-
-LITTLE_ENDIAN = cython.declare(cython.int, sys.byteorder == "little")
 
 #: The CRC is recorded at every MARK_EVERY bytes of a mapped dump.
 MARK_EVERY = cython.declare(cython.Py_ssize_t, 1 << 20)
@@ -71,8 +68,8 @@ def _zeros_shift_tables(n):
 def crc64_step(crc, data, i, t):
     """``crc`` after the eight bytes at ``data[i]`` (slice-by-8)."""
     x = 0
-    if cython.compiled and LITTLE_ENDIAN:  # one load, where gcc leaves the loop eight
-        memcpy(cython.address(x), cython.address(data[i]), 8)
+    if cython.compiled:  # one load (_words.pxd)
+        x = load_le64(cython.address(data[i]))
     else:
         k = 7
         while k >= 0:

@@ -1,16 +1,14 @@
 # C types for _forms.py (pure Python mode).
 
 import cython
-from libc.string cimport memcpy
+
+from rdbscope.rdb._words cimport load_le64
 
 cdef unsigned long long MASK64, SEED, MIX
-cdef int LITTLE_ENDIAN
-cdef object sys
 
 @cython.locals(i=Py_ssize_t, b=cython.uchar)
 cpdef mask_digits_into(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t stop, unsigned char[::1] out)
 
-@cython.locals(x=cython.ulonglong)
 cdef inline unsigned long long word_at(const unsigned char[::1] masked, Py_ssize_t i) noexcept nogil
 
 @cython.locals(h=cython.ulonglong, w=cython.ulonglong, i=Py_ssize_t, shift=cython.int)

@@ -9,9 +9,6 @@ except ImportError:  # Cython is only needed to build the extension
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
     from . import _cython_shim as cython
 
-import sys
-
-LITTLE_ENDIAN = cython.declare(cython.int, sys.byteorder == "little")
 MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 SEED = cython.declare(cython.ulonglong, 0x9E3779B97F4A7C15)
 MIX = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)
@@ -29,10 +26,8 @@ def mask_digits_into(data, start, stop, out):
 
 def word_at(masked, i):
     """The eight bytes from ``masked[i]`` as a little-endian integer."""
-    x = 0
-    if cython.compiled and LITTLE_ENDIAN:  # one load, where gcc leaves the eight below eight loads
-        memcpy(cython.address(x), cython.address(masked[i]), 8)
-        return x
+    if cython.compiled:  # one load (_words.pxd)
+        return load_le64(cython.address(masked[i]))
     return (cython.cast(cython.ulonglong, masked[i]) | (cython.cast(cython.ulonglong, masked[i + 1]) << 8)
             | (cython.cast(cython.ulonglong, masked[i + 2]) << 16)
             | (cython.cast(cython.ulonglong, masked[i + 3]) << 24)

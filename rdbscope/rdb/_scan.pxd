@@ -6,6 +6,7 @@ from libc.string cimport memcpy
 
 from rdbscope.rdb._columns cimport Columns
 from rdbscope.rdb._crc64 cimport crc64_update
+from rdbscope.rdb._words cimport load_le64
 from rdbscope.rdb._lzf cimport (
     LZF_BEFORE_START,
     LZF_CUT,
@@ -24,7 +25,6 @@ ctypedef long long i64
 
 cdef object np
 cdef Py_ssize_t CHUNK
-cdef int LITTLE_ENDIAN
 
 @cython.locals(inverted=i64)
 cdef i64 to_signed(u64 v, int nbytes)

@@ -142,15 +142,13 @@ POWER_18 = cython.declare(cython.ulonglong, 1000000000000000000)
 I64_MAX = cython.declare(cython.ulonglong, 9223372036854775807)
 I64_MAX_DIV10 = cython.declare(cython.ulonglong, 922337203685477580)
 CHUNK = cython.declare(cython.Py_ssize_t, 1 << 20)
-LITTLE_ENDIAN = cython.declare(cython.int, sys.byteorder == "little")
 
 
 def le_at(data, p, nbytes):
     """The little-endian unsigned integer of ``nbytes`` (1 to 8) bytes at data[p:p+nbytes]."""
+    if cython.compiled and nbytes == 8:  # one load (_words.pxd): expiry times
+        return load_le64(cython.address(data[p]))
     v = 0
-    if cython.compiled and LITTLE_ENDIAN and nbytes == 8:  # one load (expiry times), not eight
-        memcpy(cython.address(v), cython.address(data[p]), 8)
-        return v
     i = nbytes - 1
     while i >= 0:
         v = (v << 8) | data[p + i]
