@@ -33,8 +33,9 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     Args:
         keys: what :func:`load` returned, or what it reads: a dump's path or URL, or several
             dumps (a list, a directory, a glob) read as one keyspace. A dump whose size is not
-            known before it is read (``"-"``, a live server) is read in memory while it fits
-            ``memory_budget``, and in bounded memory from there on.
+            known before it is read (``"-"``, a live server, a compressed dump) is read in memory
+            while it fits ``memory_budget``, and in bounded memory from there on; several such
+            dumps are read in bounded memory.
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
@@ -63,28 +64,35 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     if not isinstance(keys, (str, os.PathLike, list, tuple)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
+    from .keys import is_parquet
     from .scale import budget
+    from .sources import input_paths
+
+    paths = input_paths(keys)
+    source = paths[0] if len(paths) == 1 else paths
+    if len(paths) == 1 and is_parquet(source):  # a keys table written before: read as it is
+        return _run(load(source, **scan_options), config, passes)
     limit = budget.budget_of(memory_budget)
-    peak = budget.in_memory_peak(keys)
-    if peak is None and isinstance(keys, (str, os.PathLike)):  # a stream: its size is known once read
+    peak = budget.in_memory_peak(paths)
+    if peak is None and len(paths) == 1:  # a stream or a compressed dump: its size is known once read
         from .scale.streams import read_within
 
         fits = 0 if chunk_keys is not None else limit
         # the keys held when the stream turns out too large are measured beside the budget's chunks
         chunk_keys = chunk_keys or budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
-        held, overflow = read_within(os.fspath(keys), fits, chunk_keys, **scan_options)
+        held, overflow = read_within(source, fits, chunk_keys, **scan_options)
         if overflow is None:
             return _run(held, config, passes)
         return _run_bounded(overflow, config, passes, chunk_keys, budget.sample_keys_for(limit))
-    if chunk_keys is None and (peak is None or peak <= limit):
-        return _run(load(keys, **scan_options), config, passes)
+    if chunk_keys is None and peak is not None and peak <= limit:
+        return _run(load(source, **scan_options), config, passes)
     # Each of the ``jobs`` processes of a bounded run holds a chunk of its own; a budget too small
     # for several is better spent on one.
     jobs = max(1, jobs or 1)
     if jobs > 1 and client is None and budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS:
         jobs = 1
     chunk_keys = chunk_keys or budget.chunk_keys_for(limit, jobs)
-    return _run_bounded(keys, config, passes, chunk_keys, budget.sample_keys_for(limit), scan_options, jobs=jobs,
+    return _run_bounded(source, config, passes, chunk_keys, budget.sample_keys_for(limit), scan_options, jobs=jobs,
                         client=client)
 
 

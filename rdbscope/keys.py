@@ -19,7 +19,17 @@ import pyarrow.parquet as pq
 from .errors import InputError, RdbError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
-from .sources import SOURCE_FIELD, error_naming, input_paths, is_url, open_dump, opened, source_column, summarize_source
+from .sources import (
+    SOURCE_FIELD,
+    error_naming,
+    input_paths,
+    is_url,
+    name_by_url,
+    open_dump,
+    opened,
+    source_column,
+    summarize_source,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,8 +151,7 @@ def load_one(source, **options):
             batches = list(result)
         except RdbError as exc:
             raise error_naming(exc, source) from None
-    if is_url(source):  # the file object fsspec opened names the object without its scheme
-        result.info.path = source
+    name_by_url(result.info, source)
     table = pa.Table.from_batches(batches, schema=KEYS_SCHEMA)
     return KeyTable(table, result.info)
 

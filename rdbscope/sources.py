@@ -272,6 +272,13 @@ def error_naming(exc, item):
     return exc.with_path(without_password(item) if isinstance(item, (str, os.PathLike)) else None)
 
 
+def name_by_url(info, item):
+    """Name a scan's DumpInfo by ``item`` where ``item`` is a URL: the file object fsspec opened names the
+    object without its scheme."""
+    if is_url(item):
+        info.path = item
+
+
 def open_dump(item):
     """What :func:`rdbscope.scan` reads for ``item``: the path itself, or for a URL a binary file
     object opened with fsspec (the caller closes it).

@@ -158,9 +158,9 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     """
     load = load or LoadOptions()
     paths = _inputs(path)
-    if len(paths) == 1 and is_stream(paths[0]):
-        return _analyze_stream(paths[0], config, passes, load)
     bounded = bounded_run(paths, load)
+    if bounded is not None and bounded[1] is None and len(paths) == 1:
+        return _analyze_stream(paths[0], config, passes, load)
     from ..api import analyze
 
     if bounded is None:
@@ -174,7 +174,8 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_budget(limit)})") as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
-    return _checked(res, load, limit, f"about {format_budget(peak)}")
+    needed = f"about {format_budget(peak)}" if peak is not None else "an amount known only once they are read"
+    return _checked(res, load, limit, needed)
 
 
 def _checked(res, load, limit, needed):
@@ -195,16 +196,10 @@ def _checked(res, load, limit, needed):
     return res
 
 
-def is_stream(path):
-    """True for an input whose size is known only once it is read: standard input, a live server."""
-    from ..sources import STDIN, is_live
-
-    return path == STDIN or is_live(path)
-
-
 def _analyze_stream(path, config, passes, load):
-    """:func:`analyze_input` of a stream: in memory while it fits the budget, bounded from there on
-    (see :mod:`rdbscope.scale.streams`)."""
+    """:func:`analyze_input` of one dump whose size is known only once read (standard input, a live
+    server, a compressed dump): in memory while it fits the budget, bounded from there on (see
+    :mod:`rdbscope.scale.streams`)."""
     from ..api import analyze
     from ..sources import shown_name
 
@@ -212,7 +207,7 @@ def _analyze_stream(path, config, passes, load):
     with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
         res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
                       **load.scan_options())
-    return _checked(res, load, limit, f"more than {format_budget(limit)} for this stream")
+    return _checked(res, load, limit, f"more than {format_budget(limit)}")
 
 
 def _budget(load):
@@ -223,7 +218,8 @@ def _budget(load):
 
 def bounded_run(paths, load):
     """``(budget, estimated peak)`` when ``paths`` (dumps, not a keys Parquet file; see :func:`_inputs`)
-    would not fit the memory budget, else None."""
+    would not fit the memory budget, ``(budget, None)`` when a dump's size is known only once it is read
+    (standard input, a live server, a compressed dump), else None."""
     from ..keys import is_parquet
     from ..scale.budget import in_memory_peak
 
@@ -231,8 +227,7 @@ def bounded_run(paths, load):
         return None
     limit = _budget(load)
     peak = in_memory_peak(paths)
-    # None: a stream among several dumps (one alone goes by _analyze_stream) is read in memory
-    return (limit, peak) if peak is not None and peak > limit else None
+    return (limit, peak) if peak is None or peak > limit else None
 
 
 def _inputs(path):

@@ -26,7 +26,7 @@ from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, ReadPast, scan
 from ..rules import RulesPass
-from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, is_url, opened, summarize_source
+from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, name_by_url, opened, summarize_source
 from .expiry_counts import CountedExpiring, Spill, places_end
 from .partial import (
     GROUP,
@@ -117,8 +117,7 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
             raise error_naming(exc, source) from None
         finally:
             result.close()
-    if is_url(source):  # the file object fsspec opened names the object without its scheme
-        result.info.path = source
+    name_by_url(result.info, source)
     return done
 
 

@@ -18,8 +18,6 @@ MEMORY_PER_DUMP_BYTE = 7
 #: for a table of ~100 bytes per key read from ~31 dump bytes per key): what decides whether a dump
 #: of unknown size, read as a stream, still fits.
 MEMORY_PER_TABLE_BYTE = 2.2
-#: What a compressed backup is assumed to expand to.
-COMPRESSION_RATIO = 4
 #: Working memory per key of a chunk being measured (its table, the pattern inference's
 #: temporaries, the sorts), and what a process holds besides (Python, pyarrow, the merged partial);
 #: measured on DEBUG POPULATE-shaped dumps of 50M keys: a process peaks near BASE + PER_KEY * chunk.
@@ -89,18 +87,18 @@ def budget_of(size=None):
     return default_budget() if size is None else parse_size(size)
 
 
-def in_memory_peak(source):
-    """Estimated peak bytes of analysing ``source`` (paths, URLs, a directory or a glob) in memory;
-    None when an input's size is not known before it is read (standard input, a live server)."""
-    from ..sources import input_paths, size_and_head
+def in_memory_peak(paths):
+    """Estimated peak bytes of analysing ``paths`` (as :func:`rdbscope.sources.input_paths` gives them)
+    in memory; None when an input's size is not known before it is read: standard input, a live
+    server, and a compressed dump, which may expand a thousandfold."""
+    from ..sources import size_and_head
 
     total = 0
-    for path in input_paths(source):
+    for path in paths:
         known = size_and_head(path)
-        if known is None:
+        if known is None or known[1] not in (b"REDIS", b"VALKE"):
             return None
-        size, head = known
-        total += size * MEMORY_PER_DUMP_BYTE * (1 if head in (b"REDIS", b"VALKE") else COMPRESSION_RATIO)
+        total += known[0] * MEMORY_PER_DUMP_BYTE
     return total
 
 

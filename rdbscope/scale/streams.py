@@ -14,7 +14,7 @@ import pyarrow as pa
 from ..errors import RdbError
 from ..keys import KeyTable
 from ..rdb import KEYS_SCHEMA, scan
-from ..sources import error_naming, opened
+from ..sources import error_naming, name_by_url, opened
 from .budget import MEMORY_PER_TABLE_BYTE
 
 #: Rows read between two looks at the size of the table held so far.
@@ -60,6 +60,7 @@ class Overflow:
                 raise error_naming(exc, self.source) from None
             if pending:
                 yield pa.Table.from_batches(pending, schema=KEYS_SCHEMA)
+            name_by_url(self.result.info, self.source)
 
 
 def _chain(held, rest):
@@ -93,5 +94,6 @@ def read_within(source, limit, chunk_keys, **scan_options):
         raise error_naming(exc, source) from None
     finally:
         closing.close()
+    name_by_url(result.info, source)
     table = pa.Table.from_batches(held, schema=KEYS_SCHEMA).combine_chunks()
     return KeyTable(table, result.info), None

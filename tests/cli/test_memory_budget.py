@@ -89,3 +89,52 @@ def test_the_expiry_command_over_the_budget_prints_what_it_prints_in_memory():
 def test_a_budget_that_is_not_a_size_is_one_line(bad):
     line = one_line_error(invoke("patterns", DUMP, "--memory-budget", bad))
     assert "--memory-budget" in line and "memory" in line
+
+
+def expanding_dump(path, n_keys, open_packed):
+    """A valid dump of ``n_keys`` copies of one small string key, packed by ``open_packed``: each copy is
+    the same 52 bytes, so the packed file is hundreds (gzip, LZ4) to tens of thousands (zstd) of times
+    smaller than the dump."""
+    record = b"\x00" + bytes([40]) + b"session:00000000-0000-0000-0000-00000000" + bytes([10]) + b"0123456789"
+    block = record * 20_000
+    with open_packed(path) as out:
+        out.write(b"REDIS0011\xfe\x00")
+        for _ in range(n_keys // 20_000):  # n_keys: a multiple of 20,000
+            out.write(block)
+        out.write(b"\xff" + bytes(8))  # a checksum of 0: not computed, as with rdbchecksum no
+    return path
+
+
+def peak_rss_of(*command):
+    """Peak resident bytes of ``command`` run in a process of its own (the wrapper measures its child alone)."""
+    import subprocess
+    import sys
+
+    measure = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True); "
+               "sys.stdout.write(f'{done.returncode} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}')")
+    done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "rdbscope", *map(str, command)],
+                          capture_output=True, text=True, timeout=300, check=True)
+    code, kib = done.stdout.split()
+    return int(code), int(kib) * 1024
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suffix", ["gz", "zst", "lz4"])
+def test_a_compressed_dump_that_expands_a_thousandfold_stays_within_the_budget(tmp_path, suffix):
+    """A compressed dump's size says nothing of its keys: it is read in memory only while its table fits
+    the budget, then chunk by chunk, whatever it expands to."""
+    import gzip
+
+    import lz4.frame
+    import zstandard
+
+    openers = {"gz": lambda p: gzip.open(p, "wb", compresslevel=9),
+               "zst": lambda p: zstandard.open(p, "wb"),
+               "lz4": lambda p: lz4.frame.open(p, "wb")}
+    n_keys = 8_000_000  # 416 MB expanded: in memory, a table and analysis of over 2 GB
+    packed = expanding_dump(tmp_path / f"sessions.rdb.{suffix}", n_keys, openers[suffix])
+    expanded = n_keys * 52
+    assert packed.stat().st_size * 200 < expanded  # gzip about 340x, LZ4 about 250x, zstd far more
+    code, peak = peak_rss_of("report", packed, "--format", "json", "--memory-budget", "1GB", "--quiet")
+    assert code == 0
+    assert peak < 1000**3, f"peak {peak / 1e6:.0f} MB over the 1GB budget"

@@ -216,6 +216,25 @@ def test_one_dump_measured_on_two_processes_gives_the_one_process_result(monkeyp
     assert there.keys.to_arrow().equals(here.keys.to_arrow())
 
 
+@pytest.mark.slow
+def test_a_compressed_dump_with_jobs_is_measured_whole(tmp_path, monkeypatch):
+    """The stretches of a dump are byte ranges of the file: a compressed dump's keys lie at offsets of
+    the expanded stream, past its file size, so it is read by one process, every key measured."""
+    import gzip
+
+    from rdbscope.scale import bounded
+
+    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+    packed = tmp_path / "default.rdb.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    here = rdbscope.analyze(path, passes=PASSES, chunk_keys=97)
+    there = rdbscope.analyze(packed, passes=PASSES, chunk_keys=97, jobs=2)
+    assert there.n_keys == here.n_keys == len(rdbscope.load(path))
+    for name in TABLES:
+        assert there.tables[name].to_pylist() == here.tables[name].to_pylist(), name
+
+
 def test_stretches_of_a_dump_keep_every_process_about_as_busy():
     """Each share's process reads past the stretches before its own (at READ_PAST_COST of measuring)
     and measures its own: the first stretches are longer, and every process's work is the same."""
