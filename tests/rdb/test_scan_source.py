@@ -45,6 +45,28 @@ def test_scanner_constants_match_the_format_tables():
         assert getattr(fmt, name) == value, name
 
 
+def test_scanner_opcodes_and_type_ids_match_the_format_tables():
+    """_scan.py repeats the opcodes as C constants and names every type id: format.py is their reference."""
+    from rdbscope.rdb import _scan
+    from rdbscope.rdb import format as fmt
+
+    opcodes = {}
+    for node in ast.parse(SOURCE.read_text()).body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id.startswith("OP_") and isinstance(node.value, ast.Call)):
+            opcodes[node.targets[0].id.removeprefix("OP_")] = node.value.args[1].value
+    reference = {name.removeprefix("OPCODE_"): value for name, value in vars(fmt).items()
+                 if name.startswith("OPCODE_") and value > OPCODE_VALKEY_ONLY}
+    assert opcodes == {name: value for name, value in reference.items() if name != "SLOT_IMPORT"}
+    type_ids = {value for name, value in vars(fmt).items() if name.startswith("TYPE_") and isinstance(value, int)}
+    assert set(_scan.VALUE_NAMES) == type_ids
+    assert len(_scan.COMPACT) == fmt.TYPE_HASH_LISTPACK_EX + 1
+
+
+#: Opcodes at or below this one are read only in Valkey's own unstable format (see format.py).
+OPCODE_VALKEY_ONLY = 242
+
+
 def test_memory_model_constants_match_the_format_tables():
     """_memory.py repeats the ids it needs as C constants too."""
     from rdbscope.rdb import format as fmt
