@@ -1,4 +1,5 @@
-"""Builds the compiled scanner: rdbscope/rdb/_scan.py compiled by Cython with _scan.pxd.
+"""Builds the compiled modules: the scanner (rdbscope/rdb/_scan.py compiled by Cython with _scan.pxd, and
+what it needs) and the analysis kernels (rdbscope/kernels/).
 
 Set RDBSCOPE_PUREPYTHON=1 to skip the extension. Without Cython or a working C
 compiler the package still installs, and the same source runs as Python (the
@@ -35,9 +36,10 @@ def extensions():
     except ImportError:
         return []
     return cythonize(
-        [f"rdbscope/rdb/{name}.py"
-         for name in ("_busy_buckets", "_columns", "_crc64", "_forms", "_group_rows", "_lzf", "_mapguard", "_memory",
-                      "_pages", "_ranks", "_runs", "_scan", "_slot_counts", "_slots")],
+        [f"rdbscope/rdb/{name}.py" for name in ("_columns", "_crc64", "_lzf", "_mapguard", "_memory", "_pages", "_scan",
+                                                 "_slots")]
+        + [f"rdbscope/kernels/{name}.py" for name in ("_busy_buckets", "_forms", "_group_rows", "_ranks", "_runs",
+                                                       "_slot_counts")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

@@ -61,7 +61,7 @@ def skip_or_fail(reason):
 def module_builds(name):
     """``{"python": ..., "cython": ...}``: ``rdbscope.rdb.<name>`` run as Python, and compiled where it was
     built (where RDBSCOPE_REQUIRE_COMPILED=1, it must have been)."""
-    from rdbscope.rdb._builds import compiled_module, python_module
+    from rdbscope.compiled import compiled_module, python_module
 
     builds = {"python": python_module(name)}
     if compiled_module(name) is not None:

@@ -1,6 +1,6 @@
 """Imports point one way (DESIGN.md):
 cli -> report -> api/result/codes/config -> scale -> passes/rules -> libraries
-    -> keys/sources/findings/options/patterns/summary/keyspace -> rdb -> errors.
+    -> keys/sources/findings/options/patterns/summary/keyspace -> kernels -> rdb -> compiled -> errors.
 """
 
 import ast
@@ -17,7 +17,9 @@ LAYERS = [
     {"passes", "rules"},
     {"libraries"},
     {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
+    {"kernels"},
     {"rdb"},
+    {"compiled"},
     {"errors"},
 ]
 # rules read what the passes made; several dumps: each one's summary and its memory estimate

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..rdb import kernels
+from .. import kernels
 
 #: Percentiles reported everywhere, as (column suffix, quantile).
 PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
@@ -447,7 +447,7 @@ KEPT_SLOTS_PER_KEY = 8
 
 class SlotCounter:
     """Keys, and a weight summed, per slot of a dense range ``0..slots-1``, in counters kept from one
-    call to the next (zeroed as they are read back: see ``rdb/_slot_counts.py``). One per thread."""
+    call to the next (zeroed as they are read back: see ``kernels/_slot_counts.py``). One per thread."""
 
     def __init__(self):
         self._count = np.zeros(0, np.int64)

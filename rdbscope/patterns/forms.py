@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..rdb import kernels
+from .. import kernels
 from .numbering import KeyForms
 
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -66,7 +66,7 @@ FIRST_FORM_SLOTS = 1 << 12
 
 
 def _numbered_forms(keys):
-    """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``rdb/_forms.py``)."""
+    """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``kernels/_forms.py``)."""
     offsets = _offsets(keys)
     start, stop = int(offsets[0]), int(offsets[-1])
     masked = np.empty(stop - start, np.uint8)

@@ -11,9 +11,9 @@ from collections.abc import Generator, Iterator
 
 import pyarrow as pa
 
+from ..compiled import compiled_module, pure_python_forced, python_module
 from ..errors import InputError, RdbError, RdbTruncatedError
 from . import _mapguard
-from ._builds import compiled_module, pure_python_forced, python_module
 from .batches import build_batch
 from .dump_info import DumpInfo
 from .format import TYPE_NAMES
@@ -26,12 +26,12 @@ from .source import Source
 
 def _load_python_scanner():
     """The scanner source run as Python, even where the compiled module exists."""
-    return python_module("_scan")
+    return python_module("rdb._scan")
 
 
 def _load_compiled_scanner():
     """The Cython build of the scanner, or None when it was not built."""
-    return compiled_module("_scan")
+    return compiled_module("rdb._scan")
 
 
 def implementations() -> dict:

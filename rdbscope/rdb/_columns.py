@@ -11,9 +11,9 @@ memory. While every row's largest element is its element count (strings), the
 try:
     import cython
 except ImportError:  # running as Python without Cython installed
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 import numpy as np
 

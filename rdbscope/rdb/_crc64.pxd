@@ -2,7 +2,7 @@
 
 import cython
 
-from rdbscope.rdb._words cimport load_le64
+from rdbscope.compiled.words cimport load_le64
 
 ctypedef unsigned long long u64
 

@@ -9,9 +9,9 @@ whole dumps, and the Python build must still verify them.
 try:
     import cython
 except ImportError:  # running as Python without Cython installed
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 import atexit
 import weakref

@@ -10,9 +10,9 @@ into its error, and never read or write past the lengths they are given.
 try:
     import cython
 except ImportError:  # running as Python without Cython installed
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 # What lzf_expand and lzf_measure return for damaged data (a length otherwise).
 LZF_TOO_LONG = cython.declare(cython.Py_ssize_t, -1)

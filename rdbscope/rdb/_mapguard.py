@@ -22,9 +22,9 @@ did. Only the compiled build maps dumps; as Python ``guard`` returns -1.
 try:
     import cython
 except ImportError:  # running as Python without Cython installed
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 import sys
 
 SLOTS = cython.declare(cython.int, 8)  # mappings guarded at once; a further scan streams its dump

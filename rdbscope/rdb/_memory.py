@@ -9,9 +9,9 @@ Redis 8 and Valkey 8.1+) after the server has loaded the dump.
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 import numpy as np
 
 # Allocators: what zmalloc_size() returns for a request of n bytes.

@@ -6,7 +6,7 @@ from libc.string cimport memcpy
 
 from rdbscope.rdb._columns cimport Columns
 from rdbscope.rdb._crc64 cimport crc64_update
-from rdbscope.rdb._words cimport load_le64
+from rdbscope.compiled.words cimport load_le64
 from rdbscope.rdb._lzf cimport (
     LZF_BEFORE_START,
     LZF_CUT,

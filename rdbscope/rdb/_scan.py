@@ -13,9 +13,9 @@ The layout facts cited below come from Redis's and Valkey's ``src/rdb.c``,
 try:
     import cython
 except ImportError:  # running as Python without Cython installed
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 import sys
 
 from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
@@ -24,12 +24,12 @@ from ._crc64 import CrcWorker, WholeCrc
 from ._pages import background_pool, empty_bytes, lazy_zeros, release_pages, warm_pages, warmed_columns
 
 if not cython.compiled:  # compiled, _scan.pxd cimports these as C functions and constants
-    from ._builds import python_module
+    from ..compiled import python_module
 
-    Columns = python_module("_columns").Columns
-    crc64_update = python_module("_crc64").crc64_update
-    RELEASE_EVERY = python_module("_pages").RELEASE_EVERY
-    _lzf = python_module("_lzf")
+    Columns = python_module("rdb._columns").Columns
+    crc64_update = python_module("rdb._crc64").crc64_update
+    RELEASE_EVERY = python_module("rdb._pages").RELEASE_EVERY
+    _lzf = python_module("rdb._lzf")
     LZF_TOO_LONG, LZF_CUT, LZF_BEFORE_START, LZF_LITERAL_PAST_END = (
         _lzf.LZF_TOO_LONG, _lzf.LZF_CUT, _lzf.LZF_BEFORE_START, _lzf.LZF_LITERAL_PAST_END)
     LZF_SLACK, LZF_MAX_RATIO, lzf_expand, lzf_measure = (

@@ -8,9 +8,9 @@ or of its hash tag, modulo 16384. The hash tag is what lies between the first
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 import numpy as np
 
 

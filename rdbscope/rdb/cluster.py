@@ -3,9 +3,9 @@
 import numpy as np
 import pyarrow as pa
 
-from ._builds import chosen_module
+from ..compiled import chosen_module
 
-fill_slots = chosen_module("_slots").fill_slots
+fill_slots = chosen_module("rdb._slots").fill_slots
 
 N_SLOTS = 16384
 

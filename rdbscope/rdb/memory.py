@@ -11,7 +11,7 @@ the scanner; the constants below repeat its C constants (a test ties them).
 
 from dataclasses import dataclass
 
-from ._builds import compiled_module, python_module
+from ..compiled import compiled_module, python_module
 
 #: allocator names accepted by ``scan(..., allocator=...)`` and their codes.
 ALLOCATORS = {
@@ -131,8 +131,8 @@ def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False, layou
     """
     code = ALLOCATORS[allocator]
     check_layout(layout)
-    module = None if pure else compiled_module("_memory")
-    model_class = (module or python_module("_memory")).MemoryModel
+    module = None if pure else compiled_module("rdb._memory")
+    model_class = (module or python_module("rdb._memory")).MemoryModel
 
     def model_for(scanner):
         return model_class(_writer_layout(scanner, layout)[0], code, list_compress_depth)
@@ -142,7 +142,7 @@ def model_factory(allocator="jemalloc", list_compress_depth=0, pure=False, layou
 
 def new_model(layout, allocator="jemalloc", list_compress_depth=0):
     """A memory model of ``layout`` (a code of :data:`LAYOUTS`), for estimates of encodings a key does not have."""
-    module = compiled_module("_memory") or python_module("_memory")
+    module = compiled_module("rdb._memory") or python_module("rdb._memory")
     return module.MemoryModel(layout, ALLOCATORS[allocator], list_compress_depth)
 
 
@@ -178,7 +178,7 @@ def db_overhead_bytes(layout_name, keys, expires):
     buckets; Redis 8 stores the objects themselves, so buckets only).
     Valkey 8+: the 64-byte buckets of both hashtables.
     """
-    arithmetic = compiled_module("_memory") or python_module("_memory")
+    arithmetic = compiled_module("rdb._memory") or python_module("rdb._memory")
     tables = [n for n in (keys, expires) if n]
     if layout_name.startswith("valkey-"):
         return sum(64 * arithmetic.valkey_buckets(n) for n in tables)

@@ -25,10 +25,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import kernels
 from ..errors import InputError
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
-from ..rdb import kernels, keys_at
+from ..rdb import keys_at
 
 #: Examples kept per (group, second) and per (group, millisecond): the incidents' and batches'
 #: examples are the first of their keys in dump order.
@@ -351,7 +352,7 @@ def read_partition(segments, index, group_of, keep_second, min_keys):
             parts.append((records, np.ascontiguousarray(groups, np.int64)))
     if not parts:
         return Tally.empty()
-    # Counted by a hash of (group, millisecond) first (rdb/_busy_buckets.py): nearly every record drops
+    # Counted by a hash of (group, millisecond) first (kernels/_busy_buckets.py): nearly every record drops
     # out before the seconds are looked up and the rest sorted. About one bucket per record: the
     # counts stay small, and a uniform spread fills no bucket up to a batch.
     buckets = 1 << max(16, sum(len(r) for r, _g in parts).bit_length())

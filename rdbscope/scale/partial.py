@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import kernels
 from ..keyspace.activity import ActivityCounts, cold_rows, nullable, recorded
 from ..keyspace.columns import KeyColumns, dictionary_codes
 from ..keyspace.grouping import SlotCounter, first_per_group, largest_per_group, rows_above
@@ -22,7 +23,6 @@ from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
-from ..rdb import kernels
 from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
 from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows

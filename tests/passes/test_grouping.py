@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 from conftest import module_builds
 
+from rdbscope import kernels
 from rdbscope.keyspace.columns import dictionary_codes
 from rdbscope.keyspace.grouping import (
     SlotCounter,
@@ -21,7 +22,6 @@ from rdbscope.keyspace.grouping import (
     name_matrix,
     present_names,
 )
-from rdbscope.rdb import kernels
 
 
 def nearest_rank(values, q):
@@ -172,10 +172,10 @@ def first_k_positions(items, k):
     return positions
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_group_rows")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._group_rows")))
 @pytest.mark.parametrize("seed", range(4))
 def test_first_per_group_keeps_the_first_k_rows_of_each_group(build, seed, monkeypatch):
-    monkeypatch.setattr(kernels, "group_rows", module_builds("_group_rows")[build])
+    monkeypatch.setattr(kernels, "group_rows", module_builds("kernels._group_rows")[build])
     rng = np.random.default_rng(seed)
     n_groups, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
     groups = rng.integers(0, n_groups, 3000)
@@ -185,10 +185,10 @@ def test_first_per_group_keeps_the_first_k_rows_of_each_group(build, seed, monke
     assert first_per_group(groups, n_groups, k, rows=rows).tolist() == expected
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_group_rows")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._group_rows")))
 @pytest.mark.parametrize("seed", range(4))
 def test_largest_per_group_keeps_rows_over_the_kth_largest_and_the_first_ties(build, seed, monkeypatch):
-    monkeypatch.setattr(kernels, "group_rows", module_builds("_group_rows")[build])
+    monkeypatch.setattr(kernels, "group_rows", module_builds("kernels._group_rows")[build])
     rng = np.random.default_rng(seed)
     n_groups, k = int(rng.integers(1, 20)), int(rng.integers(1, 6))
     groups = rng.integers(0, n_groups, 2000)
@@ -207,10 +207,10 @@ def test_largest_per_group_keeps_rows_over_the_kth_largest_and_the_first_ties(bu
     assert largest_per_group(values, groups, threshold, k).tolist() == sorted(expected)
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_runs")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._runs")))
 @pytest.mark.parametrize("seed", range(5))
 def test_merge_counted_adds_equal_entries_across_parts(build, seed, monkeypatch):
-    monkeypatch.setattr(kernels, "runs", module_builds("_runs")[build])
+    monkeypatch.setattr(kernels, "runs", module_builds("kernels._runs")[build])
     rng = np.random.default_rng(seed)
     n_groups = int(rng.integers(1, 6))
     expected = {}
@@ -240,9 +240,9 @@ def test_merge_counted_adds_equal_entries_across_parts(build, seed, monkeypatch)
         [(g, v, a) for (g, v), (a, _b) in sorted(expected.items())]
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_slot_counts")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
 def test_slot_counter_counts_each_call_alone(build, monkeypatch):
-    monkeypatch.setattr(kernels, "slot_counts", module_builds("_slot_counts")[build])
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
     rng = np.random.default_rng(3)
     counter = SlotCounter()
     for slots in (50, 50, 400, 30):  # the counters grow, and what one call counted is gone by the next

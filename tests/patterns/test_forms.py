@@ -78,11 +78,11 @@ def test_patterns_of_a_big_column_match_those_of_its_slices():
     assert np.array_equal(inferred.indices.to_numpy(), np.r_[np.ones(1_200_000, np.int32), 0])
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_forms")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._forms")))
 def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(build):
     """The kernel reads keys eight bytes at a time, their last bytes as the end of a word: a key differing
     from another of its length in any one byte, first, middle or last, is a form of its own."""
-    kernel = module_builds("_forms")[build]
+    kernel = module_builds("kernels._forms")[build]
     keys = []
     for length in range(0, 27):
         base = bytes(97 + i % 26 for i in range(length))

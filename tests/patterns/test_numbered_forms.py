@@ -6,8 +6,8 @@ import pytest
 from conftest import SAMPLE_DUMPS, module_builds
 
 import rdbscope
+from rdbscope import kernels
 from rdbscope.patterns import forms
-from rdbscope.rdb import kernels
 
 
 def keys_of_many_shapes():
@@ -20,9 +20,9 @@ def keys_of_many_shapes():
     return pa.array(real + odd * 3 + distinct + real, pa.binary())
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_forms")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._forms")))
 def test_numbered_forms_are_the_dictionary_of_the_masked_keys(build, monkeypatch):
-    monkeypatch.setattr(kernels, "forms", module_builds("_forms")[build])
+    monkeypatch.setattr(kernels, "forms", module_builds("kernels._forms")[build])
     keys = keys_of_many_shapes()
     for part in (keys, keys.slice(1000, 9500), keys.slice(0, 0)):  # a slice starts past the data's start
         expected_ids, expected_forms = forms.encode(forms.mask_digits(part))

@@ -7,8 +7,8 @@ import pytest
 from conftest import SAMPLE_DUMPS
 
 import rdbscope
+from rdbscope.compiled import python_module
 from rdbscope.rdb import cluster
-from rdbscope.rdb._builds import python_module
 
 sys.path.insert(0, str(SAMPLE_DUMPS))
 import make_sample_dumps  # noqa: E402
@@ -38,7 +38,7 @@ def cluster_capable_port():
 
 def python_fill_slots():
     """_slots.py run as Python, as it runs where the extension was not built."""
-    return python_module("_slots").fill_slots
+    return python_module("rdb._slots").fill_slots
 
 
 @pytest.mark.slow

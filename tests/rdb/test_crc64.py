@@ -5,11 +5,11 @@ import random
 
 import pytest
 
-from rdbscope.rdb._builds import compiled_module, python_module
+from rdbscope.compiled import compiled_module, python_module
 
-BUILDS = {"python": python_module("_crc64")}
-if compiled_module("_crc64") is not None:
-    BUILDS["cython"] = compiled_module("_crc64")
+BUILDS = {"python": python_module("rdb._crc64")}
+if compiled_module("rdb._crc64") is not None:
+    BUILDS["cython"] = compiled_module("rdb._crc64")
 
 
 @pytest.fixture(params=sorted(BUILDS))

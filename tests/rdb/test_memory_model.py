@@ -155,10 +155,10 @@ def test_valkey_9_streams_are_exact(stem):
     ([(7, 0), (1 << 56, 0)], 24 + 2 * 32 + 2 * 16),  # a branching head, two 15-byte runs
 ])
 def test_radix_tree_allocations_follow_its_nodes(ids, allocated):
-    from rdbscope.rdb._builds import python_module
+    from rdbscope.compiled import python_module
 
     keys = b"".join(ms.to_bytes(8, "big") + seq.to_bytes(8, "big") for ms, seq in ids)
-    for scan, memory in {(python_module("_scan"), python_module("_memory")), (rdbscope.rdb._scan, _memory)}:
+    for scan, memory in {(python_module("rdb._scan"), python_module("rdb._memory")), (rdbscope.rdb._scan, _memory)}:
         tree = scan.RaxNodes(memory.MemoryModel(LAYOUT_CODES["valkey-9"], 0, 0))
         for i in range(len(ids)):
             tree.add(keys, 16 * i)
@@ -295,10 +295,10 @@ def test_estimates_can_be_left_out(implementation):
 ])
 def test_radix_tree_nodes_follow_the_splits_redis_makes(ids, nodes):
     """Streams on Redis up to 8.2 cost 244 bytes per radix-tree node (src/object.c)."""
-    from rdbscope.rdb._builds import python_module
+    from rdbscope.compiled import python_module
 
     keys = b"".join(ms.to_bytes(8, "big") + seq.to_bytes(8, "big") for ms, seq in ids)
-    for module in {python_module("_scan"), rdbscope.rdb._scan}:
+    for module in {python_module("rdb._scan"), rdbscope.rdb._scan}:
         tree = module.RaxNodes()
         for i in range(len(ids)):
             tree.add(keys, 16 * i)

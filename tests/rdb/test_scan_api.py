@@ -14,7 +14,7 @@ from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
 
 import rdbscope
 import rdbscope.rdb
-from rdbscope.rdb._builds import compiled_module
+from rdbscope.compiled import compiled_module
 
 DEFAULT = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 
@@ -25,7 +25,7 @@ def test_compiled_scanner_is_used_where_it_was_built():
         assert "cython" in rdbscope.rdb.implementations()
         # The scanner cimports these: a Python module among them would not even link.
         for name in ("_columns", "_crc64", "_lzf", "_pages", "_scan"):
-            assert compiled_module(name) is not None, name
+            assert compiled_module(f"rdb.{name}") is not None, name
     assert rdbscope.rdb.IMPLEMENTATION in rdbscope.rdb.implementations()
 
 

@@ -147,10 +147,10 @@ def test_the_compiled_build_has_its_guard(tmp_path):
     """Without the compiled guard the compiled scanner streams its dumps (safe, but slower): it must be built."""
     import mmap
 
+    from rdbscope.compiled import compiled_module
     from rdbscope.rdb import _mapguard
-    from rdbscope.rdb._builds import compiled_module
 
-    assert compiled_module("_mapguard") is not None
+    assert compiled_module("rdb._mapguard") is not None
     path = tmp_path / "one.rdb"
     path.write_bytes(b"REDIS0009\xff" + bytes(8))
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapping:

@@ -1,4 +1,4 @@
-"""The hash filter of the spilled expiry records (rdb/_busy_buckets.py), both builds, against the same
+"""The hash filter of the spilled expiry records (kernels/_busy_buckets.py), both builds, against the same
 counting done with numpy."""
 
 import numpy as np
@@ -29,9 +29,9 @@ def _expected(records, group_map, mask, threshold):
     return counts, np.flatnonzero(counts[bucket.astype(np.int64)] >= threshold)
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_busy_buckets")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._busy_buckets")))
 def test_buckets_counted_and_busy_records_picked_as_numpy_does(build):
-    kernel = module_builds("_busy_buckets")[build]
+    kernel = module_builds("kernels._busy_buckets")[build]
     records = _records(3000, 11)
     group_map = np.array([4, 0, 2, 2, 9], np.int64)  # two group numbers of one final group
     mask = (1 << 12) - 1
@@ -47,7 +47,7 @@ def test_buckets_counted_and_busy_records_picked_as_numpy_does(build):
 
 
 def test_counts_stop_at_65535_without_wrapping():
-    for kernel in module_builds("_busy_buckets").values():
+    for kernel in module_builds("kernels._busy_buckets").values():
         records = np.zeros(70_000, RECORD)  # one millisecond of one group: one bucket
         counts = np.zeros(1 << 16, np.uint16)
         kernel.count_buckets(records.view(np.uint8).reshape(-1), RECORD.itemsize, np.zeros(1, np.int64),

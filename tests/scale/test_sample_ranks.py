@@ -5,17 +5,17 @@ import pytest
 from conftest import module_builds
 
 
-@pytest.mark.parametrize("build", sorted(module_builds("_ranks")))
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._ranks")))
 def test_ranks_are_splitmix64_outputs(build):
     # splitmix64 seeded with 0 returns mix(0x9E3779B97F4A7C15), mix(2 * 0x9E3779B97F4A7C15), ...
     out = np.empty(2, np.uint64)
-    module_builds("_ranks")[build].fill_ranks(0x9E3779B97F4A7C15, 0, out)
+    module_builds("kernels._ranks")[build].fill_ranks(0x9E3779B97F4A7C15, 0, out)
     assert int(out[0]) == 0xE220A8397B1DCDAF
 
 
 def test_both_builds_rank_alike():
     outs = []
-    for build in module_builds("_ranks").values():
+    for build in module_builds("kernels._ranks").values():
         outs.append(np.empty(2000, np.uint64))
         build.fill_ranks(5_000_000_000, 7 << 40, outs[-1])
     assert len({out.tobytes() for out in outs}) == 1

@@ -10,9 +10,9 @@ buckets are all a batch can be made of. Counts stop at 65535, which only lets mo
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 #: Multipliers of the millisecond and the group in the bucket hash.
 VALUE_MIX = cython.declare(cython.ulonglong, 0x9E3779B1)

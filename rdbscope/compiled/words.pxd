@@ -1,5 +1,5 @@
 # One little-endian 8-byte load, shared by the compiled modules that read words of a buffer
-# (_crc64.crc64_step, _forms.word_at, _scan.le_at). Written byte by byte, gcc keeps eight loads.
+# (rdb/_crc64.crc64_step, kernels/_forms.word_at, rdb/_scan.le_at). Written byte by byte, gcc keeps eight loads.
 
 cdef extern from *:
     """

@@ -2,7 +2,7 @@
 
 import cython
 
-from rdbscope.rdb._words cimport load_le64
+from rdbscope.compiled.words cimport load_le64
 
 cdef unsigned long long MASK64, SEED, MIX
 

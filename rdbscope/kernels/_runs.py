@@ -8,9 +8,9 @@ Per-chunk tallies merge this way in linear time where a sort of their concatenat
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 #: Where a run has no value left (a real value as large is told apart by the run's end).
 MAX_VALUE = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)

@@ -4,9 +4,9 @@
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 MIX1 = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)

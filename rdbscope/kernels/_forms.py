@@ -5,9 +5,9 @@ dictionary-encoding the masked keys, without a copy of them as a Python bytes ob
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 SEED = cython.declare(cython.ulonglong, 0x9E3779B97F4A7C15)

@@ -8,9 +8,9 @@ to the pages it hits, where a fresh pair of counter arrays per chunk was mostly 
 try:
     import cython
 except ImportError:  # Cython is only needed to build the extension
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
-    from . import _cython_shim as cython
+    from ..compiled import cython_shim as cython
 
 
 def count_into(slot, weight, count, total):

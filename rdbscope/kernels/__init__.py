@@ -1,0 +1,18 @@
+"""The compiled loops the analysis runs over a chunk's keys, for the packages above this one: each is
+its Cython build where it was built, else its source run as Python (``RDBSCOPE_PUREPYTHON=1`` forces
+the source). See the modules for what each does."""
+
+from ..compiled import chosen_module
+
+#: Spilled expiry records hashed into buckets, and those of the busy buckets (``_busy_buckets.py``).
+busy_buckets = chosen_module("kernels._busy_buckets")
+#: Keys' digits masked and their forms numbered (``_forms.py``).
+forms = chosen_module("kernels._forms")
+#: First keys and largest keys per group (``_group_rows.py``).
+group_rows = chosen_module("kernels._group_rows")
+#: The uniform sample's rank of each row (``_ranks.py``).
+ranks = chosen_module("kernels._ranks")
+#: Sorted runs of counted values merged (``_runs.py``).
+runs = chosen_module("kernels._runs")
+#: Keys counted into the slots of a dense range (``_slot_counts.py``).
+slot_counts = chosen_module("kernels._slot_counts")
