@@ -73,7 +73,7 @@ def modules_a_load_never_runs():
     package = ROOT / "rdbscope"
     names = (".".join(("rdbscope",) + path.relative_to(package).with_suffix("").parts).removesuffix(".__init__")
              for path in package.rglob("*.py"))
-    reader = ("rdbscope.rdb", "rdbscope.keys", "rdbscope.errors")
+    reader = ("rdbscope.rdb", "rdbscope.compiled", "rdbscope.keys", "rdbscope.errors")
     return [name for name in names if name != "rdbscope" and not name.startswith(reader)]
 
 
