@@ -1,6 +1,7 @@
 """Imports point one way (DESIGN.md):
 cli -> report -> api/result/codes/config -> scale -> passes/rules -> libraries
-    -> keys/sources/findings/options/patterns/summary/keyspace -> rdb -> errors.
+    -> keys/sources/findings/options/patterns/summary/keyspace -> sizes
+    -> rdb -> errors.
 """
 
 import ast
@@ -17,6 +18,7 @@ LAYERS = [
     {"passes", "rules"},
     {"libraries"},
     {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
+    {"sizes"},
     {"rdb"},
     {"errors"},
 ]

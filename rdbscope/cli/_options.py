@@ -192,18 +192,19 @@ READ_PARAMETERS = (
 )
 
 def _default_budget():
-    from ..scale.budget import default_budget, format_budget
+    from ..scale.budget import default_budget
+    from ..sizes import format_size
 
-    return format_budget(default_budget())
+    return format_size(default_budget())
 
 
 #: (parameter, annotation, default) of the option that bounds an analysis's memory.
 BUDGET_PARAMETERS = (
     ("memory_budget", Annotated[str | None, typer.Option(
         "--memory-budget", metavar="SIZE",
-        help="Memory the analysis may use, e.g. 2GB or 512MB. A dump whose keys table would not fit is "
-             "analysed chunk by chunk in bounded memory (without the naming rules, which need every "
-             "key).",
+        help="Memory the analysis may use, e.g. 2GB or 512MB (1024-based, as every size; KiB/MiB/GiB too). "
+             "A dump whose keys table would not fit is analysed chunk by chunk in bounded memory (without the "
+             "naming rules, which need every key).",
         show_default=f"half the available memory, {_default_budget()} here now")], None),
 )
 
@@ -243,10 +244,10 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
         _check_types(types)
     if memory_budget is not None:
         from ..errors import InputError
-        from ..scale.budget import parse_size
+        from ..sizes import parse_size
 
         try:
-            parse_size(memory_budget)
+            parse_size(memory_budget, "memory budget")
         except InputError as exc:
             raise typer.BadParameter(str(exc), param_hint="--memory-budget") from None
     if askpass:
