@@ -1,4 +1,4 @@
-"""diff --fail-on-growth and trend --fail-if-growth on two sample dumps of different sizes."""
+"""diff and trend --fail-on-growth (trend also takes its older --fail-if-growth) on dumps of different sizes."""
 
 import json
 import shutil
@@ -77,20 +77,29 @@ def dataset(tmp_path_factory):
 
 
 def test_trend_fails_naming_the_instance_that_grew(dataset):
-    result = invoke("trend", dataset, "--fail-if-growth", "1%")
+    result = invoke("trend", dataset, "--fail-on-growth", "1%")
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
         "instance grows: total memory grew by 22.2 KB (+1.8%) from 2030-01-01 to 2030-01-02, "
-        "more than --fail-if-growth 1%"]
+        "more than --fail-on-growth 1%"]
+    assert invoke("trend", dataset, "--fail-on-growth", "2%").exit_code == 0
+    assert invoke("trend", dataset, "--fail-on-growth", "20KB", "--format", "json").exit_code == 1
+    assert invoke("trend", dataset, "--fail-on-growth", "22.3KB", "--format", "json").exit_code == 0
+    assert invoke("trend", dataset, "--instance", "shrinks", "--fail-on-growth", "0%").exit_code == 0
+
+
+def test_trend_takes_the_growth_gate_by_diffs_name_and_its_older_one_unlisted(dataset):
+    older = invoke("trend", dataset, "--fail-if-growth", "1%")
+    assert older.exit_code == 1 and older.stderr.endswith("more than --fail-on-growth 1%\n")
     assert invoke("trend", dataset, "--fail-if-growth", "2%").exit_code == 0
-    assert invoke("trend", dataset, "--fail-if-growth", "20KB", "--format", "json").exit_code == 1
-    assert invoke("trend", dataset, "--instance", "shrinks", "--fail-if-growth", "0%").exit_code == 0
+    shown = invoke("trend", "--help").stdout
+    assert "--fail-on-growth SIZE|PERCENT" in shown and "--fail-if-growth" not in shown
 
 
 def test_trend_rejects_a_bad_growth_limit(dataset):
-    result = invoke("trend", dataset, "--fail-if-growth", "lots")
+    result = invoke("trend", dataset, "--fail-on-growth", "lots")
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
-    assert "'--fail-if-growth'" in result.stderr
+    assert "'--fail-on-growth'" in result.stderr
 
 
 @pytest.fixture(scope="module")
