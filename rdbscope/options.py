@@ -2,13 +2,15 @@
 
 Each field has a default and one line of doc (``option(default, doc)``); the docs of a
 rule's options are generated from them. :func:`options_from_table` builds an options
-object from a parsed ``rdbscope.toml`` table, checking every key and value.
+object from a parsed ``rdbscope.toml`` table, checking every key and value; an option
+named ``*_bytes`` also takes a size such as ``"1MB"``.
 """
 
 import dataclasses
 import json
 
-from .errors import ConfigError
+from .errors import ConfigError, InputError
+from .sizes import parse_size
 
 
 def option(default, doc):
@@ -48,7 +50,8 @@ def options_from_table(cls, table, source, section):
         if key not in fields:
             known = ", ".join(fields) or "none: it takes no options"
             raise ConfigError(f"{place}: unknown key (known: {known})")
-        kwargs[key] = _coerce(value, fields[key].default, place)
+        kwargs[key] = _coerce(_bytes_of(value, place) if key.endswith("_bytes") else value,
+                              fields[key].default, place)
     try:
         return cls(**kwargs)
     except ValueError as error:
@@ -71,6 +74,16 @@ def toml_value(value):
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     return str(value)
+
+
+def _bytes_of(value, place):
+    """A byte threshold as written: a number, or a size such as ``"1MB"`` (1024-based, as every size)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_size(value)
+    except InputError as error:
+        raise ConfigError(f"{place}: {error}") from None
 
 
 def _coerce(value, default, place):

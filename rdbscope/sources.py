@@ -37,6 +37,8 @@ EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "ab
 
 #: What names standard input where a dump is expected.
 STDIN = "-"
+#: What messages and reports call standard input (the name Python gives it).
+STDIN_NAME = "<stdin>"
 
 #: Names of the dumps a directory holds: a dump, or a compressed backup of one.
 DUMP_SUFFIXES = (".rdb", ".rdb.gz", ".rdb.zst", ".rdb.lz4", ".rdb.bz2", ".rdb.xz")
@@ -231,7 +233,10 @@ def is_live(item):
 
 
 def without_password(item):
-    """An input as given, except a live server's URL, whose password is left out (it must never be shown)."""
+    """An input as given, except standard input (``<stdin>``) and a live server's URL, whose password is left
+    out (it must never be shown)."""
+    if item == STDIN:
+        return STDIN_NAME
     return public_name(item) if is_live(item) else str(item)
 
 

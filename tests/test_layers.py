@@ -1,6 +1,7 @@
 """Imports point one way (DESIGN.md):
 cli -> report -> api/result/codes/config -> scale -> passes/rules -> libraries
-    -> keys/sources/findings/options/patterns/summary/keyspace -> kernels -> rdb -> compiled -> errors.
+    -> keys/sources/findings/options/patterns/summary/keyspace -> kernels -> sizes
+    -> rdb -> compiled -> errors.
 """
 
 import ast
@@ -18,6 +19,7 @@ LAYERS = [
     {"libraries"},
     {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
     {"kernels"},
+    {"sizes"},
     {"rdb"},
     {"compiled"},
     {"errors"},

@@ -1,18 +1,21 @@
 """The ``rdbscope`` command. The only package that prints or exits.
 
-Exit codes: 0 ok, 1 findings at or above ``--fail-on``, 2 bad input or usage.
+Exit codes: 0 ok, 1 findings at or above ``--fail-on``, 2 bad input or usage. A reader that stops
+reading (``rdbscope report dump.rdb | head -1``) ends the run quietly, with 0.
 
 Importing the commands must stay cheap (``--help`` and usage errors answer
 without pyarrow, numpy or pandas): each command imports what it works with
 when it runs.
 """
 
+import errno
+import os
 import sys
 from typing import Annotated
 
 import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError  # typer's own click
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from . import bigkeys, diff, expiry, info, lint, patterns, report, rule, scan, trend, ttl
 
@@ -25,6 +28,13 @@ class _HelpFlag(TyperOption):
         return super().process_value(ctx, bool(value))
 
 
+class _PlainArgument(TyperArgument):
+    """An argument listed by its name alone (``DUMP``), without the Python type typer adds (``<str>``)."""
+
+    def display_type_rich(self, ctx):
+        return None
+
+
 class _OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr (``error: ... (see 'rdbscope report --help')``), exit 2."""
 
@@ -34,12 +44,31 @@ class _OneLineErrors(TyperGroup):
             option.__class__ = _HelpFlag
         return option
 
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        for param in getattr(command, "params", ()):
+            if type(param) is TyperArgument:
+                param.__class__ = _PlainArgument
+        return command
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+            _stdout_to_devnull()
+            raise typer.Exit(0) from None
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except NoArgsIsHelpError as exc:
-            typer.echo(exc.ctx.get_help())
-            code = 0
+            sys.stdout.flush()  # here, not at exit, where a closed pipe would print a traceback
+        except BrokenPipeError:
+            _stdout_to_devnull()
+        except NoArgsIsHelpError as exc:  # `rdbscope` alone: a usage error, as git's
+            typer.echo(exc.ctx.get_help(), err=True)
+            code = 2
         except ClickException as exc:
             typer.echo(f"error: {_one_line(exc)}", err=True)
             code = exc.exit_code
@@ -50,6 +79,16 @@ class _OneLineErrors(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _stdout_to_devnull():
+    """Point standard output at /dev/null once its reader has gone, so that what is still buffered
+    is dropped instead of failing again when Python exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a file descriptor (a test runner's stream)
+        pass
 
 
 def _one_line(exc):

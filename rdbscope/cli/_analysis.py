@@ -7,7 +7,7 @@ import os
 import typer
 from typer._click.exceptions import UsageError  # typer's own click
 
-from ..scale.budget import format_budget
+from ..sizes import format_size
 from ._console import exits_on_bad_input, message, scan_progress, stage
 from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
@@ -171,10 +171,10 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     from ..sources import shown_name
 
     label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
-    with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_budget(limit)})") as on_progress:
+    with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_size(limit)})") as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
-    needed = f"about {format_budget(peak)}" if peak is not None else "an amount known only once they are read"
+    needed = f"about {format_size(peak)}" if peak is not None else "an amount known only once they are read"
     return _checked(res, load, limit, needed)
 
 
@@ -185,10 +185,10 @@ def _checked(res, load, limit, needed):
         raise nothing_kept(res.info, load)
     if res.bounded and not load.quiet:
         if res.skipped:
-            message(f"note: analysed in bounded memory ({format_budget(limit)}); not run: {', '.join(res.skipped)} "
+            message(f"note: analysed in bounded memory ({format_size(limit)}); not run: {', '.join(res.skipped)} "
                     f"(they need every key in memory, {needed})")
         else:
-            message(f"note: analysed in bounded memory ({format_budget(limit)}), chunk by chunk "
+            message(f"note: analysed in bounded memory ({format_size(limit)}), chunk by chunk "
                     f"(every key in memory would need {needed})")
     if res.percentile_error and not load.quiet:
         said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
@@ -207,7 +207,7 @@ def _analyze_stream(path, config, passes, load):
     with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
         res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
                       **load.scan_options())
-    return _checked(res, load, limit, f"more than {format_budget(limit)}")
+    return _checked(res, load, limit, f"more than {format_size(limit)}")
 
 
 def _budget(load):

@@ -1,6 +1,7 @@
 """Consoles and the progress bar: data on stdout, everything else on stderr."""
 
 import contextlib
+import errno
 import functools
 import time
 
@@ -18,13 +19,24 @@ class _Console:
     @property
     def console(self):
         if self._made is None:
-            from rich.console import Console
-
-            self._made = Console(**self._options)
+            self._made = make_console(**self._options)
         return self._made
 
     def __getattr__(self, name):
         return getattr(self.console, name)
+
+
+def make_console(**options):
+    """A rich Console that leaves a reader going away (``| head -1``) to the command line, which ends
+    the run with 0: rich itself would exit 1, the code of findings."""
+    from rich.console import Console
+
+    class QuietOnBrokenPipe(Console):
+        def on_broken_pipe(self):
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "the reader went away")
+
+    return QuietOnBrokenPipe(**options)
 
 
 out = _Console(highlight=False, soft_wrap=True)

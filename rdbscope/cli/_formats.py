@@ -2,7 +2,7 @@
 
 import sys
 
-from ._console import message, out
+from ._console import make_console, message, out
 from ._options import Format
 
 #: Widest table written to a file or pipe.
@@ -51,9 +51,7 @@ def print_renderable(renderable):
     if out.is_terminal:
         out.print(renderable)
         return
-    from rich.console import Console
-
-    wide = Console(file=sys.stdout, width=MAX_FILE_WIDTH, highlight=False, soft_wrap=True, color_system=None)
+    wide = make_console(file=sys.stdout, width=MAX_FILE_WIDTH, highlight=False, soft_wrap=True, color_system=None)
     wide.print(renderable)
 
 

@@ -21,13 +21,14 @@ from ..scale.budget import core_count
 WHERE = ("; '-' reads it from standard input; a URL (s3://, gs://, az://, https://...) is read through fsspec "
          "(pip install \"rdbscope[s3]\", [gcs] or [azure]).")
 Dump = Annotated[str, typer.Argument(help="The dump: dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one" + WHERE,
-                                     show_default=False)]
+                                     metavar="DUMP", show_default=False)]
 Input = Annotated[str, typer.Argument(
-    help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one), or a keys Parquet file "
+    metavar="DUMP", help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one), or a keys Parquet file "
          "written by 'rdbscope scan'" + WHERE,
     show_default=False)]
 #: Several inputs read as one keyspace (a cluster's nodes); checked and expanded by rdbscope.sources.
 Inputs = Annotated[list[str], typer.Argument(
+    metavar="DUMP",
     help="A dump (dump.rdb, or a .gz/.zst/.lz4/.bz2/.xz backup of one) or a keys Parquet file written by "
          "'rdbscope scan'; or several dumps read as one keyspace (a cluster's nodes): several paths, a "
          "directory of dumps, or a quoted glob such as 'node-*.rdb' or 's3://bucket/nodes/*.rdb'" + WHERE,
@@ -64,9 +65,11 @@ def format_option(*formats):
         return Format(name)
 
     said = "; ".join(FORMAT_HELP[f] for f in formats)
-    return typer.Option(
-        "--format", "-f", parser=parse, metavar="[" + "|".join(names) + "]",
-        help=f"{said}. json and csv are for programs: raw numbers, bytes as integers.")
+    for_programs = [name for name in ("json", "csv") if name in names]
+    if for_programs:
+        verb = "are" if len(for_programs) > 1 else "is"
+        said += f". {' and '.join(for_programs)} {verb} for programs: raw numbers, bytes as integers"
+    return typer.Option("--format", "-f", parser=parse, metavar="[" + "|".join(names) + "]", help=f"{said}.")
 
 
 #: ``--json``, the older spelling of ``--format json``, still accepted.
@@ -82,10 +85,11 @@ class FailOn(str, Enum):
 
 FailOnOption = Annotated[FailOn, typer.Option(
     "--fail-on", help="Exit with code 1 when a finding of this severity or above is reported.")]
-Top = Annotated[int, typer.Option("--top", min=1, help="Show at most this many rows per table.")]
+Top = Annotated[int, typer.Option("--top", min=1, metavar="N", help="Show at most this many rows per table.")]
 ConfigOption = Annotated[Path | None, typer.Option(
-    "--config", help="Thresholds and rules from this rdbscope.toml, or pyproject.toml (its [tool.rdbscope] "
-                     "table); default: the nearest one in this directory or its parents.",
+    "--config", metavar="FILE",
+    help="Thresholds and rules from this rdbscope.toml, or pyproject.toml (its [tool.rdbscope] table); default: the "
+         "nearest one in this directory or its parents.",
     exists=True, dir_okay=False, show_default=False)]
 CsvSafe = Annotated[bool, typer.Option(
     "--csv-safe/--csv-raw",
@@ -153,13 +157,15 @@ def _check_types(types):
 #: (parameter, annotation, default) of the options that choose keys.
 FILTER_PARAMETERS = (
     ("db", Annotated[list[int] | None, typer.Option(
-        "--db", "-n", help="Keep only this db (repeatable), as redis-cli -n. Filters that keep no key "
+        "--db", "-n", metavar="N", help="Keep only this db (repeatable), as redis-cli -n. Filters that keep no key "
                            "exit 2, saying what the dump has.", show_default=False)], None),
     ("type_", Annotated[list[str] | None, typer.Option(
-        "--type", help="Keep only this type (repeatable, or comma-separated): string, list, set, zset, hash, "
-                       "stream, module...", show_default=False)], None),
+        "--type", metavar="TYPE", show_default=False,
+        help="Keep only this type (repeatable, or comma-separated): string, list, set, zset, hash, stream, module...")],
+     None),
     ("match", Annotated[str | None, typer.Option(
-        "--match", help="Keep only keys matching this glob (Redis KEYS syntax).", show_default=False)], None),
+        "--match", metavar="GLOB", help="Keep only keys matching this glob (Redis KEYS syntax).",
+        show_default=False)], None),
 )
 #: (parameter, annotation, default) of the options that say how to read a dump.
 READ_PARAMETERS = (
@@ -173,7 +179,7 @@ READ_PARAMETERS = (
              "(Debian, Ubuntu), libc for MALLOC=libc builds. A dump does not record it: without "
              "this option jemalloc is assumed.", show_default=False)], None),
     ("list_compress_depth", Annotated[int, typer.Option(
-        "--list-compress-depth", min=0,
+        "--list-compress-depth", min=0, metavar="N",
         help="The server's list-compress-depth, for list memory estimates.")], 0),
     ("quiet", Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print nothing on stderr (no progress, no 'wrote ...') unless something fails.")],
@@ -192,18 +198,19 @@ READ_PARAMETERS = (
 )
 
 def _default_budget():
-    from ..scale.budget import default_budget, format_budget
+    from ..scale.budget import default_budget
+    from ..sizes import format_size
 
-    return format_budget(default_budget())
+    return format_size(default_budget())
 
 
 #: (parameter, annotation, default) of the option that bounds an analysis's memory.
 BUDGET_PARAMETERS = (
     ("memory_budget", Annotated[str | None, typer.Option(
         "--memory-budget", metavar="SIZE",
-        help="Memory the analysis may use, e.g. 2GB or 512MB. A dump whose keys table would not fit is "
-             "analysed chunk by chunk in bounded memory (without the naming rules, which need every "
-             "key).",
+        help="Memory the analysis may use, e.g. 2GB or 512MB (1024-based, as every size; KiB/MiB/GiB too). "
+             "A dump whose keys table would not fit is analysed chunk by chunk in bounded memory (without the "
+             "naming rules, which need every key).",
         show_default=f"half the available memory, {_default_budget()} here now")], None),
 )
 
@@ -243,10 +250,10 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
         _check_types(types)
     if memory_budget is not None:
         from ..errors import InputError
-        from ..scale.budget import parse_size
+        from ..sizes import parse_size
 
         try:
-            parse_size(memory_budget)
+            parse_size(memory_budget, "memory budget")
         except InputError as exc:
             raise typer.BadParameter(str(exc), param_hint="--memory-budget") from None
     if askpass:

@@ -8,13 +8,13 @@ import typer
 
 Codes = list[str] | None
 Select = Annotated[Codes, typer.Option(
-    "--select", help="Codes or families to keep, comma-separated (replaces the config's selection). "
+    "--select", metavar="CODES", help="Codes or families to keep, comma-separated (replaces the config's selection). "
                      "lint checks the analysis codes (BIG, TTL, EXP) only when selected.")]
 ExtendSelect = Annotated[Codes, typer.Option(
-    "--extend-select", help="Codes or families to keep in addition to the selection.")]
-Ignore = Annotated[Codes, typer.Option("--ignore", help="Codes or families to drop.")]
+    "--extend-select", metavar="CODES", help="Codes or families to keep in addition to the selection.")]
+Ignore = Annotated[Codes, typer.Option("--ignore", metavar="CODES", help="Codes or families to drop.")]
 Masters = Annotated[int | None, typer.Option(
-    "--masters", min=2, show_default=False,
+    "--masters", min=2, metavar="N", show_default=False,
     help="Simulate CLU001's cluster balance over this many masters (off unless given here or in the config).")]
 
 

@@ -25,26 +25,29 @@ def growth_limit(text):
         raise typer.BadParameter(str(exc)) from None
 
 
-def growth_option(name, help):
+def growth_option(name, help, hidden=False):
     """An option taking a size (50MB, 1.5GiB) or a percentage (20%) of memory growth."""
-    return typer.Option(name, parser=growth_limit, metavar="SIZE|PERCENT", help=help, show_default=False)
+    return typer.Option(name, parser=growth_limit, metavar="SIZE|PERCENT", help=help, show_default=False,
+                        hidden=hidden)
 
 
-Side = Annotated[str, typer.Argument(
-    help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD); "
-         "'-' reads a dump from standard input, a URL (s3://...) a dump or a partition through fsspec.",
-    show_default=False)]
+def side(name):
+    """The argument OLD or NEW."""
+    return typer.Argument(
+        metavar=name, show_default=False,
+        help="A dump, a keys Parquet file, or a report partition directory (DIR/instance=NAME/date=YYYY-MM-DD); "
+             "'-' reads a dump from standard input, a URL (s3://...) a dump or a partition through fsspec.")
 
 
 @analysis_command()
 def diff_command(
-    old: Side,
-    new: Side,
+    old: Annotated[str, side("OLD")],
+    new: Annotated[str, side("NEW")],
     show_all: Annotated[bool, typer.Option("--all", help="Also list patterns that did not change.")] = False,
     fail_on_growth: Annotated[object, growth_option(
         "--fail-on-growth",
         "Exit with code 1 when the total memory grew by more than this from OLD to NEW: a size (50MB, "
-        "1.5GiB) or a percentage of OLD's memory (20%).")] = None,
+        "1.5GiB; 1024-based, as every size) or a percentage of OLD's memory (20%).")] = None,
     output=None,
     load=None,
 ):
@@ -111,13 +114,13 @@ def diff_command(
 
 def _snapshot(path, config, load):
     from ..report.compare import is_partition, snapshot_of_partition, snapshot_of_result
-    from ..sources import is_local, is_url
+    from ..sources import STDIN, STDIN_NAME, is_local, is_url
 
     if not is_local(path):  # a dump from standard input or a URL, or a partition at a URL
         if is_url(path) and is_partition(path):
             return snapshot_of_partition(path, db=list(load.db) or None, types=list(load.types) or None,
                                          match=load.match)
-        label = "<stdin>" if path == "-" else path.rsplit("/", 1)[-1]
+        label = STDIN_NAME if path == STDIN else path.rsplit("/", 1)[-1]
         return snapshot_of_result(analyze_input(path, config, load=load), label)
     path = Path(path)
     if not path.exists():

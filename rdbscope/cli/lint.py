@@ -18,6 +18,7 @@ PRESETS = ("layered-names", "short-keys", "growth")
 DEPRECATED_PRESETS = {"seed-001": "layered-names", "seed-002": "short-keys"}
 
 Source = Annotated[list[str], typer.Argument(
+    metavar="SOURCE",
     help="The dump (dump.rdb or a compressed backup of one), or a keys Parquet file from `rdbscope scan`; "
          "or several dumps linted as one keyspace (a cluster's nodes): several paths, a directory of dumps, "
          "or a quoted glob such as 'node-*.rdb'" + WHERE,
@@ -65,6 +66,7 @@ def lint_command(
     from ..findings import Severity
     from ..report.sarif import to_json, to_sarif
     from ..rules import PRESETS as RULE_PRESETS
+    from ..sources import without_password
 
     fmt = Format.json if as_json else output.fmt
     extra = tuple(code for name in preset or [] for code in RULE_PRESETS[name])
@@ -75,7 +77,7 @@ def lint_command(
         result = analyze_input(list(source), config, passes=passes, load=load, **where)
     seconds = time.perf_counter() - started
     keys = result.keys
-    named = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else str(source[0])
+    named = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else without_password(source[0])
     if fmt is Format.json:
         out.print(to_json(result, named), markup=False, emoji=False, highlight=False, soft_wrap=True)
     elif fmt is Format.sarif:

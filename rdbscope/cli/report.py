@@ -38,16 +38,17 @@ def report_command(
     dump: Inputs,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Also write a self-contained HTML report (plots embedded, no network) to this file.",
-        dir_okay=False, show_default=False)] = None,
+        metavar="FILE", dir_okay=False, show_default=False)] = None,
     out_dir: Annotated[str | None, typer.Option(
         "--out", metavar="DIR", help="Also write the Parquet report into this dataset directory "
                                      "(DIR/instance=NAME/date=YYYY-MM-DD/), or under this URL "
                                      "(s3://bucket/reports: see README, \"Where the dump lives\").",
         show_default=False)] = None,
     instance: Annotated[str, typer.Option(
-        "--instance", help="Instance name of the --out partition (letters, digits, '.', '_', '-').")] = "default",
+        "--instance", metavar="NAME",
+        help="Instance name of the --out partition (letters, digits, '.', '_', '-').")] = "default",
     date: Annotated[datetime.datetime | None, typer.Option(
-        "--date", formats=["%Y-%m-%d"], show_default=False,
+        "--date", formats=["%Y-%m-%d"], metavar="YYYY-MM-DD", show_default=False,
         help="Date of the --out partition; default: the day (UTC) of the dump's ctime AUX field.")] = None,
     keys: Annotated[bool, typer.Option(
         "--keys", help="With --out, also write keys.parquet: every key with its pattern.")] = False,

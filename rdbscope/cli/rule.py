@@ -11,7 +11,8 @@ from ._options import Format, JsonAlias, format_option
 
 
 def rule_command(
-    code: Annotated[str | None, typer.Argument(help="A code (NAM003) or name (special-character).")] = None,
+    code: Annotated[str | None, typer.Argument(
+        metavar="CODE", help="A code (NAM003) or name (special-character).")] = None,
     show_all: Annotated[bool, typer.Option("--all", help="List every code instead.")] = False,
     fmt: Annotated[Format, format_option(Format.table, Format.json)] = Format.table,
     as_json: JsonAlias = False,

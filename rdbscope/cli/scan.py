@@ -1,5 +1,6 @@
 """rdbscope scan: a dump into a Parquet keys table."""
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -15,25 +16,32 @@ from ._options import Dump, takes_load_options
 @takes_load_options()
 def scan_command(
     dump: Dump,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Parquet file to write.", dir_okay=False,
-                                         show_default=False)],
+    output: Annotated[Path, typer.Option(
+        "--output", "-o", metavar="FILE", dir_okay=False, show_default=False,
+        help="Parquet file to write; '-' writes it to standard output, which must not be a terminal.")],
     stop_on_damage: Annotated[bool, typer.Option(
         "--stop-on-damage", help="Keep the keys read before damage instead of failing.")] = False,
     load=None,
 ):
-    """Scan DUMP into a Parquet table with one row per key; prints the file's name on stdout."""
+    """Scan DUMP into a Parquet table with one row per key; prints the file's name on stdout (unless the
+    table goes there: -o -)."""
     from ..findings import count
     from ..rdb import scan
     from ..report.parquet import write_keys_parquet
     from ..sources import check_dump, error_naming, opened, shown_name, without_password
 
-    check_writable(output, "'--output'")
+    to_stdout = str(output) == "-"
+    if to_stdout and sys.stdout.isatty():
+        raise typer.BadParameter("'-' writes Parquet to standard output, which is a terminal here: pipe it "
+                                 "into a file or a program, or name a file", param_hint="'--output'")
+    if not to_stdout:
+        check_writable(output, "'--output'")
     with opened(check_dump(dump)) as readable, \
             scan_progress(load.quiet, f"scanning {shown_name(dump)}") as on_progress:
         result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
                                 **load.scan_options()), load)
         try:
-            rows = write_keys_parquet(result, output)
+            rows = write_keys_parquet(result, sys.stdout.buffer if to_stdout else output)
         except RdbError as exc:
             raise error_naming(exc, dump) from None
     if result.info.stopped_by is not None:
@@ -41,7 +49,8 @@ def scan_command(
     if not load.quiet:
         message(f"{count(rows, 'key')} from {without_password(dump)} "
                 f"({result.info.magic} RDB {result.info.rdb_version})")
-        print(output)
+        if not to_stdout:
+            print(output)
 
 
 class _SomeKeys:

@@ -25,16 +25,19 @@ METRIC_COLUMNS = {Metric.memory: "memory_bytes_sum", Metric.keys: "n_keys"}
 @takes_output_options(Format.table, Format.json, Format.csv, top=20, config=False)
 def trend_command(
     directory: Annotated[str, typer.Argument(
-        help="A report dataset written by 'rdbscope report --out DIR': a directory, or a URL "
+        metavar="DIR", help="A report dataset written by 'rdbscope report --out DIR': a directory, or a URL "
              "(s3://bucket/reports).", show_default=False)],
     instance: Annotated[str | None, typer.Option(
-        "--instance", help="Only this instance (default: every instance).", show_default=False)] = None,
+        "--instance", metavar="NAME", help="Only this instance (default: every instance).", show_default=False)] = None,
     metric: Annotated[Metric, typer.Option("--metric", help="What to follow: memory or key count.")] = Metric.memory,
-    last: Annotated[int, typer.Option("--last", min=1, help="How many of the latest dates to show as columns.")] = 7,
-    fail_if_growth: Annotated[object, growth_option(
-        "--fail-if-growth",
+    last: Annotated[int, typer.Option(
+        "--last", min=1, metavar="N", help="How many of the latest dates to show as columns.")] = 7,
+    fail_on_growth: Annotated[object, growth_option(
+        "--fail-on-growth",
         "Exit with code 1 when an instance's total memory (of the patterns --match/--db/--type keep) grew by "
-        "more than this between its two latest dates: a percentage (20%) or a size (50MB).")] = None,
+        "more than this between its two latest dates: a percentage (20%) or a size (50MB; 1024-based, as "
+        "every size).")] = None,
+    fail_if_growth: Annotated[object, growth_option("--fail-if-growth", "", hidden=True)] = None,
     output=None,
     load=None,
 ):
@@ -44,7 +47,7 @@ def trend_command(
     them, for the --top largest patterns of each instance on its latest date;
     --match is a glob over pattern names. JSON and CSV give the long form: one
     row per instance, date and pattern. --fail-on looks at the findings of each
-    instance's latest date; --fail-if-growth at each instance's total memory on its two latest dates.
+    instance's latest date; --fail-on-growth at each instance's total memory on its two latest dates.
     """
     from ..report.compare import pivot_trend, trend_rows
 
@@ -61,7 +64,8 @@ def trend_command(
         table = pivot_trend(rows, column, top=top, last=last)
         unit = "memory" if metric == Metric.memory else "keys"
         emit(_with_units(table, metric), output, title=f"{unit} per pattern by date (top {top} per instance)")
-    grown = _grown_instances(rows, fail_if_growth) if fail_if_growth is not None else False
+    limit = fail_on_growth if fail_on_growth is not None else fail_if_growth  # the older name, still accepted
+    grown = _grown_instances(rows, limit) if limit is not None else False
     if output.fail_on != FailOn.never:
         _exit_for_latest_findings(directory, instance, output.fail_on)
     if grown:
@@ -88,7 +92,7 @@ def _grown_instances(rows, limit):
     for name, old_date, new_date, change in latest_memory_changes(rows):
         if limit.exceeded_by(change):
             message(f"instance {name}: total memory grew by {format_change(change).lstrip('+')} from {old_date} to "
-                    f"{new_date}, more than --fail-if-growth {limit.text}")
+                    f"{new_date}, more than --fail-on-growth {limit.text}")
             grown = True
     return grown
 

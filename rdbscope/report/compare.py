@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..sizes import parse_size
 from ..sources import is_url, open_url_fs
 from .dataset import read_table
 from .views import overview
@@ -288,8 +289,6 @@ def parse_growth(text) -> GrowthLimit:
     Raises:
         InputError: neither a size nor a percentage.
     """
-    from ..scale.budget import parse_size
-
     said = str(text).strip()
     if said.endswith("%"):
         try:
@@ -302,7 +301,8 @@ def parse_growth(text) -> GrowthLimit:
     try:
         return GrowthLimit(said, bytes=parse_size(said))
     except InputError:
-        raise InputError(f"not a size or a percentage: {text!r} (write e.g. 50MB, 1.5GiB or 20%)") from None
+        raise InputError(f"not a size or a percentage: {text!r} "
+                         "(write e.g. 50MB, 1.5GiB or 20%; 1KB is 1024 bytes)") from None
 
 
 def latest_memory_changes(rows) -> list[tuple[str, str, str, MemoryChange]]:

@@ -1,6 +1,8 @@
 """The keys table as Parquet, streamed batch by batch (memory stays bounded)."""
 
 import json
+import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
@@ -20,25 +22,37 @@ DICTIONARY_COLUMNS = [name for name in KEYS_SCHEMA.names
 
 
 def write_keys_parquet(scan, path) -> int:
-    """Write every batch of a :class:`~rdbscope.rdb.Scan` to ``path``; return the row count.
+    """Write every batch of a :class:`~rdbscope.rdb.Scan` to ``path`` (or to a binary stream, such as
+    standard output); return the row count.
 
-    The file appears only when the whole scan succeeded.
+    The file appears only when the whole scan succeeded; a stream gets nothing unless it did (the
+    file is written to a temporary file first).
     """
-    rows = 0
+    if hasattr(path, "write"):
+        with tempfile.TemporaryFile(prefix="rdbscope-") as tmp:
+            rows = _write_keys(scan, tmp)
+            tmp.seek(0)
+            shutil.copyfileobj(tmp, path, 1 << 20)
+        return rows
     with atomic_path(path) as tmp:
-        with pq.ParquetWriter(tmp, KEYS_SCHEMA, compression="zstd", use_dictionary=DICTIONARY_COLUMNS) as writer, \
-                ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-parquet") as pool:
-            # Encoding a row group (Arrow releases the GIL) overlaps scanning the next one;
-            # at most one group waits, so memory stays bounded.
-            pending = None
-            for table in _row_groups(scan):
-                if pending is not None:
-                    pending.result()
-                pending = pool.submit(writer.write_table, table, row_group_size=len(table))
-                rows += len(table)
+        return _write_keys(scan, tmp)
+
+
+def _write_keys(scan, sink) -> int:
+    rows = 0
+    with pq.ParquetWriter(sink, KEYS_SCHEMA, compression="zstd", use_dictionary=DICTIONARY_COLUMNS) as writer, \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="rdbscope-parquet") as pool:
+        # Encoding a row group (Arrow releases the GIL) overlaps scanning the next one;
+        # at most one group waits, so memory stays bounded.
+        pending = None
+        for table in _row_groups(scan):
             if pending is not None:
                 pending.result()
-            writer.add_key_value_metadata({METADATA_KEY: scan.info.to_json().encode()})
+            pending = pool.submit(writer.write_table, table, row_group_size=len(table))
+            rows += len(table)
+        if pending is not None:
+            pending.result()
+        writer.add_key_value_metadata({METADATA_KEY: scan.info.to_json().encode()})
     return rows
 
 

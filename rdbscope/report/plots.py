@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..sizes import format_size
 from .cells import human_seconds
 from .treemap import squarify
 from .views import dump_ctime, key_memory
@@ -33,7 +34,6 @@ TYPE_COLORS = {
 }
 OTHER_COLOR = "#BAB0AC"
 ACCENT = "#D62728"
-_UNITS = ("B", "KB", "MB", "GB", "TB")
 _DURATION_TICKS = ((1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (3600, "1 h"), (6 * 3600, "6 h"),
                    (86400, "1 d"), (7 * 86400, "1 w"), (30 * 86400, "30 d"), (91 * 86400, "90 d"),
                    (365 * 86400, "1 y"), (2 * 365 * 86400, "2 y"), (5 * 365 * 86400, "5 y"),
@@ -42,14 +42,9 @@ _DURATION_UNITS = ((365 * 86400, "y"), (86400, "d"), (3600, "h"), (60, "min"), (
 
 
 def bytes_label(value, _position=None) -> str:
-    """``1536`` -> ``"1.5 KB"``, ``4096`` -> ``"4 KB"`` (binary multiples, no trailing ``.0``)."""
-    value = float(value)
-    for unit in _UNITS:
-        if abs(value) < 1024 or unit == _UNITS[-1]:
-            text = f"{value:.1f}".rstrip("0").rstrip(".") if unit != "B" else f"{value:.0f}"
-            return f"{text} {unit}"
-        value /= 1024
-    return f"{value:.0f} TB"  # pragma: no cover
+    """``1536`` -> ``"1.5 KB"``, ``4096`` -> ``"4 KB"`` (binary multiples, no trailing ``.0``); a matplotlib
+    tick formatter."""
+    return format_size(value)
 
 
 def set_bytes_axis(axis, limit, n=6) -> None:

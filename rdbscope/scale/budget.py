@@ -1,13 +1,12 @@
-"""What a run may use: memory budgets (parsing ``2GB``, the default share of the RAM, whether a dump
+"""What a run may use: memory budgets (the default share of the RAM, whether a dump
 fits in memory) and the cores.
 
 Imported to build ``--help``: it imports nothing heavy.
 """
 
 import os
-import re
 
-from ..errors import InputError
+from ..sizes import parse_size
 
 #: Share of the available memory a run may use when no budget is given.
 DEFAULT_SHARE = 0.5
@@ -26,29 +25,6 @@ PROCESS_BASE_BYTES = 350 * 1000**2
 #: Keys per chunk below which one process is better than several sharing the budget.
 MIN_SHARED_CHUNK_KEYS = 200_000
 
-_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,
-          "t": 1000**4, "tb": 1000**4, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
-
-
-def parse_size(text):
-    """Bytes of a size such as ``2GB``, ``512MiB`` or ``1500000000``.
-
-    Raises:
-        InputError: not a size.
-    """
-    if isinstance(text, int):
-        size = text
-    else:
-        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
-        unit = match.group(2).lower() if match else None
-        if match is None or unit not in _UNITS:
-            raise InputError(f"not a memory size: {text!r} (write e.g. 2GB, 512MB or 1.5GiB)")
-        size = int(float(match.group(1)) * _UNITS[unit])
-    if size <= 0:
-        raise InputError(f"a memory budget must be positive, not {text!r}")
-    return size
-
-
 def available_memory():
     """Bytes of memory available to new work (``MemAvailable``), or None where unknown."""
     try:
@@ -64,18 +40,10 @@ def available_memory():
         return None
 
 
-def format_budget(size):
-    """``size`` bytes as a budget is written: ``11.6GB``, ``250MB``, ``100KB``."""
-    for unit, scale in (("GB", 1000**3), ("MB", 1000**2), ("KB", 1000)):
-        if size >= scale:
-            return f"{size / scale:.1f}".removesuffix(".0") + unit
-    return f"{size}B"
-
-
 def default_budget():
     """The budget when none is given: half the available memory (2 GB where that is unknown)."""
     available = available_memory()
-    return int(available * DEFAULT_SHARE) if available else 2 * 1000**3
+    return int(available * DEFAULT_SHARE) if available else 2 * 1024**3
 
 
 def budget_of(size=None):
@@ -84,7 +52,7 @@ def budget_of(size=None):
     Raises:
         InputError: not a size.
     """
-    return default_budget() if size is None else parse_size(size)
+    return default_budget() if size is None else parse_size(size, "memory budget")
 
 
 def in_memory_peak(paths):

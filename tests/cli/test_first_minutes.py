@@ -82,7 +82,7 @@ def test_loading_the_keys_schema_does_not_import_pandas():
 @pytest.mark.parametrize("args, says", [
     (["report", DUMP, "--no-such-option"], "error: no such option: --no-such-option (see 'rdbscope report --help')"),
     (["reprot", DUMP], "error: no such command 'reprot'. Did you mean 'report'?"),
-    (["report"], "error: missing argument 'dump'"),
+    (["report"], "error: missing argument 'DUMP'"),
     (["report", DUMP, "--format", "yaml"], "'yaml' is not one of table, json, csv"),
     (["lint", DUMP, "--format", "csv"], "'csv' is not one of table, json, sarif"),
     (["report", "/no/such.rdb"], "/no/such.rdb"),

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import rdbscope
 from rdbscope.cli import app
-from rdbscope.scale.budget import parse_size
+from rdbscope.sizes import parse_size
 
 DUMP = SAMPLE_DUMPS / "redis-7.0-default.rdb"
 
@@ -28,7 +28,7 @@ def one_line_error(result):
 def test_the_help_offers_a_budget(command):
     text = " ".join(invoke(command, "--help").stdout.split())
     assert "--memory-budget SIZE Memory the analysis may use" in text
-    shown = re.search(r"\[default: \(half the available memory, ([0-9.]+[KMG]B) here now\)\]", text)
+    shown = re.search(r"\[default: \(half the available memory, ([0-9.]+ [KMG]B) here now\)\]", text)
     assert shown, text  # the figure itself moves with what the machine has free
     assert parse_size(shown.group(1)) > 0
 
@@ -36,8 +36,8 @@ def test_the_help_offers_a_budget(command):
 def test_a_report_over_the_budget_is_the_bounded_run_and_says_so():
     result = invoke("report", DUMP, "--format", "json", "--memory-budget", "100KB")
     assert result.exit_code == 0, result.output
-    assert "note: analysed in bounded memory (100KB), chunk by chunk (every key in memory would need about " \
-           "3.5MB)" in result.stderr
+    assert "note: analysed in bounded memory (100 KB), chunk by chunk (every key in memory would need about " \
+           "3.3 MB)" in result.stderr
     document = json.loads(result.stdout)
     bounded = rdbscope.analyze(DUMP, memory_budget="100KB")
     in_memory = rdbscope.analyze(rdbscope.load(DUMP))
@@ -65,12 +65,12 @@ def test_lint_over_the_budget_runs_in_bounded_memory_and_finds_what_it_finds_in_
     bounded = invoke("lint", DUMP, "--memory-budget", "100KB", "--format", "json", "--fail-on", "never")
     in_memory = invoke("lint", DUMP, "--memory-budget", "1GB", "--format", "json", "--fail-on", "never")
     assert bounded.exit_code == 0, bounded.output
-    assert "note: analysed in bounded memory (100KB), chunk by chunk" in bounded.stderr
+    assert "note: analysed in bounded memory (100 KB), chunk by chunk" in bounded.stderr
     assert json.loads(bounded.stdout)["findings"] == json.loads(in_memory.stdout)["findings"]
     assert len(json.loads(bounded.stdout)["findings"]) > 10
     assert json.loads(bounded.stdout)["not_run"] == json.loads(in_memory.stdout)["not_run"] == []
     growth = invoke("lint", DUMP, "--memory-budget", "100KB", "--preset", "growth", "--fail-on", "never")
-    assert "not run: GRO001 (they need every key in memory, about 3.5MB)" in growth.stderr
+    assert "not run: GRO001 (they need every key in memory, about 3.3 MB)" in growth.stderr
     growth_json = invoke("lint", DUMP, "--memory-budget", "100KB", "--preset", "growth", "--format", "json",
                          "--fail-on", "never")
     document = json.loads(growth_json.stdout)

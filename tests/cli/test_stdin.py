@@ -54,7 +54,7 @@ def test_every_analysis_command_reads_a_pipe(command):
     assert result.returncode == local.returncode == 0, result.stderr
     piped_output, file_output = json.loads(result.stdout), json.loads(local.stdout)
     if command == "lint":  # it names what it linted
-        assert (piped_output.pop("source"), file_output.pop("source")) == ("-", str(DUMP))
+        assert (piped_output.pop("source"), file_output.pop("source")) == ("<stdin>", str(DUMP))
     assert piped_output == file_output
 
 
@@ -62,7 +62,7 @@ def test_info_and_scan_read_a_pipe(tmp_path):
     result = piped(["gzip", "-c", DUMP], "info", "-", "--format", "json")
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
-    assert (info["path"], info["compression"], info["n_keys"]) == ("-", "gzip", 2073)
+    assert (info["path"], info["compression"], info["n_keys"]) == ("<stdin>", "gzip", 2073)
     out = tmp_path / "keys.parquet"
     result = piped(["cat", DUMP], "scan", "-", "-o", out, "--quiet")
     assert result.returncode == 0, result.stderr

@@ -11,7 +11,8 @@ import rdbscope
 from rdbscope.api import _as_config, _run_bounded
 from rdbscope.config import Config
 from rdbscope.errors import InputError
-from rdbscope.scale.budget import chunk_keys_for, parse_size
+from rdbscope.scale.budget import chunk_keys_for
+from rdbscope.sizes import parse_size
 
 #: The passes a bounded run makes, and their tables.
 PASSES = ["patterns", "bigkeys", "ttl", "expiry", "activity"]
@@ -82,12 +83,13 @@ def test_a_dump_that_fits_the_budget_is_analysed_in_memory():
 
 
 def test_memory_sizes_parse_and_bad_ones_say_what_is_expected():
-    assert parse_size("2GB") == 2_000_000_000
+    assert parse_size("2GB") == parse_size("2GiB") == 2_147_483_648  # 1024-based, as every size printed
     assert parse_size("1.5GiB") == 1_610_612_736
-    assert parse_size("512mb") == 512_000_000
+    assert parse_size("512mb") == 536_870_912
+    assert parse_size("100 KB") == parse_size("100k") == 102_400
     assert parse_size(4096) == 4096
-    for bad in ("lots", "2 parsecs", "-1GB", "0"):
-        with pytest.raises(InputError, match="memory"):
+    for bad in ("lots", "2 parsecs", "-1GB", "0", "1e9", "1iB"):
+        with pytest.raises(InputError, match="size"):
             parse_size(bad)
     assert 50_000 <= chunk_keys_for(parse_size("1GB")) <= 2_000_000
 

@@ -13,7 +13,8 @@ from test_bounded import PASSES, TABLES, finding_rows
 
 import rdbscope
 from rdbscope.scale import streams
-from rdbscope.scale.budget import MEMORY_PER_TABLE_BYTE, parse_size
+from rdbscope.scale.budget import MEMORY_PER_TABLE_BYTE
+from rdbscope.sizes import parse_size
 
 BUDGET = "20MB"
 
@@ -65,8 +66,8 @@ def test_standard_input_over_the_budget_is_reported_in_bounded_memory(populated)
     _running, dump = populated
     piped = rdbscope_cli("report", "-", "--memory-budget", BUDGET, "--format", "json", stdin=dump)
     assert piped.returncode == 0, piped.stderr
-    assert "note: analysed in bounded memory (20MB), chunk by chunk (every key in memory would need " \
-           "more than 20MB)" in piped.stderr
+    assert "note: analysed in bounded memory (20 MB), chunk by chunk (every key in memory would need " \
+           "more than 20 MB)" in piped.stderr
     from_file = rdbscope_cli("report", dump, "--memory-budget", BUDGET, "--format", "json", "--quiet")
     assert from_file.returncode == 0, from_file.stderr
     stream_doc, file_doc = json.loads(piped.stdout), json.loads(from_file.stdout)
@@ -93,7 +94,7 @@ def test_lint_and_expiry_of_a_stream_over_the_budget_run_in_bounded_memory(popul
     result = rdbscope_cli(command, "-", "--memory-budget", "5MB", "--format", "json", "--fail-on", "never",
                           stdin=dump)
     assert result.returncode == 0, result.stderr
-    assert "note: analysed in bounded memory (5MB)" in result.stderr
+    assert "note: analysed in bounded memory (5 MB)" in result.stderr
     from_file = rdbscope_cli(command, dump, "--memory-budget", "5MB", "--format", "json", "--fail-on", "never")
     assert result.stdout.replace("<stdin>", "-") == from_file.stdout.replace(str(dump), "-")
     document = json.loads(result.stdout)

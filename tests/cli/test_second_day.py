@@ -1,0 +1,132 @@
+"""The second day with rdbscope (issue 29): units, options and the small things, through the CLI."""
+
+import io
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import ROOT, SAMPLE_DUMPS
+from typer.testing import CliRunner
+
+import rdbscope
+from rdbscope.cli import app
+
+DUMP = SAMPLE_DUMPS / "redis-8.2-default.rdb"
+
+
+def invoke(*args, **kwargs):
+    return CliRunner().invoke(app, [str(a) for a in args], terminal_width=200, **kwargs)
+
+
+def test_a_byte_threshold_in_the_config_takes_a_size_read_1024_based(tmp_path):
+    config = tmp_path / "rdbscope.toml"
+    config.write_text('[bigkeys]\nmemory_bytes = "250KB"\n')  # 256,000 bytes: the 261,464-byte list is over it
+    result = invoke("bigkeys", DUMP, "--format", "json", "--config", config)
+    assert result.exit_code == 0, result.output
+    flagged = {row["key"]: row["memory_bytes"] for row in json.loads(result.stdout) if "BIG004" in row["codes"]}
+    assert flagged == {"feed:{user42}:timeline": 261_464}
+    config.write_text('[bigkeys]\nmemory_bytes = "255.4 KiB"\n')  # 261,529 bytes: over that list
+    result = invoke("bigkeys", DUMP, "--format", "json", "--config", config)
+    assert not [row for row in json.loads(result.stdout) if "BIG004" in row["codes"]]
+    config.write_text('[bigkeys]\nmemory_bytes = "lots"\n')
+    result = invoke("bigkeys", DUMP, "--config", config)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: {config}: [bigkeys] memory_bytes: not a size: 'lots' "
+                                     "(write e.g. 512MB, 2GB or 1.5GiB; 1KB is 1024 bytes)")
+
+
+def test_a_memory_budget_reads_and_prints_1024_based_with_a_space():
+    result = invoke("report", DUMP, "--format", "json", "--memory-budget", "1000KB")
+    assert result.exit_code == 0, result.output
+    assert ("note: analysed in bounded memory (1000 KB), chunk by chunk (every key in memory would need "
+            "about 3.5 MB)") in result.stderr
+    assert "bounded memory (1000 KB)" in invoke("report", DUMP, "--format", "json", "--memory-budget",
+                                                "1000KiB").stderr
+
+
+COMMANDS = ["report", "scan", "info", "patterns", "bigkeys", "ttl", "expiry", "lint", "rule", "diff", "trend"]
+
+
+def helps():
+    return {command: " ".join(invoke(command, "--help").stdout.split()) for command in COMMANDS}
+
+
+def test_the_help_names_no_python_types_and_no_format_a_command_lacks():
+    for command, text in helps().items():
+        assert not re.findall(r"<[^|>]*>", text), command  # <str>, <list[str]>, <int range>, <file>: types
+        offered = re.search(r"-f, --format \[([a-z|]+)\]", text)
+        if offered and "csv" not in offered.group(1):
+            assert "csv" not in text.replace("--csv-", ""), command
+    text = helps()
+    assert "-n, --db N Keep only this db" in text["report"] and "--top N Show at most" in text["report"]
+    assert "--date YYYY-MM-DD Date of the --out partition" in text["report"]
+    assert "Arguments: OLD A dump, a keys Parquet file" in text["diff"]
+    assert "--format [table|json|sarif] table for people; json; sarif (for code-scanning tools). json is for " \
+           "programs" in text["lint"]
+
+
+def test_lint_alone_gates_at_a_warning_as_the_readme_says():
+    defaults = {command: re.search(r"--fail-on <info\|warning\|error\|never> .*?\[default: (\w+)\]", text).group(1)
+                for command, text in helps().items() if "--fail-on <" in text}
+    assert {c: d for c, d in defaults.items() if d != "never"} == {"lint": "warning"}
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "(default `never`, and `warning` for `lint`, as linters do;" in readme
+    assert "`--fail-on info|warning|error|never` (default `warning`)" in readme  # lint's own section
+    result = invoke("lint", DUMP, "--quiet")
+    assert result.exit_code == 1 and "[warning]" in result.stdout
+    assert invoke("report", DUMP, "--quiet").exit_code == 0
+
+
+def test_standard_input_is_called_stdin_everywhere():
+    piped = DUMP.read_bytes()
+    info = invoke("info", "-", input=piped)
+    assert info.exit_code == 0 and info.stdout.startswith("<stdin>: REDIS RDB 12, written by redis 8.2.3")
+    assert json.loads(invoke("info", "-", "--format", "json", input=piped).stdout)["path"] == "<stdin>"
+    scanned = invoke("scan", "-", "-o", "/dev/null", input=piped)
+    assert scanned.stderr.startswith("2,092 keys from <stdin> (REDIS RDB 12)")
+    # report's own "<stdin>": tests/cli/test_stdin.py, through a real pipe
+
+
+def test_scan_to_dash_writes_parquet_to_standard_output_and_no_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("scan", DUMP, "-o", "-")
+    assert result.exit_code == 0, result.stderr
+    table = pq.read_table(io.BytesIO(result.stdout_bytes))
+    assert table.num_rows == 2092 and table.equals(rdbscope.load(DUMP).to_arrow())
+    assert result.stderr == "2,092 keys from " + str(DUMP) + " (REDIS RDB 12)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_scan_to_dash_refuses_a_terminal(tmp_path):
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run([sys.executable, "-m", "rdbscope", "scan", str(DUMP), "-o", "-"], stdout=terminal,
+                                stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: invalid value for '--output': '-' writes Parquet to standard output, "
+                                    "which is a terminal here: pipe it into a file or a program, or name a file")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_rdbscope_alone_prints_its_help_on_stderr_as_a_usage_error():
+    result = invoke()
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Usage: rdbscope [OPTIONS] COMMAND [ARGS]...") and "report" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["report"], ["bigkeys", "--format", "csv"], ["patterns", "--format", "json"]])
+def test_a_reader_that_goes_away_ends_the_run_quietly_with_0(command):
+    process = subprocess.Popen([sys.executable, "-m", "rdbscope", command[0], str(DUMP), *command[1:]],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process.stdout.close()  # as `| head -1` once it has its line: every write from here on meets a closed pipe
+    stderr = process.stderr.read().decode()
+    process.stderr.close()
+    assert (process.wait(timeout=120), stderr) == (0, "")
