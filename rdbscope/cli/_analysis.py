@@ -156,8 +156,8 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
-    load = load or LoadOptions()
     paths = _inputs(path)
+    load = _with_url_db(load or LoadOptions(), paths)
     if len(paths) == 1 and is_stream(paths[0]):
         return _analyze_stream(paths[0], config, passes, load)
     bounded = bounded_run(paths, load)
@@ -175,6 +175,18 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
     return _checked(res, load, limit, f"about {format_budget(peak)}")
+
+
+def _with_url_db(load, paths):
+    """``load`` with the db a server's URL names (``redis://host:6379/2``) as its --db: the keys of the other
+    dbs are left out (the scan does so), and a db without keys is the usage error --db gives."""
+    from dataclasses import replace
+
+    from ..rdb.replication import url_db
+    from ..sources import is_live
+
+    named = url_db(paths[0]) if len(paths) == 1 and is_live(paths[0]) else None
+    return replace(load, db=(named,)) if named is not None and not load.db else load
 
 
 def _checked(res, load, limit, needed):
