@@ -27,7 +27,7 @@ PIPELINE = (*PASSES, RulesPass)
 
 
 def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None, jobs=1, client=None,
-            **scan_options) -> Result:
+            combine=False, **scan_options) -> Result:
     """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
     Args:
@@ -52,6 +52,8 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             on the workers of a ``dask.distributed.Client``, each returning its dump's partial
             aggregate; one large dump is measured on ``jobs`` processes, each taking every
             ``jobs``-th chunk. The budget is shared among the processes.
+        combine: read several dumps as one keyspace even when they are not the nodes of one
+            cluster (see :func:`load`).
         scan_options: for dumps given by path, the options of :func:`rdbscope.scan`.
 
     Raises:
@@ -85,7 +87,7 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             return _run(held, config, passes)
         return _run_bounded(overflow, config, passes, chunk_keys, budget.sample_keys_for(limit))
     if chunk_keys is None and peak is not None and peak <= limit:
-        return _run(load(source, **scan_options), config, passes)
+        return _run(load(source, combine=combine, **scan_options), config, passes)
     # Each of the ``jobs`` processes of a bounded run holds a chunk of its own; a budget too small
     # for several is better spent on one.
     jobs = max(1, jobs or 1)
@@ -93,7 +95,7 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
         jobs = 1
     chunk_keys = chunk_keys or budget.chunk_keys_for(limit, jobs)
     return _run_bounded(source, config, passes, chunk_keys, budget.sample_keys_for(limit), scan_options, jobs=jobs,
-                        client=client)
+                        client=client, combine=combine)
 
 
 def lint(keys, config=None, **options) -> Result:
@@ -120,7 +122,8 @@ def lint_selection(config):
     return config, [p.id for p in PIPELINE if any(_enabled(config, check) for check in p.checks)]
 
 
-def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None):
+def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
+                 combine=False):
     import shutil
     import tempfile
 
@@ -132,7 +135,8 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
     plan = plan_for(config, sample_keys, spill_dir, rule_rows=chunk_keys if "rules" in wanted_all else None)
     try:
-        keys, columns, given = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs, client=client)
+        keys, columns, given = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs, client=client,
+                                            combine=combine)
         result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
                       given=given)
     finally:

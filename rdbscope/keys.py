@@ -21,6 +21,7 @@ from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
 from .sources import (
     SOURCE_FIELD,
+    check_one_cluster,
     error_naming,
     input_paths,
     is_url,
@@ -97,7 +98,7 @@ class KeyTable:
         return df
 
 
-def load(source, **options) -> KeyTable:
+def load(source, *, combine=False, **options) -> KeyTable:
     """Read a whole dump, or a keys Parquet file written by ``rdbscope scan``, into a :class:`KeyTable`.
 
     ``source`` may also name several dumps, read as one keyspace (a cluster's
@@ -105,7 +106,9 @@ def load(source, **options) -> KeyTable:
     backups) or a glob such as ``"node-*.rdb"``. Each is read as one dump is,
     and the tables are joined with a ``source`` column (the path as given);
     ``KeyTable.sources`` holds each dump's summary. A single path stays a
-    single dump's table, without the column.
+    single dump's table, without the column. Dumps that hold keys of one hash
+    slot, or keys in a db other than 0, are not the nodes of one cluster
+    (several backups of one server, say) and are refused, unless ``combine``.
 
     ``"-"`` reads the dump from standard input; a URL (``s3://bucket/dump.rdb.gz``, or a glob of
     them) is read as a stream through fsspec (see the ``s3``, ``gcs`` and ``azure`` extras).
@@ -118,7 +121,8 @@ def load(source, **options) -> KeyTable:
     Raises:
         RdbFormatError, RdbTruncatedError, RdbUnsupportedError: see ``scan``.
         InputError: a Parquet file that is not a keys table written by rdbscope; a path that
-            does not exist; a directory without dumps; a glob that matches nothing.
+            does not exist; a directory without dumps; a glob that matches nothing; several dumps
+            that are not one cluster's nodes, without ``combine``.
     """
     if not isinstance(source, (str, os.PathLike, list, tuple)):  # a binary file object
         return load_one(source, **options)
@@ -127,12 +131,19 @@ def load(source, **options) -> KeyTable:
     paths = input_paths(source)
     if len(paths) == 1 and not isinstance(source, (list, tuple)):
         return load_one(paths[0], **options)
-    return combine([load_one(path, **options) for path in paths], paths)
+    return join_tables([load_one(path, **options) for path in paths], paths, any_dumps=combine)
 
 
-def combine(tables, paths):
-    """One :class:`KeyTable` of several dumps' tables (read from ``paths``), with a ``source`` column."""
+def join_tables(tables, paths, *, any_dumps=False):
+    """One :class:`KeyTable` of several dumps' tables (read from ``paths``), with a ``source`` column.
+
+    Raises:
+        InputError: unless ``any_dumps``, dumps that are not the nodes of one cluster
+            (see :func:`~rdbscope.sources.check_one_cluster`).
+    """
     sources = [summarize_source(path, keys) for keys, path in zip(tables, paths, strict=True)]
+    if not any_dumps:
+        check_one_cluster(sources)
     joined = pa.concat_tables([keys.table.select(KEYS_SCHEMA.names) for keys in tables])
     column = source_column([keys.num_rows for keys in tables], paths)
     joined = joined.append_column(SOURCE_FIELD, column)

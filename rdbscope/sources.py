@@ -116,6 +116,40 @@ def add_summaries(a, b):
         slot_keys=a.slot_keys + b.slot_keys, slot_memory=a.slot_memory + b.slot_memory)
 
 
+def check_one_cluster(summaries):
+    """Refuse dumps that cannot be the nodes of one cluster (a directory of one server's daily backups, a
+    master and its replica): a cluster's nodes hold db 0 only, and each hash slot on one node. Two dumps
+    holding keys of one slot (any key they share is one) are not two nodes.
+
+    Reads the :class:`SourceSummary` of each dump: its slot counts (16384 per dump, never the keys).
+
+    Raises:
+        InputError: which dumps, and what they share; it names ``diff``/``trend``, which compare such
+            dumps, and ``--combine`` (``combine=True``), which reads them as one keyspace anyway.
+    """
+    if len(summaries) < 2:
+        return
+    advice = ("compare them with 'rdbscope diff' or 'rdbscope trend', or give --combine (combine=True) to read "
+              "them as one keyspace anyway")
+    for summary in summaries:
+        other_dbs = [db for db in summary.dbs if db != 0]
+        if other_dbs:
+            said = ", ".join(map(str, other_dbs))
+            raise InputError(f"{summary.path}: keys in db {said}, and a cluster's nodes hold db 0 only: "
+                             f"these {len(summaries)} dumps are not the nodes of one cluster; {advice}")
+    owner = np.full(N_SLOTS, -1, np.int32)  # which dump holds keys of each slot
+    for i, summary in enumerate(summaries):
+        occupied = summary.slot_keys > 0
+        taken = occupied & (owner >= 0)
+        if taken.any():
+            first = int(owner[np.flatnonzero(taken)[0]])
+            shared = int(np.count_nonzero(taken & (owner == first)))
+            raise InputError(f"{summaries[first].path} and {summary.path} both hold keys of {shared:,} hash "
+                             f"slot{'s' if shared != 1 else ''}: not two nodes of one cluster (dumps of one "
+                             f"server at two times, or a master and its replica?); {advice}")
+        owner[occupied] = i
+
+
 def source_column(lengths, paths):
     """The ``source`` column of tables of ``lengths`` rows read from ``paths``: one chunk per dump,
     all sharing one dictionary of the paths."""

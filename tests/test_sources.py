@@ -18,7 +18,7 @@ VALKEY = SAMPLE_DUMPS / "valkey-8.1-default.rdb"
 
 def test_two_dumps_join_with_a_source_column_and_a_summary_each():
     one, other = rdbscope.load(REDIS), rdbscope.load(VALKEY)
-    keys = rdbscope.load([REDIS, VALKEY])
+    keys = rdbscope.load([REDIS, VALKEY], combine=True)  # two servers' dumps: not one cluster
     assert keys.num_rows == one.num_rows + other.num_rows and keys.n_sources == 2
     source = keys.to_arrow()["source"]
     assert source.type == pa.dictionary(pa.int16(), pa.string())
@@ -44,7 +44,7 @@ def test_a_directory_and_a_glob_name_their_dumps_in_order(tmp_path):
     expected = [str(tmp_path / "a.rdb"), str(tmp_path / "b.rdb")]
     assert input_paths(tmp_path) == expected
     assert input_paths(str(tmp_path / "*.rdb")) == expected
-    assert rdbscope.load(tmp_path).n_sources == 2
+    assert rdbscope.load(tmp_path, combine=True).n_sources == 2
 
 
 @pytest.mark.parametrize("make, says", [
@@ -66,6 +66,6 @@ def test_a_file_that_is_not_a_dump_among_several_is_named(tmp_path):
 
 
 def test_analyze_keeps_the_sources():
-    res = rdbscope.analyze(rdbscope.load([REDIS, VALKEY]))
+    res = rdbscope.analyze(rdbscope.load([REDIS, VALKEY], combine=True))
     assert res.keys.n_sources == 2 and "source" in res.keys.to_arrow().column_names
     assert res.keys.sources[1].path == str(VALKEY)

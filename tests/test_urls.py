@@ -82,8 +82,9 @@ def test_a_missing_key_is_one_line_and_exit_2(s3):
 
 def test_a_url_glob_reads_several_dumps_as_one_keyspace(s3):
     env, _client = s3
-    remote = report_json(f"s3://{BUCKET}/nodes/*.rdb", env=env)
-    local = report_json(*NODES, env=env)
+    # one server's dumps, not one cluster's nodes: read as one keyspace with --combine
+    remote = report_json(f"s3://{BUCKET}/nodes/*.rdb", "--combine", env=env)
+    local = report_json(*NODES, "--combine", env=env)
     assert [n["source"] for n in remote["nodes"]] == [f"s3://{BUCKET}/nodes/{n.name}" for n in NODES]
     assert remote["overview"]["n_sources"] == 2
     assert remote["overview"]["n_keys"] == local["overview"]["n_keys"]

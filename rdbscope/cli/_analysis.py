@@ -59,23 +59,24 @@ def check_writable(path, option, *, directory=False):
 @contextlib.contextmanager
 def where_to_run(parallel):
     """The ``jobs``/``client`` pair the analysis takes for ``parallel`` (a ParallelOptions): with
-    --dask, a client of that cluster (one clear line and exit 2 when it cannot be had), closed after."""
+    --dask, a client of that cluster (one clear line and exit 2 when it cannot be had), closed after; and
+    whether to ``combine`` dumps that are not one cluster's nodes."""
     if parallel.dask is None:
-        yield {"jobs": parallel.jobs, "client": None}
+        yield {"jobs": parallel.jobs, "client": None, "combine": parallel.combine}
         return
     from ..scale.executors import connect
 
     client = connect(parallel.dask)
     try:
-        yield {"jobs": parallel.jobs, "client": client}
+        yield {"jobs": parallel.jobs, "client": client, "combine": parallel.combine}
     finally:
         client.close()
 
 
-def load_keys(paths, load=None, *, jobs=1, client=None):
+def load_keys(paths, load=None, *, jobs=1, client=None, combine=False):
     """The KeyTable of a dump or keys Parquet file, or of several dumps as one keyspace (a list of
-    paths, directories and globs), filtered as the options say; with a Dask ``client``, each dump
-    is read by a worker of its cluster.
+    paths, directories and globs; refused when they are not one cluster's nodes, unless ``combine``),
+    filtered as the options say; with a Dask ``client``, each dump is read by a worker of its cluster.
 
     ``jobs`` is not used here: a table that fits in memory is read faster in this process than
     shipped back from others; bounded runs (:func:`analyze_input`) read dumps on ``jobs`` processes.
@@ -85,7 +86,7 @@ def load_keys(paths, load=None, *, jobs=1, client=None):
     from ..sources import shown_name
 
     load = load or LoadOptions()
-    from ..keys import combine, load_one
+    from ..keys import join_tables, load_one
 
     names = _inputs(paths)
     if client is not None:
@@ -95,7 +96,7 @@ def load_keys(paths, load=None, *, jobs=1, client=None):
         for path in names:
             with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
                 tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
-    keys = tables[0] if len(tables) == 1 else combine(tables, names)
+    keys = tables[0] if len(tables) == 1 else join_tables(tables, names, any_dumps=combine)
     if load.filtered and keys.num_rows == 0:
         raise nothing_kept(keys.info, load)
     return keys
@@ -149,22 +150,22 @@ def nothing_kept(info, load):
     return UsageError(said)
 
 
-def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
-    """Load ``path`` (see :func:`load_keys`, which takes ``jobs`` and ``client``) and run the passes
+def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, combine=False):
+    """Load ``path`` (see :func:`load_keys`, which takes ``jobs``, ``client`` and ``combine``) and run the passes
     (all, or ``passes`` and what they need) with ``config`` (see :func:`settings`).
 
     Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
-    load = load or LoadOptions()
     paths = _inputs(path)
+    load = _with_url_db(load or LoadOptions(), paths)
     bounded = bounded_run(paths, load)
     if bounded is not None and bounded[1] is None and len(paths) == 1:
         return _analyze_stream(paths[0], config, passes, load)
     from ..api import analyze
 
     if bounded is None:
-        keys = load_keys(path, load, jobs=jobs, client=client)
+        keys = load_keys(path, load, jobs=jobs, client=client, combine=combine)
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
@@ -173,9 +174,21 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
     with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_size(limit)})") as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
-                      jobs=jobs, client=client, on_progress=on_progress, **load.scan_options())
+                      jobs=jobs, client=client, combine=combine, on_progress=on_progress, **load.scan_options())
     needed = f"about {format_size(peak)}" if peak is not None else "an amount known only once they are read"
     return _checked(res, load, limit, needed)
+
+
+def _with_url_db(load, paths):
+    """``load`` with the db a server's URL names (``redis://host:6379/2``) as its --db: the keys of the other
+    dbs are left out (the scan does so), and a db without keys is the usage error --db gives."""
+    from dataclasses import replace
+
+    from ..rdb.replication import url_db
+    from ..sources import is_live
+
+    named = url_db(paths[0]) if len(paths) == 1 and is_live(paths[0]) else None
+    return replace(load, db=(named,)) if named is not None and not load.db else load
 
 
 def _checked(res, load, limit, needed):

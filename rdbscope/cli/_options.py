@@ -302,10 +302,12 @@ def takes_output_options(*formats, top=None, fail_on=FailOn.never, config=True):
 @dataclasses.dataclass(frozen=True)
 class ParallelOptions:
     """Where the work over the dumps runs: ``jobs`` local processes, or the Dask cluster whose
-    scheduler is at ``dask`` (an address, ``tcp://HOST:PORT``)."""
+    scheduler is at ``dask`` (an address, ``tcp://HOST:PORT``); ``combine``: read dumps that are not
+    one cluster's nodes as one keyspace all the same."""
 
     jobs: int = 1
     dask: str | None = None
+    combine: bool = False
 
 
 #: (parameter, annotation, default) of the options that say where the work over several dumps runs.
@@ -324,9 +326,16 @@ PARALLEL_PARAMETERS = (
              "in a bounded run each task returns its dump's partial aggregate. Needs pip install "
              "\"rdbscope[dask]\".",
         show_default=False)], None),
+    ("combine", Annotated[bool, typer.Option(
+        "--combine",
+        help="Read several dumps as one keyspace even when they are not the nodes of one cluster. Without it, "
+             "dumps that hold keys of the same hash slot (one server's backups of several days, a master and "
+             "its replica) or keys in a db other than 0 are refused: compare those with diff or trend.")],
+     False),
 )
 
 
 def takes_parallel_options():
-    """Give a command --jobs and --dask; it receives them as ``parallel``, a :class:`ParallelOptions`."""
+    """Give a command --jobs, --dask and --combine; it receives them as ``parallel``, a
+    :class:`ParallelOptions`."""
     return adds_options("parallel", PARALLEL_PARAMETERS, ParallelOptions)

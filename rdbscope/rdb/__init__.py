@@ -19,7 +19,7 @@ from .dump_info import DumpInfo
 from .format import TYPE_NAMES
 from .keyglob import glob_matcher
 from .memory import ALLOCATORS, model_factory, model_info
-from .replication import is_server_url
+from .replication import is_server_url, public_name, url_db
 from .schema import KEYS_SCHEMA
 from .source import Source
 
@@ -78,6 +78,8 @@ class Scan:
         self._save_dump = save_dump
         self._timeout = timeout
         self._db = None if db is None else frozenset([db] if isinstance(db, int) else db)
+        if is_server_url(source):
+            self._db = _with_url_db(source, self._db)
         self._types = _type_indices(types)
         self._key_filter = _key_matcher(key_glob)
         self._batch_rows = batch_rows
@@ -215,6 +217,22 @@ def _shrunk(src, slot, size):
     return RdbTruncatedError("dump ends early: the file was truncated during the scan", at, context="file")
 
 
+def _with_url_db(url, dbs):
+    """``dbs`` (the db option) narrowed to the db the server's URL names, if it names one.
+
+    Raises:
+        InputError: the URL names a db that ``dbs`` leaves out.
+    """
+    named = url_db(url)
+    if named is None:
+        return dbs
+    if dbs is not None and named not in dbs:
+        asked = ", ".join(map(str, sorted(dbs)))
+        raise InputError(f"{public_name(url)}: the URL selects db {named} but --db (db=) asks for {asked}: "
+                         "give one of them")
+    return frozenset([named])
+
+
 def scan(source, **options) -> Scan:
     """Scan a dump into ``pyarrow.RecordBatch``es of :data:`KEYS_SCHEMA`.
 
@@ -225,7 +243,8 @@ def scan(source, **options) -> Scan:
             ``unix:///path/to.sock``) is read as a replica reads it (SYNC), as
             the snapshot streams in; the password may also come from
             ``REDISCLI_AUTH`` and is left out of ``info.path`` and errors.
-        db: keep only this database number (or any of an iterable of them).
+        db: keep only this database number (or any of an iterable of them). A live server's URL
+            that names a db (``redis://host:6379/2``, ``?db=2``) keeps that db's keys.
         types: keep only these types ("string", "hash", ...).
         key_glob: keep only keys matching this glob (Redis KEYS syntax).
         batch_rows: rows per batch (default 65536).

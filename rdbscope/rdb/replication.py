@@ -1,15 +1,16 @@
 """A live server's snapshot, read over the replication protocol as ``redis-cli --rdb`` reads it.
 
-The server is named by a URL: ``redis://[user:password@]host:port``,
-``rediss://…`` (TLS) or ``unix:///path/to.sock``. The password may also come
-from ``REDISCLI_AUTH``; it never appears in a name or an error.
+The server is named by a URL: ``redis://[user:password@]host:port[/db]``,
+``rediss://…`` (TLS) or ``unix:///path/to.sock``; ``?db=N`` names a db as the
+path does. The password may also come from ``REDISCLI_AUTH``; it never appears
+in a name or an error.
 """
 
 import io
 import os
 import socket
 import tempfile
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..errors import InputError, RdbTruncatedError
 
@@ -28,15 +29,40 @@ def is_server_url(source) -> bool:
 
 
 def public_name(url: str) -> str:
-    """The URL with any password left out, fit to show."""
+    """The URL with any password left out, fit to show (with the db it names, if any)."""
     parts = urlsplit(url)
+    db = url_db(url)
     if parts.scheme.lower() == "unix":
-        return f"unix://{parts.path}"
+        return f"unix://{parts.path}" + (f"?db={db}" if db is not None else "")
     host = parts.hostname or "localhost"
     if ":" in host:
         host = f"[{host}]"
     user = f"{parts.username}@" if parts.username else ""
-    return f"{parts.scheme}://{user}{host}:{_port(parts)}"
+    return f"{parts.scheme}://{user}{host}:{_port(parts)}" + (f"/{db}" if db is not None else "")
+
+
+def url_db(url: str) -> int | None:
+    """The db a server's URL names (``redis://host:6379/2``, ``...?db=2``, as redis-py reads them), or None.
+
+    SYNC sends every db: the scan keeps this one's keys, as ``db=`` (``--db``) would.
+
+    Raises:
+        InputError: a db that is not a whole number, or two that differ.
+    """
+    parts = urlsplit(url)
+    named = [text for text in parse_qs(parts.query).get("db", [])]
+    if parts.scheme.lower() != "unix" and parts.path.strip("/"):
+        named.append(parts.path.strip("/"))
+    if not named:
+        return None
+    if not all(text.isdigit() for text in named):
+        raise InputError(f"{parts.scheme}://{parts.hostname or parts.path}: the db in the URL is not a "
+                         f"number ({named[0][:20]!r})")
+    dbs = {int(text) for text in named}
+    if len(dbs) > 1:
+        raise InputError(f"{parts.scheme}://{parts.hostname or parts.path}: the URL names two dbs "
+                         f"({', '.join(map(str, sorted(dbs)))})")
+    return dbs.pop()
 
 
 def _port(parts):

@@ -26,7 +26,16 @@ from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..rdb import KEYS_SCHEMA, ReadPast, scan
 from ..rules import RulesPass
-from ..sources import SOURCE_FIELD, add_summaries, error_naming, is_local, name_by_url, opened, summarize_source
+from ..sources import (
+    SOURCE_FIELD,
+    add_summaries,
+    check_one_cluster,
+    error_naming,
+    is_local,
+    name_by_url,
+    opened,
+    summarize_source,
+)
 from .expiry_counts import CountedExpiring, Spill, places_end
 from .partial import (
     GROUP,
@@ -284,8 +293,11 @@ def header_info(path):
     return result.info
 
 
-def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
-    """What a bounded run of ``source`` (a dump, or several) hands the pipeline (see :func:`finish`)."""
+def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None, combine=False):
+    """What a bounded run of ``source`` (a dump, or several) hands the pipeline (see :func:`finish`).
+
+    Several dumps that are not the nodes of one cluster are refused unless ``combine`` (see
+    :func:`~rdbscope.sources.check_one_cluster`)."""
     from ..sources import input_paths
     from .streams import Overflow
 
@@ -304,6 +316,8 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None):
         plan = replace(plan, rules=replace(plan.rules, several_sources=True))
     partial, infos, summaries = partial_of_sources(paths, plan, chunk_keys, jobs=jobs, client=client,
                                                    **scan_options)
+    if not combine:
+        check_one_cluster(summaries)
     return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None, threads=jobs)
 
 

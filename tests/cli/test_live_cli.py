@@ -168,3 +168,38 @@ def test_reports_name_a_unix_socket_by_its_url(tmp_path):
     assert out.splitlines()[0].startswith(f"unix://{socket_path}: REDIS RDB 10, written by redis 7.0")
     summary = pq.read_table(tmp_path / "reports/instance=default/date=2026-11-23/summary.parquet")
     assert summary["source"].to_pylist() == [f"unix://{socket_path}"]
+
+
+@pytest.fixture(scope="module")
+def two_db_server():
+    """A server with 5 keys in db 0 and 3 in db 2 (SYNC sends both)."""
+    with make_sample_dumps.RunningServer(server("redis-7.0"), {"save": "", "repl-diskless-sync-delay": "0"}) \
+            as running:
+        for db, prefix, n in ((0, "user", 5), (2, "job", 3)):
+            client = redis.Redis(port=running.port, db=db)
+            for i in range(n):
+                client.set(f"{prefix}:{i}", "x" * 10)
+        yield running
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:{port}/2", "redis://127.0.0.1:{port}?db=2"])
+def test_the_db_a_url_names_is_the_only_one_read(two_db_server, url):
+    url = url.format(port=two_db_server.port)
+    code, out, err = run_apart("report", url, "--format", "json", "--quiet")
+    assert code == 0, err
+    overview = json.loads(out)["overview"]
+    assert (overview["n_keys"], overview["n_dbs"]) == (3, 1)
+    assert overview["source"] == f"redis://127.0.0.1:{two_db_server.port}/2"
+    code, out, err = run_apart("info", url, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["n_keys"] == 3
+
+
+def test_a_url_db_without_keys_is_the_usage_error_of_db(two_db_server):
+    code, out, err = run_apart("report", f"redis://127.0.0.1:{two_db_server.port}/5")
+    assert code == 2 and out == ""
+    assert err == "error: no keys in db 5; the dump has dbs 0, 2 (see 'python -m rdbscope report --help')\n"
+    code, out, err = run_apart("report", f"redis://127.0.0.1:{two_db_server.port}/2", "--db", "0")
+    assert code == 2
+    assert err == (f"error: redis://127.0.0.1:{two_db_server.port}/2: the URL selects db 2 but --db (db=) asks "
+                   "for 0: give one of them\n")

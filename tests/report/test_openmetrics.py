@@ -127,8 +127,8 @@ def test_label_values_with_quotes_backslashes_and_newlines_come_back_as_they_wer
 
 def test_a_cluster_of_dumps_is_one_keyspace_without_a_dump_time():
     other = SAMPLE_DUMPS / "redis-7.0-lfu.rdb"
-    got = samples(exposition(DUMP, other))
-    res = rdbscope.analyze([DUMP, other])
+    got = samples(exposition(DUMP, other, "--combine"))  # two servers' dumps: not one cluster's nodes
+    res = rdbscope.analyze([DUMP, other], combine=True)
     assert got["rdbscope_keys"] == {frozenset({("dump", "2 dumps")}): res.n_keys}
     assert res.n_keys == 2092 + rdbscope.load(other).num_rows
     assert "rdbscope_dump_timestamp_seconds" not in got  # the dumps were written at different times

@@ -155,6 +155,7 @@ def test_ten_million_keys_bounded_equal_in_memory(tmp_path):
     assert_same(in_memory, bounded, tables=[*TABLES, "cluster_slots"], examples=False)
 
 
+#: Three servers' dumps, read as one keyspace with combine=True (they share slots: not one cluster).
 CLUSTER_DUMPS = [SAMPLE_DUMPS / "redis-7.0-default.rdb", SAMPLE_DUMPS / "redis-8.2-lfu.rdb",
                  SAMPLE_DUMPS / "valkey-8.1-default.rdb"]
 
@@ -171,8 +172,8 @@ def assert_same_bounded(here, there):
 
 
 def test_several_dumps_in_bounded_memory_keep_each_dump_summary():
-    result = rdbscope.analyze(CLUSTER_DUMPS, passes=PASSES, chunk_keys=500)
-    loaded = rdbscope.load(CLUSTER_DUMPS)
+    result = rdbscope.analyze(CLUSTER_DUMPS, combine=True, passes=PASSES, chunk_keys=500)
+    loaded = rdbscope.load(CLUSTER_DUMPS, combine=True)
     assert result.n_keys == loaded.num_rows
     assert [s.n_keys for s in result.keys.sources] == [s.n_keys for s in loaded.sources]
     assert [s.est_memory_bytes for s in result.keys.sources] == [s.est_memory_bytes for s in loaded.sources]
@@ -182,8 +183,8 @@ def test_several_dumps_in_bounded_memory_keep_each_dump_summary():
 
 @pytest.mark.slow
 def test_several_dumps_on_local_processes_give_the_one_process_result():
-    here = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500, jobs=1)  # every pass, and the rules
-    there = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500, jobs=2)
+    here = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500, jobs=1)  # every pass, and the rules
+    there = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500, jobs=2)
     assert_same_bounded(here, there)
 
 
@@ -194,11 +195,11 @@ def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(tmp_pa
     from rdbscope.scale.executors import connect
 
     require_dask()
-    here = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500)  # every pass, and the rules
+    here = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500)  # every pass, and the rules
     with running_dask_cluster(tmp_path) as address:
         client = connect(address)
         try:
-            there = rdbscope.analyze(CLUSTER_DUMPS, chunk_keys=500, client=client)
+            there = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500, client=client)
         finally:
             client.close()
     assert_same_bounded(here, there)
@@ -276,7 +277,7 @@ def test_processes_report_what_they_have_read(monkeypatch):
     one = SAMPLE_DUMPS / "redis-8.2-default.rdb"
     for dumps in ([one], list(CLUSTER_DUMPS)):
         calls = []
-        rdbscope.analyze(dumps if len(dumps) > 1 else dumps[0], passes=PASSES, chunk_keys=97, jobs=2,
+        rdbscope.analyze(dumps if len(dumps) > 1 else dumps[0], passes=PASSES, chunk_keys=97, jobs=2, combine=True,
                          on_progress=lambda done, total, keys=None: calls.append((done, total)))  # noqa: B023
         size = sum(path.stat().st_size for path in dumps)
         assert calls[-1] == (size, size)

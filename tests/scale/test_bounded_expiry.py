@@ -70,12 +70,13 @@ def test_batches_of_one_dump_measured_on_two_processes(batched_dump, monkeypatch
 
 
 def test_batches_across_several_dumps(batched_dump, tmp_path):
-    """Two nodes' keys of one millisecond are one batch, as in the table of both."""
+    """Two nodes' keys of one millisecond are one batch, as in the table of both (the same dump twice: read
+    with combine=True, as it is not one cluster's nodes)."""
     other = tmp_path / "other.rdb"
     other.write_bytes(batched_dump.read_bytes())
     paths = [batched_dump, other]
-    in_memory = rdbscope.analyze(rdbscope.load(paths), BATCHES_ONLY, passes=PASSES)
-    bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000)
+    in_memory = rdbscope.analyze(rdbscope.load(paths, combine=True), BATCHES_ONLY, passes=PASSES)
+    bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, combine=True)
     assert_same(in_memory, bounded, tables=TABLES)
     alone = rdbscope.analyze(rdbscope.load(batched_dump), BATCHES_ONLY, passes=PASSES)
     assert [f.n_keys for f in bounded.finding_list] == [2 * f.n_keys for f in alone.finding_list]
@@ -164,12 +165,12 @@ def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_p
     other = tmp_path / "other.rdb"
     other.write_bytes(batched_dump.read_bytes())
     paths = [batched_dump, other]
-    in_memory = rdbscope.analyze(rdbscope.load(paths), BATCHES_ONLY, passes=PASSES)
+    in_memory = rdbscope.analyze(rdbscope.load(paths, combine=True), BATCHES_ONLY, passes=PASSES)
     (tmp_path / "dask").mkdir()
     with running_dask_cluster(tmp_path / "dask") as address:
         client = connect(address)
         try:
-            bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, client=client)
+            bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, combine=True, client=client)
         finally:
             client.close()
     assert_same(in_memory, bounded, tables=TABLES)

@@ -258,8 +258,8 @@ def test_bad_parallel_options_are_one_line(command):
 @pytest.mark.parametrize("command", ["report", "lint"])
 def test_a_run_on_dask_prints_what_a_local_run_prints(command, dask_address):
     dumps = [DUMPS[0], DUMPS[-1], SAMPLE_DUMPS / "redis-8.2-default.rdb"]
-    here = invoke(command, *dumps, "--format", "json", "--jobs", "1")
-    there = invoke(command, *dumps, "--format", "json", "--dask", dask_address)
+    here = invoke(command, *dumps, "--format", "json", "--jobs", "1", "--combine")  # three servers' dumps
+    there = invoke(command, *dumps, "--format", "json", "--dask", dask_address, "--combine")
     assert here.exit_code == there.exit_code == (0 if command == "report" else 1)
     assert there.stdout == here.stdout and json.loads(there.stdout)
 
