@@ -32,8 +32,7 @@ def _fitting(frame, columns, width):
     """The leading columns (most important first) that fit ``width``, and the width of each: numbers
     and times whole, text columns cut down alike (the widest first), none below its minimum."""
     longest = {name: _longest(frame[name], name) for name in columns}
-    floor = {name: longest[name] if _kept_whole(frame[name]) else min(TEXT_MIN_WIDTH.get(name, 6), longest[name])
-             for name in columns}
+    floor = {name: longest[name] if _kept_whole(frame[name]) else _narrowest(frame[name], name) for name in columns}
     shown = list(columns)
     while True:
         # A box table: one rule between columns and at each edge, one space of padding each side.
@@ -91,13 +90,21 @@ def rich_table(frame, *, title=None, columns=None, widths=None):
     for name in columns:
         whole = _kept_whole(frame[name])
         # Without widths, on a narrow terminal rich squeezes the wrappable columns first: keep names readable.
-        min_width = None if whole else min(TEXT_MIN_WIDTH.get(name, 6), _longest(frame[name], name))
+        min_width = None if whole else _narrowest(frame[name], name)
         table.add_column(label(name), justify="right" if is_numeric_column(frame[name]) else "left",
                          overflow="fold", no_wrap=whole, min_width=min_width,
                          width=widths[name] if widths else None)
     for row in frame[columns].itertuples(index=False):
         table.add_row(*(Text(cell_text(name, value)) for name, value in zip(columns, row, strict=True)))
     return table
+
+
+def _narrowest(series, name):
+    """The narrowest a text column gets: its TEXT_MIN_WIDTH (6 if not listed), the longest word of its
+    header, at most its widest cell."""
+    from ..report.cells import label
+
+    return max(min(TEXT_MIN_WIDTH.get(name, 6), _longest(series, name)), *map(len, label(name).split()))
 
 
 def _longest(series, name):
