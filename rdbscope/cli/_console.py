@@ -3,14 +3,21 @@
 import contextlib
 import errno
 import functools
+import os
 import time
 
 import typer
 
+#: How wide output to a pipe or file is laid out when COLUMNS does not say: a wide terminal.
+PIPE_WIDTH = 120
+
 
 class _Console:
     """A rich Console made on first use: importing rich.console would cost --help and every
-    usage error a fifth of their time."""
+    usage error a fifth of their time.
+
+    On a terminal it is as wide as the terminal; to a pipe or file, COLUMNS wide when set, else
+    PIPE_WIDTH (rich alone would give 80)."""
 
     def __init__(self, **options):
         self._options = options
@@ -20,6 +27,8 @@ class _Console:
     def console(self):
         if self._made is None:
             self._made = make_console(**self._options)
+            if not self._made.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+                self._made.width = PIPE_WIDTH
         return self._made
 
     def __getattr__(self, name):
@@ -39,6 +48,7 @@ def make_console(**options):
     return QuietOnBrokenPipe(**options)
 
 
+# soft_wrap: rich pads no line with spaces; prose that should wrap goes through print_wrapped.
 out = _Console(highlight=False, soft_wrap=True)
 # soft_wrap: a message piped to a log stays one line, however long.
 err = _Console(stderr=True, highlight=False, soft_wrap=True)
@@ -84,6 +94,16 @@ def scan_progress(quiet, description):
 
         yield on_progress
     message(f"{description}: {time.perf_counter() - started:.1f} s")
+
+
+def print_wrapped(text, indent=0):
+    """A rich Text on stdout wrapped between words to the output's width, every line ``indent`` spaces
+    in (a terminal would cut words; a pipe would get one line however long)."""
+    from rich.text import Text
+
+    for line in text.wrap(out.console, max(out.width - indent, 20)):
+        line.rstrip()
+        out.print(Text.assemble(" " * indent, line))
 
 
 def message(text):

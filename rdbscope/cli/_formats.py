@@ -2,11 +2,9 @@
 
 import sys
 
-from ._console import make_console, message, out
+from ._console import message, out
 from ._options import Format
 
-#: Widest table written to a file or pipe.
-MAX_FILE_WIDTH = 400
 #: Narrowest a text column gets on a narrow terminal.
 TEXT_MIN_WIDTH = {"pattern": 24, "key": 24, "message": 30, "examples": 24}
 
@@ -19,44 +17,68 @@ def emit(frame, output, *, title=None, columns=None):
         write_csv(frame, safe=output.csv_safe)
     else:
         columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
-        if out.is_terminal:
-            shown = _fitting(frame, columns, out.width)
-            if len(shown) < len(columns):
-                from ..findings import count
+        shown, widths = _fitting(frame, columns, out.width)
+        if len(shown) < len(columns):
+            from ..findings import count
 
-                hidden = len(columns) - len(shown)
-                message(f"({count(hidden, 'column')} of '{title.strip() if title else 'the table'}' "
-                        f"{'does' if hidden == 1 else 'do'} not fit the terminal; --format csv or json gives them all)")
-            columns = shown
-        print_renderable(rich_table(frame, title=title, columns=columns))
+            hidden = len(columns) - len(shown)
+            where = "the terminal" if out.is_terminal else f"{out.width} columns (set COLUMNS for more)"
+            message(f"({count(hidden, 'column')} of '{title.strip() if title else 'the table'}' "
+                    f"{'does' if hidden == 1 else 'do'} not fit {where}; --format csv or json gives them all)")
+        print_renderable(rich_table(frame, title=title, columns=shown, widths=widths))
 
 
 def _fitting(frame, columns, width):
-    """The leading columns (most important first) whose minimal widths fit ``width``."""
+    """The leading columns (most important first) that fit ``width``, and the width of each: numbers
+    and times whole, text columns cut down alike (the widest first), none below its minimum."""
+    longest = {name: _longest(frame[name], name) for name in columns}
+    floor = {name: longest[name] if _kept_whole(frame[name]) else _narrowest(frame[name], name) for name in columns}
+    shown = list(columns)
+    while True:
+        # A box table: one rule between columns and at each edge, one space of padding each side.
+        room = width - 3 * len(shown) - 1
+        cap = _text_cap([longest[n] for n in shown], [floor[n] for n in shown], room)
+        if cap is not None or len(shown) <= 2:
+            break
+        shown.pop()
+    if cap is None:  # even two columns do not fit: let rich fold them
+        return shown, None
+    return shown, {name: max(floor[name], min(longest[name], cap)) for name in shown}
+
+
+def _text_cap(longest, floor, room):
+    """The largest width ``cap`` such that columns ``max(floor, min(longest, cap))`` wide fit ``room``;
+    None when even their floors do not."""
+    def total(cap):
+        return sum(max(f, min(n, cap)) for n, f in zip(longest, floor, strict=True))
+
+    if total(0) > room:
+        return None
+    low, high = 0, max(longest, default=0)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if total(middle) <= room else (low, middle - 1)
+    return low
+
+
+def _kept_whole(series):
+    """Numbers and times are never wrapped in a terminal table."""
+    import pandas as pd
+
     from ..report.cells import is_numeric_column
 
-    def needed(name):
-        if is_numeric_column(frame[name]):
-            return _longest(frame[name], name)
-        return min(TEXT_MIN_WIDTH.get(name, 6), _longest(frame[name], name))
-
-    shown = list(columns)
-    while len(shown) > 2 and sum(needed(c) + 3 for c in shown) + 1 > width:
-        shown.pop()
-    return shown
+    return is_numeric_column(series) or pd.api.types.is_datetime64_any_dtype(series)
 
 
 def print_renderable(renderable):
-    """Print to stdout; when stdout is not a terminal, as wide as the content needs (no folding)."""
-    if out.is_terminal:
-        out.print(renderable)
-        return
-    wide = make_console(file=sys.stdout, width=MAX_FILE_WIDTH, highlight=False, soft_wrap=True, color_system=None)
-    wide.print(renderable)
+    """Print to stdout as wide as the terminal, or to a pipe or file as wide as COLUMNS or PIPE_WIDTH;
+    text wraps between words."""
+    out.print(renderable)
 
 
-def rich_table(frame, *, title=None, columns=None):
-    """A rich Table of a DataFrame, cells formatted by column name."""
+def rich_table(frame, *, title=None, columns=None, widths=None):
+    """A rich Table of a DataFrame, cells formatted by column name; ``widths`` fixes the width of
+    each column (text folds inside it)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -66,20 +88,32 @@ def rich_table(frame, *, title=None, columns=None):
     table = Table(title=f"\n{title}" if title else None, title_justify="left", title_style="bold",
                   header_style="bold")
     for name in columns:
-        numeric = is_numeric_column(frame[name])
-        # On a narrow terminal rich squeezes the wrappable columns first: keep names readable.
-        min_width = None if numeric else min(TEXT_MIN_WIDTH.get(name, 6), _longest(frame[name], name))
-        table.add_column(label(name), justify="right" if numeric else "left", overflow="fold", no_wrap=numeric,
-                         min_width=min_width)
+        whole = _kept_whole(frame[name])
+        # Without widths, on a narrow terminal rich squeezes the wrappable columns first: keep names readable.
+        min_width = None if whole else _narrowest(frame[name], name)
+        table.add_column(label(name), justify="right" if is_numeric_column(frame[name]) else "left",
+                         overflow="fold", no_wrap=whole, min_width=min_width,
+                         width=widths[name] if widths else None)
     for row in frame[columns].itertuples(index=False):
         table.add_row(*(Text(cell_text(name, value)) for name, value in zip(columns, row, strict=True)))
     return table
 
 
+def _narrowest(series, name):
+    """The narrowest a text column gets: its TEXT_MIN_WIDTH (6 if not listed), the longest word of its
+    header, at most its widest cell."""
+    from ..report.cells import label
+
+    return max(min(TEXT_MIN_WIDTH.get(name, 6), _longest(series, name)), *map(len, label(name).split()))
+
+
 def _longest(series, name):
+    """The widest cell of a column (its header included), in terminal cells."""
+    from rich.cells import cell_len
+
     from ..report.cells import cell_text, label
 
-    return max([len(label(name))] + [len(cell_text(name, v)) for v in series.head(200)])
+    return max([cell_len(label(name))] + [cell_len(cell_text(name, v)) for v in series])
 
 
 def records(frame):

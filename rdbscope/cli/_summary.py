@@ -36,11 +36,30 @@ def summary_text(tri, width=120):
 
 
 def _side_by_side(left, right):
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(vertical="top")
-    grid.add_column(vertical="top")
-    grid.add_row(left, right)
-    return grid
+    return _SideBySide(left, right)
+
+
+class _SideBySide:
+    """Two renderables side by side when the right one has room beside the left at its narrowest
+    (on 120 columns), else one under the other (on 80)."""
+
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+
+    def __rich_console__(self, console, options):
+        from rich.measure import Measurement
+
+        left = Measurement.get(console, options, self.left).maximum
+        right = Measurement.get(console, options, self.right).minimum
+        if left + 2 + right > options.max_width:
+            yield self.left
+            yield self.right
+            return
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(vertical="top")
+        grid.add_column(vertical="top")
+        grid.add_row(self.left, self.right)
+        yield grid
 
 
 def _table(title, columns):

@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Annotated
 
 from ..errors import RdbError
-from ._console import exits_on_bad_input, out, scan_progress
+from ._console import exits_on_bad_input, out, print_wrapped, scan_progress
 from ._formats import write_json
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
 
@@ -91,6 +91,7 @@ class _HeaderPrinter:
             return
         self.done = True
         from rich.table import Table
+        from rich.text import Text
 
         info = self.scan.info
         out.print(f"[bold]{self.dump}[/]: {info.magic} RDB {info.rdb_version}"
@@ -102,8 +103,8 @@ class _HeaderPrinter:
                 table.add_row(name, _aux_value(name, value))
             out.print(table)
         if info.resizedb:
-            out.print("RESIZEDB hints: " + "; ".join(
-                f"db{db} {keys:,} keys, {expires:,} with expiry" for db, (keys, expires) in info.resizedb.items()))
+            print_wrapped(Text("RESIZEDB hints: " + "; ".join(
+                f"db{db} {keys:,} keys, {expires:,} with expiry" for db, (keys, expires) in info.resizedb.items())))
 
 
 def _aux_value(name, value):
@@ -122,6 +123,7 @@ def _aux_value(name, value):
 
 def _print_counts(summary, info):
     from rich.table import Table
+    from rich.text import Text
 
     from ..findings import count, format_bytes
 
@@ -130,9 +132,9 @@ def _print_counts(summary, info):
     memory = summary.memory
     if memory.model:
         used = f"; the dump's used-mem is {format_bytes(memory.used_mem_bytes)}" if memory.used_mem_bytes else ""
-        out.print(f"estimated memory: {format_bytes(memory.total_bytes)} ({format_bytes(memory.keys_bytes)} in "
-                  f"keys, {format_bytes(memory.overhead_bytes)} in key tables){used}")
-        out.print(f"memory model: {memory.model}")
+        print_wrapped(Text(f"estimated memory: {format_bytes(memory.total_bytes)} ({format_bytes(memory.keys_bytes)} "
+                           f"in keys, {format_bytes(memory.overhead_bytes)} in key tables){used}"))
+        print_wrapped(Text(f"memory model: {memory.model}"))
     out.print(_groups("db", summary.by_db, {str(db): v for db, v in info.resizedb.items()}))
     out.print(_groups("type", summary.by_type))
     out.print(_groups("type/encoding", summary.by_encoding))
@@ -142,7 +144,7 @@ def _print_counts(summary, info):
             table.add_row(lib.name, lib.engine, ", ".join(lib.functions))
         out.print(table)
     if info.module_aux:
-        out.print("module aux data: " + ", ".join(info.module_aux))
+        print_wrapped(Text("module aux data: " + ", ".join(info.module_aux)))
 
 
 def _groups(title, groups, hints=None):

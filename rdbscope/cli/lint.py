@@ -8,7 +8,7 @@ import typer
 
 from .. import __version__
 from ._analysis import analyze_input, settings, where_to_run
-from ._console import err, exits_on_bad_input, out
+from ._console import err, exits_on_bad_input, out, print_wrapped
 from ._options import WHERE, FailOn, Format, JsonAlias, takes_load_options, takes_output_options, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
@@ -119,10 +119,10 @@ def _print_text(result):
         out.print(header)
         for finding in findings:
             where = f"db{finding.db} " if finding.db is not None else ""
-            out.print(Text(f"  {where}{printable(finding.message)}"))
+            print_wrapped(Text(f"{where}{printable(finding.message)}"), indent=2)
             if finding.examples:
                 shown = ", ".join(printable(e, EXAMPLE_CHARS) for e in finding.examples)
-                out.print(Text(f"      e.g. {shown}", style="dim"))
+                print_wrapped(Text(f"e.g. {shown}", style="dim"), indent=6)
         out.print()
 
 

@@ -19,7 +19,7 @@ from ._analysis import (
     where_to_run,
 )
 from ._console import message, stage
-from ._formats import emit, print_renderable, records, write_json
+from ._formats import emit, records, write_json
 from ._options import Format, Inputs, takes_parallel_options
 from ._selection import ExtendSelect, Ignore, Masters, Select, with_masters
 
@@ -111,14 +111,14 @@ def report_command(
         sys.stdout.write(render_openmetrics(res, source, top))
     else:
         from ..report.triage import triage
-        from ._console import out
+        from ._console import out, print_wrapped
         from ._summary import summary_renderable, summary_text
 
-        print_renderable(_headline(overview))
+        print_wrapped(_headline(overview))
         if out.is_terminal:
-            print_renderable(summary_renderable(triage(res)))
+            out.print(summary_renderable(triage(res)), soft_wrap=False)
         else:
-            sys.stdout.write(summary_text(triage(res)))
+            sys.stdout.write(summary_text(triage(res), out.width))
         if res.keys.n_sources > 1:
             emit(views.node_rows(res), output, title="Nodes", columns=NODE_COLUMNS)
         titles = {"patterns": ("Top patterns by memory", PATTERN_COLUMNS),

@@ -76,7 +76,7 @@ BURST_COLUMNS = {
 }
 
 TIMELINE_COLUMNS = {
-    "bucket_start": "start of the bucket (the first starts at the dump's ctime)",
+    "bucket_start": "start of the bucket, on a clock boundary of its width (the first holds the dump's ctime)",
     "bucket_end": "end of the bucket (exclusive)",
     "bucket_s": "bucket length in seconds (the last bucket may be longer: it holds the far tail)",
     "n_keys": "keys expiring in the bucket",
@@ -179,7 +179,7 @@ class ExpiryPass:
 
     Tables:
         expiry_bursts: the expiry incidents found, per pattern and for the dump.
-        expiry_timeline: keys expiring per bucket from ctime on.
+        expiry_timeline: keys expiring per bucket from the bucket holding ctime on.
     """
 
     id = "expiry"
@@ -750,34 +750,53 @@ def _incident_table(scoped, expiring, groups):
 
 
 def _timeline(expiring, options, dump_seconds):
-    """Keys expiring per bucket, from ctime to the 99.9th percentile, then the far tail in one bucket."""
+    """Keys expiring per bucket, from the bucket holding ctime to the 99.9th percentile, then the far
+    tail in one bucket; buckets start on the clock's boundaries of their width (see _bucket_origin)."""
     types = {"bucket_start": pa.timestamp("ms", tz="UTC"), "bucket_end": pa.timestamp("ms", tz="UTC"),
              "bucket_s": pa.int64(), "n_keys": pa.int64(), "n_keys_cumulative": pa.int64()}
     if expiring.n == 0:
         return _table({name: pa.array([], t) for name, t in types.items()}, TIMELINE_COLUMNS)
-    # dump_seconds holds each distinct second with its count, in order.
+    # dump_seconds holds each distinct second (since base_s) with its count, in order.
     cumulative = np.cumsum(dump_seconds.count)
     at = np.searchsorted(cumulative, int(np.ceil(0.999 * expiring.n)))
     horizon = int(dump_seconds.window[min(at, len(cumulative) - 1)]) + 1
-    width = next((w for w in _NICE_WIDTHS_S if w * options.timeline_buckets >= horizon), _NICE_WIDTHS_S[-1])
-    n_buckets = -(-horizon // width)
-    bucket = np.minimum(dump_seconds.window // width, n_buckets)
+
+    def n_buckets_of(width):
+        return -(-(horizon + expiring.base_s - _bucket_origin(expiring.base_s, width)) // width)
+
+    width = next((w for w in _NICE_WIDTHS_S if n_buckets_of(w) <= options.timeline_buckets), _NICE_WIDTHS_S[-1])
+    origin_s = _bucket_origin(expiring.base_s, width)
+    n_buckets = n_buckets_of(width)
+    since_origin = dump_seconds.window + (expiring.base_s - origin_s)
+    bucket = np.minimum(since_origin // width, n_buckets)
     tail = bool(bucket[-1] == n_buckets)
     size = n_buckets + (1 if tail else 0)
     n_keys = np.bincount(bucket, weights=dump_seconds.count, minlength=size).astype(np.int64)
-    starts_s = np.arange(size, dtype=np.int64) * width
+    starts_s = origin_s + np.arange(size, dtype=np.int64) * width
     ends_s = starts_s + width
     if tail:
-        ends_s[-1] = int(dump_seconds.window[-1]) + 1
-    base = expiring.base_ms
+        ends_s[-1] = origin_s + int(since_origin[-1]) + 1
     data = {
-        "bucket_start": pa.array(base + starts_s * 1000, pa.int64()).cast(types["bucket_start"]),
-        "bucket_end": pa.array(base + ends_s * 1000, pa.int64()).cast(types["bucket_end"]),
+        "bucket_start": pa.array(starts_s * 1000, pa.int64()).cast(types["bucket_start"]),
+        "bucket_end": pa.array(ends_s * 1000, pa.int64()).cast(types["bucket_end"]),
         "bucket_s": pa.array(ends_s - starts_s, pa.int64()),
         "n_keys": pa.array(n_keys, pa.int64()),
         "n_keys_cumulative": pa.array(np.cumsum(n_keys), pa.int64()),
     }
     return _table(data, TIMELINE_COLUMNS)
+
+
+#: 1970-01-05, a Monday: weekly buckets start on Mondays at 00:00 UTC.
+_A_MONDAY_S = 4 * 86400
+
+
+def _bucket_origin(second, width):
+    """The start (epoch seconds) of the bucket of ``width`` seconds holding ``second``, on the
+    clock's boundaries: a minute at :00, an hour at :00:00, a day at 00:00 UTC, a week on Monday.
+    Widths of a day or longer that are not whole weeks (30 days, 91, 365) start at midnight UTC."""
+    anchor = _A_MONDAY_S if width % (7 * 86400) == 0 else 0
+    step = width if width <= 86400 or width % (7 * 86400) == 0 else 86400
+    return second - (second - anchor) % step
 
 
 def _table(data, docs):

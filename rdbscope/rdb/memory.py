@@ -104,8 +104,9 @@ class MemoryModelInfo:
         else:
             # A dump does not record its server's allocator (its used-mem is dominated by
             # memory outside the keys), so the default is an assumption: say so.
+            # The option as one word, so that no line wrap splits the advice.
             allocator = (f"{self.allocator} allocator assumed, as in {ALLOCATOR_NOTES[self.allocator]} "
-                         f"(--allocator jemalloc-16 for {ALLOCATOR_NOTES['jemalloc-16']}, libc for "
+                         f"(--allocator=jemalloc-16 for {ALLOCATOR_NOTES['jemalloc-16']}, --allocator=libc for "
                          f"{ALLOCATOR_NOTES['libc']})")
         return f"{self.layout} layout ({self.servers}{why}){note}, {allocator}"
 

@@ -283,9 +283,16 @@ def expiry_burst_rows(res, top=None) -> pd.DataFrame:
     return _top(frame[columns], top)
 
 
-def expiry_timeline_rows(res) -> pd.DataFrame:
-    """Keys (and memory) expiring per bucket from the dump's ctime on."""
-    return res.tables["expiry_timeline"].to_pandas()
+def expiry_timeline_rows(res, top=None) -> pd.DataFrame:
+    """Keys expiring per bucket from the bucket holding the dump's ctime on, buckets where none
+    expire left out; with ``top``, the ``top`` busiest buckets (the earlier of a tie), still in time
+    order. ``n_keys_cumulative`` counts every bucket up to the row's end, shown or not."""
+    frame = res.tables["expiry_timeline"].to_pandas()
+    frame = frame[frame["n_keys"] > 0]
+    if top:
+        busiest = frame.sort_values("n_keys", ascending=False, kind="stable").head(top)
+        frame = frame.loc[sorted(busiest.index)]
+    return frame.reset_index(drop=True)
 
 
 def finding_rows(res, top=None, families=None) -> pd.DataFrame:

@@ -106,7 +106,7 @@ def test_the_model_says_what_it_assumed():
     assumed = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb").info.memory_model
     assert (assumed.allocator, assumed.allocator_given, assumed.layout_reason) == \
         ("jemalloc", False, "from redis-ver 7.0.15")
-    assert "jemalloc allocator assumed" in assumed.describe() and "--allocator jemalloc-16" in assumed.describe()
+    assert "jemalloc allocator assumed" in assumed.describe() and "--allocator=jemalloc-16" in assumed.describe()
     given = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-lru.rdb", allocator="jemalloc-16").info.memory_model
     assert given.allocator_given and "jemalloc-16 allocator (given)" in given.describe()
 
