@@ -66,11 +66,8 @@ def where_to_run(parallel):
         return
     from ..scale.executors import connect
 
-    client = connect(parallel.dask)
-    try:
+    with connect(parallel.dask) as client:
         yield {"jobs": parallel.jobs, "client": client, "combine": parallel.combine}
-    finally:
-        client.close()
 
 
 def load_keys(paths, load=None, *, jobs=1, client=None, combine=False):

@@ -8,6 +8,7 @@ that names it.
 
 import concurrent.futures
 import multiprocessing
+import socket
 
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
 from ..sources import import_extra, input_error, item_name
@@ -16,6 +17,12 @@ from .budget import core_count
 
 #: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
 CONNECT_TIMEOUT_S = 10
+
+#: Seconds a TCP connection to the scheduler may take to open (on loopback or a LAN, well under one).
+KNOCK_TIMEOUT_S = 2
+
+#: The most a Dask server's first message (its handshake) can plausibly hold.
+GREETING_MAX_BYTES = 1 << 16
 
 #: How to install what --dask and URLs need.
 DASK_INSTALL = 'pip install "rdbscope[dask]"'
@@ -140,21 +147,27 @@ class NamingErrors:
 
 def connect(address, timeout=CONNECT_TIMEOUT_S):
     """A ``dask.distributed.Client`` of the scheduler at ``address`` (``tcp://HOST:PORT``), once
-    the scheduler has a worker. Close it when done.
+    the scheduler has a worker. Use it as a context manager (``with connect(address) as client:``),
+    or close it when done.
+
+    A malformed address fails before anything is opened, and a port nothing listens on as soon as
+    the connection is refused: no half-made client is left to close itself when collected.
 
     Raises:
         InputError: dask is not installed; ``address`` is not an address; no
             scheduler answered there, or it had no worker, within ``timeout``
             seconds.
     """
+    host, port = scheduler_host_port(address)
     distributed = import_extra("distributed", "--dask")
+    _knock(address, host, port, min(timeout, KNOCK_TIMEOUT_S))
     failure = None
     try:
         client = distributed.Client(address, timeout=timeout, set_as_default=False)
-    except ValueError as exc:
-        failure = f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}"
-    except (OSError, TimeoutError):
+    except (OSError, TimeoutError):  # it took the connection but did not answer as a scheduler
         failure = f"no Dask scheduler answered at {address} within {timeout:g} s"
+    except ImportError as exc:  # the scheduler refused this client's versions of its packages
+        failure = f"the Dask scheduler at {address} refused this client: {exc}"
     if failure:  # raised out here: as the context of an error, the half-made client would outlive the run
         raise InputError(failure)
     try:
@@ -163,4 +176,68 @@ def connect(address, timeout=CONNECT_TIMEOUT_S):
         client.close()
         raise InputError(f"the Dask scheduler at {address} has no worker "
                          f"(waited {timeout:g} s; start one with `dask worker {address}`)") from None
+    except BaseException:
+        client.close()
+        raise
     return client
+
+
+def scheduler_host_port(address):
+    """``(host, port)`` of a Dask scheduler address: ``tcp://HOST:PORT``, or ``HOST:PORT`` (TCP to
+    Dask too), an IPv6 host in brackets. Checked here, without importing dask.
+
+    Raises:
+        InputError: ``address`` is not one.
+    """
+    scheme, sep, location = address.rpartition("://")
+    host, colon, port = location.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        host = ""  # an IPv6 address without its brackets: where its port starts is a guess
+    if sep and scheme != "tcp":
+        why = f"the scheme is {scheme}://, not tcp://"
+    elif not (colon and port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        why = "no port from 1 to 65535 after the last ':'"
+    elif not host or any(c.isspace() or c in "/[]@" for c in host):
+        why = "no host name before the port (an IPv6 address goes in brackets)"
+    else:
+        return host, int(port)
+    raise InputError(f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {why}")
+
+
+def _knock(address, host, port, timeout):
+    """Connect to the scheduler's port and read the first bytes of its greeting, then hang up.
+
+    A refused connection is known at once, where Dask's client would retry until its timeout; and
+    a server that is not a Dask scheduler (a mistyped port: Redis, a web server) is told within
+    ``timeout``, where Dask's client would wait for its greeting for ever (distributed reads the
+    handshake without a timeout)."""
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except socket.gaierror:
+        raise InputError(f"no Dask scheduler at {address}: no host is named {host}") from None
+    except TimeoutError:
+        raise InputError(f"no Dask scheduler answered at {address} within {timeout:g} s") from None
+    except OSError as exc:
+        raise InputError(f"no Dask scheduler answered at {address}: {exc.strerror or exc}") from None
+    with sock:
+        try:
+            greeting = _first_bytes(sock, 8)
+        except OSError:  # a timeout, or a reset
+            greeting = b""
+    # a Dask server speaks first: its handshake, after 8 bytes of its length, little-endian
+    # (distributed/comm/tcp.py, TCP.read); a handshake is a small dict
+    if len(greeting) < 8 or not 0 < int.from_bytes(greeting, "little") <= GREETING_MAX_BYTES:
+        raise InputError(f"{address} took the connection but is not a Dask scheduler "
+                         f"(no Dask greeting within {timeout:g} s)")
+
+
+def _first_bytes(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data

@@ -197,11 +197,8 @@ def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(tmp_pa
     require_dask()
     here = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500)  # every pass, and the rules
     with running_dask_cluster(tmp_path) as address:
-        client = connect(address)
-        try:
+        with connect(address) as client:
             there = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500, client=client)
-        finally:
-            client.close()
     assert_same_bounded(here, there)
 
 

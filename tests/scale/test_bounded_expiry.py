@@ -168,11 +168,8 @@ def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_p
     in_memory = rdbscope.analyze(rdbscope.load(paths, combine=True), BATCHES_ONLY, passes=PASSES)
     (tmp_path / "dask").mkdir()
     with running_dask_cluster(tmp_path / "dask") as address:
-        client = connect(address)
-        try:
+        with connect(address) as client:
             bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, combine=True, client=client)
-        finally:
-            client.close()
     assert_same(in_memory, bounded, tables=TABLES)
     assert any(f.code == "EXP003" for f in bounded.finding_list)
 

@@ -2,10 +2,17 @@
 real Dask cluster (a scheduler and two worker processes on 127.0.0.1), with the same ordered results and
 the same errors naming the dump."""
 
+import contextlib
+import gc
 import importlib.util
 import json
 import os
 import pathlib
+import socket
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 from conftest import SAMPLE_DUMPS, sample_dumps, skip_or_fail
@@ -14,7 +21,14 @@ from oracle import read_oracle
 
 import rdbscope
 from rdbscope.errors import ConfigError, InputError, RdbError, RdbFormatError, RdbscopeError, RdbTruncatedError
-from rdbscope.scale.executors import CONNECT_TIMEOUT_S, connect, core_count, map_sources
+from rdbscope.scale.executors import (
+    CONNECT_TIMEOUT_S,
+    KNOCK_TIMEOUT_S,
+    connect,
+    core_count,
+    map_sources,
+    scheduler_host_port,
+)
 from rdbscope.sources import expand_url, import_extra, is_url, open_dump
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -51,9 +65,8 @@ def dask_address(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dask_client(dask_address):
-    client = connect(dask_address)
-    yield client
-    client.close()
+    with connect(dask_address) as client:
+        yield client
 
 
 # a pool and a cluster take seconds to start: the quick run (-m "not slow") keeps jobs=1
@@ -195,19 +208,96 @@ def test_a_missing_extra_says_how_to_install_it():
     assert str(caught.value) == '--dask needs the dask extra: pip install "rdbscope[dask]"'
 
 
-def test_connecting_to_no_scheduler_fails_with_one_line():
+def test_a_refused_connection_fails_at_once_with_one_line():
     require_dask()
     address = f"tcp://127.0.0.1:{free_port()}"
-    with pytest.raises(InputError) as caught:
-        connect(address, timeout=2)
-    assert str(caught.value) == f"no Dask scheduler answered at {address} within 2 s"
-    assert CONNECT_TIMEOUT_S == 10
+    started = time.monotonic()
+    error = connect_failure(address, CONNECT_TIMEOUT_S)  # nothing is waited for when nothing listens
+    assert time.monotonic() - started < 2
+    assert str(error) == f"no Dask scheduler answered at {address}: Connection refused"
+    assert CONNECT_TIMEOUT_S == 10 and KNOCK_TIMEOUT_S == 2
 
 
 def test_an_address_that_is_not_one_is_named():
     require_dask()
     with pytest.raises(InputError, match=r"^'scheduler' is not a Dask scheduler address \(tcp://HOST:PORT\)"):
         connect("scheduler", timeout=2)
+
+
+@pytest.mark.parametrize(("address", "why"), [
+    ("nonsense", "no port from 1 to 65535 after the last ':'"),
+    ("tcp://127.0.0.1", "no port from 1 to 65535 after the last ':'"),
+    ("tcp://127.0.0.1:0", "no port from 1 to 65535 after the last ':'"),
+    ("tcp://127.0.0.1:65536", "no port from 1 to 65535 after the last ':'"),
+    ("tcp://127.0.0.1:8786/", "no port from 1 to 65535 after the last ':'"),
+    ("tcp://:8786", "no host name before the port (an IPv6 address goes in brackets)"),
+    ("::1:8786", "no host name before the port (an IPv6 address goes in brackets)"),
+    ("tls://127.0.0.1:8786", "the scheme is tls://, not tcp://"),
+])
+def test_a_malformed_address_is_refused_before_anything_is_opened(address, why):
+    threads = threading.active_count()
+    with pytest.raises(InputError) as caught:
+        scheduler_host_port(address)
+    assert str(caught.value) == f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {why}"
+    assert threading.active_count() == threads
+
+
+def test_addresses_dask_takes_are_taken():
+    assert scheduler_host_port("tcp://scheduler:8786") == ("scheduler", 8786)
+    assert scheduler_host_port("127.0.0.1:8786") == ("127.0.0.1", 8786)
+    assert scheduler_host_port("tcp://[::1]:8786") == ("::1", 8786)
+
+
+@contextlib.contextmanager
+def silent_listener():
+    """The address of a TCP port that takes connections and never says anything (a mistyped port)."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+
+def connect_failure(address, timeout, within=60):
+    """The error ``connect(address, timeout)`` raised, which it must within ``within`` seconds (run in a
+    daemon thread: a connect that hangs fails the test instead of hanging the run)."""
+    failure = []
+
+    def run():
+        try:
+            connect(address, timeout=timeout).close()
+        except BaseException as exc:  # noqa: B036 - whatever it is, the test shows it
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(within)
+    assert not thread.is_alive(), f"connect({address!r}) still waits after {within} s"
+    (error,) = failure
+    assert isinstance(error, InputError), repr(error)
+    return error
+
+
+def test_a_port_that_is_not_a_scheduler_is_told_within_seconds():
+    require_dask()
+    with silent_listener() as address:
+        started = time.monotonic()
+        error = connect_failure(address, timeout=60)  # Dask's client would wait for its greeting for ever
+        assert time.monotonic() - started < 10
+    assert str(error) == (f"{address} took the connection but is not a Dask scheduler "
+                                 f"(no Dask greeting within 2 s)")
+
+
+def test_a_failed_connection_leaves_no_client_and_no_thread_behind():
+    require_dask()
+    import distributed
+
+    def clients():
+        gc.collect()
+        return [o for o in gc.get_objects() if isinstance(o, distributed.Client)]
+
+    before = (threading.active_count(), len(clients()))
+    with silent_listener() as silent:
+        for address in ("scheduler", f"tcp://127.0.0.1:{free_port()}", silent):
+            connect_failure(address, timeout=2)
+    assert (threading.active_count(), len(clients())) == before
 
 
 def test_connect_gives_a_client_of_the_cluster_with_its_workers(dask_client, dask_address):
@@ -252,6 +342,28 @@ def test_bad_parallel_options_are_one_line(command):
     if MISSING is None:
         line = one_line_error(invoke(command, DUMPS[0], "--dask", "scheduler"))
         assert line.startswith("error: 'scheduler' is not a Dask scheduler address (tcp://HOST:PORT)")
+
+
+def run_rdbscope(*args):
+    """``rdbscope ARGS`` in a process of its own, as a person runs it: what a client left to the garbage
+    collector does at exit shows too."""
+    return subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.slow  # three processes that import dask
+def test_a_bad_dask_address_on_the_command_line_is_one_line_and_nothing_after(tmp_path):
+    require_dask()
+    (tmp_path / "node-a.rdb").write_bytes((SAMPLE_DUMPS / "redis-7.0-default.rdb").read_bytes())
+    refused = f"tcp://127.0.0.1:{free_port()}"
+    with silent_listener() as silent:
+        for address, said in (("nonsense", "'nonsense' is not a Dask scheduler address (tcp://HOST:PORT): "
+                                           "no port from 1 to 65535 after the last ':'"),
+                              (refused, f"no Dask scheduler answered at {refused}: Connection refused"),
+                              (silent, f"{silent} took the connection but is not a Dask scheduler "
+                                       f"(no Dask greeting within 2 s)")):
+            result = run_rdbscope("report", tmp_path, "--dask", address)
+            assert (result.returncode, result.stderr, result.stdout) == (2, f"error: {said}\n", ""), address
 
 
 @pytest.mark.slow
