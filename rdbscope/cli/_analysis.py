@@ -156,7 +156,7 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None):
     Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
-    load = load or LoadOptions()
+    load = (load or LoadOptions()).with_config(config)
     paths = _inputs(path)
     if len(paths) == 1 and is_stream(paths[0]):
         return _analyze_stream(paths[0], config, passes, load)
