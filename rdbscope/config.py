@@ -6,6 +6,7 @@ doc. A config file only overrides what it names::
     # pyproject.toml (in rdbscope.toml the same keys go at the top level)
     [tool.rdbscope]
     ignore = ["EXP003"]            # finding codes or families to drop
+    server_version = "8.4"         # the release an unstable server build (255.255.255) corresponds to
 
     [tool.rdbscope.bigkeys]
     string_bytes = 20480
@@ -53,6 +54,8 @@ class Config:
         extend_select: codes or families to keep in addition to ``select`` (or
             to the defaults); how opt-in lint rules are turned on.
         rules: ``{rule code: its Options}`` for the rules the config sets options of.
+        server_version: the release ("8.4") the dumps' unstable server build corresponds to,
+            as ``--server-version`` names it; None leaves it to the dump's RDB version.
         source: the file the config came from, or None.
     """
 
@@ -65,6 +68,7 @@ class Config:
     extend_select: tuple = ()
     ignore: tuple = ()
     rules: types.MappingProxyType = field(default_factory=lambda: types.MappingProxyType({}))
+    server_version: str | None = None
     source: str | None = None
 
     def is_enabled(self, code, *, opt_in=False):
@@ -171,8 +175,10 @@ def config_from_mapping(table, *, source="<config>", prefix=""):
             if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
                 raise ConfigError(f"{where(key)}: expected tables like [{_join(prefix, 'rules.NAM001')}]")
             values[key] = types.MappingProxyType(_rule_options(value, source, _join(prefix, key)))
+        elif key == "server_version":
+            values[key] = _server_version(value, where(key))
         else:
-            known = ", ".join(sorted([*SECTIONS, "select", "ignore", "extend_select", "rules"]))
+            known = ", ".join(sorted([*SECTIONS, "select", "ignore", "extend_select", "rules", "server_version"]))
             raise ConfigError(f"{where(key)}: unknown key (known: {known})")
     return Config(**values)
 
@@ -189,6 +195,16 @@ def _rule_options(tables, source, section):
             raise ConfigError(f"{source}: [{section}.{key}]: options of {rule.code} given twice")
         parsed[rule.code] = options_from_table(rule.Options, dict(table), source, f"{section}.{key}")
     return parsed
+
+
+def _server_version(value, place):
+    from .rdb.memory import parse_server_version
+
+    try:
+        parse_server_version(value)
+    except ValueError as exc:
+        raise ConfigError(f"{place}: {exc}") from None
+    return str(value).strip()
 
 
 def _codes(value, place):

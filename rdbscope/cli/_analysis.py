@@ -155,7 +155,7 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, 
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
     paths = _inputs(path)
-    load = _with_url_db(load or LoadOptions(), paths)
+    load = _with_url_db((load or LoadOptions()).with_config(config), paths)
     bounded = bounded_run(paths, load)
     if bounded is not None and bounded[1] is None and len(paths) == 1:
         return _analyze_stream(paths[0], config, passes, load)

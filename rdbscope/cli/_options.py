@@ -119,6 +119,18 @@ class LoadOptions:
     memory_budget: str | None = None
     save_dump: str | None = None
     timeout: float | None = None
+    server_version: str | None = None  # --server-version; with_config() adds the config's
+
+    def with_config(self, config=None):
+        """These options with the config's ``server_version`` where --server-version was not given
+        (``config``: a Config, or None for the nearest rdbscope.toml or pyproject.toml)."""
+        if self.server_version is not None:
+            return self
+        if config is None:
+            from ..config import load_config
+
+            config = load_config()
+        return dataclasses.replace(self, server_version=config.server_version)
 
     @property
     def filtered(self):
@@ -136,6 +148,7 @@ class LoadOptions:
             "list_compress_depth": self.list_compress_depth,
             **({"save_dump": self.save_dump} if self.save_dump is not None else {}),
             **({"timeout": self.timeout} if self.timeout is not None else {}),
+            **({"server_version": self.server_version} if self.server_version is not None else {}),
         }
 
 
@@ -178,6 +191,12 @@ READ_PARAMETERS = (
              "jemalloc for Redis's and Valkey's own builds, jemalloc-16 for distribution packages "
              "(Debian, Ubuntu), libc for MALLOC=libc builds. A dump does not record it: without "
              "this option jemalloc is assumed.", show_default=False)], None),
+    ("server_version", Annotated[str | None, typer.Option(
+        "--server-version", metavar="X.Y",
+        help="The release (e.g. 8.4, 7.4) an unstable server build corresponds to: a dump whose "
+             "redis-ver or valkey-ver is 255.255.255 is then read with that release's memory layout and "
+             "string encodings, not guessed from its RDB version. Also server_version in the config.",
+        show_default=False)], None),
     ("list_compress_depth", Annotated[int, typer.Option(
         "--list-compress-depth", min=0, metavar="N",
         help="The server's list-compress-depth, for list memory estimates.")], 0),
@@ -244,7 +263,7 @@ def adds_options(name, parameters, build):
 
 def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
                   allocator=None, list_compress_depth=0, quiet=False, memory_budget=None,
-                  save_dump=None, timeout=None, askpass=False):
+                  save_dump=None, timeout=None, askpass=False, server_version=None):
     types = _split_types(type_)
     if types:
         _check_types(types)
@@ -263,9 +282,17 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
         os.environ["REDISCLI_AUTH"] = getpass.getpass("Please input password: ")
     if allocator is not None:
         allocator = Allocator(allocator).value
+    if server_version is not None:
+        from ..rdb.memory import parse_server_version
+
+        try:
+            parse_server_version(server_version)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--server-version") from None
     return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
                        allocator=allocator, list_compress_depth=list_compress_depth, quiet=quiet,
-                       memory_budget=memory_budget, save_dump=save_dump, timeout=timeout)
+                       memory_budget=memory_budget, save_dump=save_dump, timeout=timeout,
+                       server_version=server_version)
 
 
 def takes_load_options(*, filters=True, reading=True, budget=False):

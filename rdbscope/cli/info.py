@@ -31,6 +31,7 @@ def info_command(
     from ..summary import SummaryCounter
 
     fmt = Format.json if as_json else fmt
+    load = load.with_config()
     counter = SummaryCounter()
     with contextlib.ExitStack() as stack:
         readable = stack.enter_context(opened(check_dump(dump)))

@@ -36,6 +36,7 @@ def scan_command(
                                  "into a file or a program, or name a file", param_hint="'--output'")
     if not to_stdout:
         check_writable(output, "'--output'")
+    load = load.with_config()
     with opened(check_dump(dump)) as readable, \
             scan_progress(load.quiet, f"scanning {shown_name(dump)}") as on_progress:
         result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",

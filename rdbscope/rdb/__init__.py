@@ -18,7 +18,7 @@ from .batches import build_batch
 from .dump_info import DumpInfo
 from .format import TYPE_NAMES
 from .keyglob import glob_matcher
-from .memory import ALLOCATORS, model_factory, model_info
+from .memory import ALLOCATORS, model_factory, model_info, parse_server_version
 from .replication import is_server_url, public_name, url_db
 from .schema import KEYS_SCHEMA
 from .source import Source
@@ -64,7 +64,8 @@ class Scan:
     def __init__(self, source, *, db=None, types=None, key_glob=None, batch_rows=DEFAULT_BATCH_ROWS,
                  verify_crc=True, on_error="raise", on_progress=None, relaxed_version=False,
                  implementation=None, allocator=None, list_compress_depth=0, estimate_memory=True,
-                 contiguous=False, save_dump=None, timeout=None, layout=None, read_past=None) -> None:
+                 contiguous=False, save_dump=None, timeout=None, layout=None, read_past=None,
+                 server_version=None) -> None:
         for name, given in (("save_dump (--save-dump)", save_dump), ("timeout (--timeout)", timeout)):
             if given is not None and not is_server_url(source):
                 raise InputError(f"{name} applies to a running server's URL (redis://, rediss://, unix://) only")
@@ -104,6 +105,7 @@ class Scan:
         self._allocator = allocator
         self._list_compress_depth = list_compress_depth
         self._layout = layout
+        self._named_version = 0 if server_version is None else parse_server_version(server_version)
         self._memory_model_for = model_factory(allocator, list_compress_depth, layout=layout,
                                                pure=self._module is _load_python_scanner())
         self.info = DumpInfo()
@@ -133,6 +135,7 @@ class Scan:
                                            self._relaxed_version, self._memory_model_for, whole,
                                            self._contiguous)
             scanner.want_db = self._db
+            scanner.named_version = self._named_version
             scanner.want_types = self._types
             scanner.key_filter = self._key_filter
             batches = 0
@@ -263,6 +266,11 @@ def scan(source, **options) -> Scan:
         layout: the server layout the estimates follow, a name of
             ``rdbscope.rdb.memory.LAYOUTS`` ("redis-8.6", "valkey-8", ...);
             default: the one the dump's ``redis-ver``/``valkey-ver`` implies.
+        server_version: the release ("8.4", "7.4") an unstable build (``redis-ver``
+            or ``valkey-ver`` 255.255.255) corresponds to: its layout and string
+            encodings are then that release's; without it they are guessed from
+            the RDB version (``info.memory_model.layout_guessed``). A dump that
+            names its release keeps it.
         list_compress_depth: the server's list-compress-depth (default 0),
             which decides the memory of list nodes.
         estimate_memory: fill ``est_memory_bytes`` (default True); False

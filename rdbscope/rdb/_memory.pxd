@@ -63,6 +63,8 @@ cdef class MemoryModel:
     cpdef u64 compact_size(self, u64 klen, bint has_expire, u64 blob_bytes) noexcept
     @cython.locals(buckets=u64, struct=u64, overflow=double)
     cpdef u64 table_size(self, u64 n) noexcept
+    @cython.locals(buckets=u64, taken=double)
+    cpdef u64 chained_set_entries(self, u64 n) noexcept
     @cython.locals(size=u64, old=u64)
     cpdef u64 rehashing_buckets(self, u64 n) noexcept
     @cython.locals(size=u64)

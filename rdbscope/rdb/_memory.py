@@ -24,7 +24,7 @@ L_REDIS6 = cython.declare(cython.int, 0)  # Redis 4.0-6.2: dict of 96 bytes, zip
 L_REDIS70 = cython.declare(cython.int, 1)  # Redis 7.0: listpacks, allocation sizes
 L_REDIS72 = cython.declare(cython.int, 2)  # Redis 7.2-7.4 and Valkey 7.2: listpack sets, key-only set entries
 L_REDIS8 = cython.declare(cython.int, 3)  # Redis 8: key and expiry embedded in the object (kvobj)
-L_VALKEY8 = cython.declare(cython.int, 4)  # Valkey 8.x: embedded key, open-addressing hashtables
+L_VALKEY8 = cython.declare(cython.int, 4)  # Valkey 8.1: embedded key, open-addressing hashtables
 L_VALKEY9 = cython.declare(cython.int, 5)  # Valkey 9.1: as 8.x, strings embedded up to 128 bytes
 # Redis 8.4: MEMORY USAGE adds up what each object counts of its own allocations
 # (src/object.c kvobjAllocSize): listpacks, intsets, short sds strings and the object
@@ -37,6 +37,10 @@ L_REDIS86 = cython.declare(cython.int, 7)
 L_REDIS_NEXT = cython.declare(cython.int, 8)
 # Valkey 9.0: as 8.x, but a hash's hashtable carries a pointer to its volatile-field set.
 L_VALKEY90 = cython.declare(cython.int, 9)
+# Valkey 8.0: the dicts of Redis 7.2, but the main dict's entry holds the key
+# (src/dict.c dictEntryEmbedded), and MEMORY USAGE counts that entry's allocation.
+L_VALKEY80 = cython.declare(cython.int, 10)
+EMBEDDED_DICT_ENTRY = cython.declare(cython.int, 17)  # value, next pointer, key header size
 
 # Scanner type and encoding ids (the same values as _scan.py's T_* and E_*).
 T_STRING = cython.declare(cython.int, 0)
@@ -281,6 +285,8 @@ class MemoryModel:
             return (254 if self.layout == L_REDIS84 else 214) + self.sds(name)
         if self.valkey:
             return 32 + name + self.rax_size(pel, pel_nodes, pel_bytes)  # the name by its length
+        if self.layout == L_VALKEY80:
+            return 32 + name + self.rax_size(pel, pel_nodes, pel_bytes)  # the name by its length
         consumer = 24 if self.layout == L_REDIS70 else 32
         return consumer + self.sds(name) + self.rax_size(pel, pel_nodes, pel_bytes)
 
@@ -304,6 +310,8 @@ class MemoryModel:
         """The key's own cost in the main dict, outside the value object."""
         if self.embedded or self.valkey:
             return 0
+        if self.layout == L_VALKEY80:
+            return self.alloc(EMBEDDED_DICT_ENTRY + sds_header(klen) + klen + 1)
         return self.sds(klen) + DICT_ENTRY
 
     def embedded_object(self, klen, has_expire, extra):
@@ -363,6 +371,19 @@ class MemoryModel:
         struct = 96 if self.layout == L_REDIS6 else 56
         return struct + 8 * next_power(n) + n * DICT_ENTRY
 
+    def chained_set_entries(self, n):
+        """Entries a set's dict allocates for n members, rounded: the expected number of members
+        that land in a bucket already taken.
+
+        A member alone in its bucket is the bucket's pointer itself (an sds pointer is odd);
+        each further one gets an entry of a key and a next pointer (src/dict.c
+        dictInsertAtPosition, setDictType keys_are_odd). The hash seed is drawn by every
+        server process, so the taken buckets of n members in m are m(1 - (1 - 1/m)^n).
+        """
+        buckets = next_power(n)
+        taken = buckets * (1.0 - (1.0 - 1.0 / buckets) ** cython.cast(cython.double, n))
+        return cython.cast(cython.ulonglong, n - taken + 0.5)
+
     def rehashing_buckets(self, n):
         """Buckets of a dict grown one insert at a time and still rehashing after n inserts.
 
@@ -380,6 +401,8 @@ class MemoryModel:
     def hashtable_size(self, klen, has_expire, rtype, n, elements):
         """A set, hash or sorted set in a hashtable; ``elements`` sums the element allocations."""
         size = self.object_size(klen, has_expire) + self.table_size(n) + elements
+        if rtype == T_SET and self.layout == L_VALKEY80:
+            size = size - n * DICT_ENTRY + 16 * self.chained_set_entries(n)
         if rtype == T_HASH and (self.layout == L_VALKEY90 or self.layout == L_VALKEY9):
             size += 8  # the table's metadata: the pointer to the volatile-field set (src/server.c)
         if rtype == T_ZSET:

@@ -116,6 +116,8 @@ cdef class Scanner(Columns):
     cdef Py_ssize_t cur_klen
     cdef readonly int writer_valkey_ver
     cdef readonly bint writer_unstable
+    cdef public int named_version
+    cdef readonly bint writer_named
     cdef readonly int writer_redis_ver
     cdef int embstr_limit
     cdef i64 expire_ms

@@ -434,6 +434,10 @@ class Scanner(Columns):
         # Writer facts that decide in-memory encodings; set from AUX fields.
         self.writer_valkey_ver = 0  # major*100 + minor
         self.writer_unstable = False  # an unstable build: redis-ver or valkey-ver 255.255.255
+        # The release an unstable build corresponds to, as the caller named it (major*100 + minor,
+        # 0: not named); writer_named: it was used in place of the unstable build's guess.
+        self.named_version = 0
+        self.writer_named = False
         self.writer_redis_ver = 0  # major*100 + minor
         self.embstr_limit = 44
         # Per-entry state.
@@ -1453,9 +1457,10 @@ class Scanner(Columns):
             if self.expire_ms != NO_EXPIRE:
                 size += 8
             return E_EMBSTR if size <= 128 else E_RAW
-        if (self.writer_redis_ver >= 800 or self.writer_valkey_ver >= 800) and n <= 44:
-            # Redis 8 and Valkey 8-9.0 embed the key too and keep the object within
-            # one 64-byte cache line (src/object.c kvobjSet). Redis 8.2 and Valkey
+        if (self.writer_redis_ver >= 800 or self.writer_valkey_ver >= 801) and n <= 44:
+            # Redis 8 and Valkey 8.1-9.0 embed the key too and keep the object within
+            # one 64-byte cache line (src/object.c kvobjSet); Valkey 8.0 keeps the key
+            # in the dict entry and the 44-byte limit of Redis 7. Redis 8.2 and Valkey
             # 9.0 count the expiry field in it; Redis 8.6 places it before the
             # object and does not, and Valkey 8.1 sets it after the object is made.
             size = 16 + (self.cur_klen + 3) + (n + 4)
@@ -1823,7 +1828,12 @@ class Scanner(Columns):
         if len(parts) < 2:
             return
         ver = parts[0] * 100 + parts[1]
-        if parts[0] == 255:
+        if parts[0] == 255 and self.named_version:
+            # An unstable build whose release the caller named: that release, of the
+            # server the AUX field names.
+            self.writer_named = True
+            ver = self.named_version
+        elif parts[0] == 255:
             # An unstable build (255.255.255) is newer than every release: the
             # newest server that writes this RDB version stands in for it.
             self.writer_unstable = True

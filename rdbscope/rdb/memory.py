@@ -9,6 +9,7 @@ bundled jemalloc, distribution packages often the system one), and
 the scanner; the constants below repeat its C constants (a test ties them).
 """
 
+import re
 from dataclasses import dataclass
 
 from ..compiled import compiled_module, python_module
@@ -26,19 +27,20 @@ LAYOUTS = {
     1: ("redis-7.0", "Redis 7.0"),
     2: ("redis-7.2", "Redis 7.2-7.4 and Valkey 7.2"),
     3: ("redis-8", "Redis 8.0-8.2"),
-    4: ("valkey-8", "Valkey 8.0-8.1"),
+    4: ("valkey-8", "Valkey 8.1"),
     5: ("valkey-9", "Valkey 9.1 and newer"),
     6: ("redis-8.4", "Redis 8.4"),
     7: ("redis-8.6", "Redis 8.6-8.8"),
     8: ("redis-unstable", "Redis unstable builds newer than 8.8"),
     9: ("valkey-9.0", "Valkey 9.0"),
+    10: ("valkey-8.0", "Valkey 8.0"),
 }
 (L_REDIS6, L_REDIS70, L_REDIS72, L_REDIS8, L_VALKEY8, L_VALKEY9, L_REDIS84, L_REDIS86, L_REDIS_NEXT,
- L_VALKEY90) = range(10)
+ L_VALKEY90, L_VALKEY80) = range(11)
 
 #: layouts checked key by key against MEMORY USAGE on real servers (sample_dumps/).
-VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY8, L_VALKEY90, L_VALKEY9, L_REDIS84, L_REDIS86,
-                              L_REDIS_NEXT])
+VERIFIED_LAYOUTS = frozenset([L_REDIS6, L_REDIS70, L_REDIS8, L_VALKEY80, L_VALKEY8, L_VALKEY90, L_VALKEY9, L_REDIS84,
+                              L_REDIS86, L_REDIS_NEXT])
 
 #: the newest Redis release each layout models; an unstable build newer than it gets the next layout.
 NEWEST_REDIS = 808
@@ -56,8 +58,10 @@ def choose_layout(valkey_ver, redis_ver, unstable=False):
         return L_VALKEY9, True
     if valkey_ver >= 900:
         return L_VALKEY90, True
-    if valkey_ver >= 800:
+    if valkey_ver >= 801:
         return L_VALKEY8, True
+    if valkey_ver >= 800:
+        return L_VALKEY80, True
     if valkey_ver >= 700 or 702 <= redis_ver < 800:
         return L_REDIS72, True
     if unstable and redis_ver >= NEWEST_REDIS:
@@ -95,9 +99,15 @@ class MemoryModelInfo:
     verified: bool  # the layout was checked against MEMORY USAGE on a real server
     layout_reason: str = ""  # why this layout: the AUX field it follows, or "given"
     allocator_given: bool = False  # the caller named the allocator (else the default was assumed)
+    # The writer is an unstable build (255.255.255) placed by the RDB version it writes:
+    # a guess, which naming the release it corresponds to (server_version) replaces.
+    layout_guessed: bool = False
 
     def describe(self):
         note = "" if self.exact_match else " (nearest model: the writer's version is not known)"
+        if self.layout_guessed:
+            note += (" (a guess: unstable builds of one RDB version span several layouts; name the release "
+                     "this build corresponds to with --server-version X.Y, or server_version in the config)")
         why = f", {self.layout_reason}" if self.layout_reason else ""
         if self.allocator_given:
             allocator = f"{self.allocator} allocator (given)"
@@ -116,6 +126,14 @@ def _writer_layout(scanner, layout):
     if layout is not None:
         return LAYOUT_CODES[layout], True
     return choose_layout(scanner.writer_valkey_ver, scanner.writer_redis_ver, scanner.writer_unstable)
+
+
+def parse_server_version(text):
+    """``"8.4"`` -> 804: the release an unstable build corresponds to, as major*100+minor."""
+    match = re.fullmatch(r"\s*(\d{1,2})\.(\d{1,2})\s*", str(text))
+    if match is None:
+        raise ValueError(f"server version {text!r}: expected the release as X.Y, e.g. 8.4 or 7.4")
+    return int(match.group(1)) * 100 + int(match.group(2))
 
 
 def check_layout(layout):
@@ -157,6 +175,10 @@ def layout_reason(scanner, layout):
             if scanner.writer_unstable:
                 return (f"{key.decode()} {version}: an unstable build writing RDB {scanner.version}, "
                         "modelled as the newest layout that writes it")
+            if scanner.writer_named:
+                named = f"{scanner.named_version // 100}.{scanner.named_version % 100}"
+                server = "Valkey" if key == b"valkey-ver" else "Redis"
+                return f"{key.decode()} {version}: an unstable build, named {server} {named} by server_version"
             return f"from {key.decode()} {version}"
     return f"no redis-ver AUX field: the oldest server writing RDB {scanner.version}"
 
@@ -169,7 +191,8 @@ def model_info(scanner, allocator, list_compress_depth, layout=None, allocator_g
     exact = exact and (layout is not None or any(key in (b"redis-ver", b"valkey-ver") for key, _value in scanner.aux))
     name, servers = LAYOUTS[code]
     return MemoryModelInfo(name, servers, allocator, list_compress_depth, exact, code in VERIFIED_LAYOUTS,
-                           layout_reason(scanner, layout), allocator_given)
+                           layout_reason(scanner, layout), allocator_given,
+                           layout is None and scanner.writer_unstable)
 
 
 def db_overhead_bytes(layout_name, keys, expires):
@@ -177,11 +200,11 @@ def db_overhead_bytes(layout_name, keys, expires):
 
     Redis: the main dict's bucket array, and the expires dict (entries and
     buckets; Redis 8 stores the objects themselves, so buckets only).
-    Valkey 8+: the 64-byte buckets of both hashtables.
+    Valkey 8.1+: the 64-byte buckets of both hashtables (Valkey 8.0 has Redis 7's dicts).
     """
     arithmetic = compiled_module("rdb._memory") or python_module("rdb._memory")
     tables = [n for n in (keys, expires) if n]
-    if layout_name.startswith("valkey-"):
+    if layout_name.startswith("valkey-") and layout_name != "valkey-8.0":
         return sum(64 * arithmetic.valkey_buckets(n) for n in tables)
     overhead = sum(8 * arithmetic.next_power(n) for n in tables)
     if not (layout_name.startswith("redis-8") or layout_name == "redis-unstable"):
