@@ -16,7 +16,7 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import memory_basis
-from .passes import PASSES, PatternGroupsPass, dependency_order, run_passes
+from .passes import PASSES, PatternGroupsPass, dependency_order, measured_passes, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
@@ -133,12 +133,14 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     # the expiry pass reads what the chunks spilled here when it runs, after the scan
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
-    plan = plan_for(config, sample_keys, spill_dir, rule_rows=chunk_keys if "rules" in wanted_all else None)
+    measured = [p for p in measured_passes(PIPELINE) if p.id in wanted_all]
+    plan = plan_for(config, sample_keys, spill_dir, rule_rows=chunk_keys if "rules" in wanted_all else None,
+                    measured=measured)
     try:
-        keys, columns, given = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs, client=client,
-                                            combine=combine)
+        keys, columns, given, measures = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs,
+                                                      client=client, combine=combine)
         result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
-                      given=given)
+                      given=given, measures=measures)
     finally:
         if spill_dir is not None:
             shutil.rmtree(spill_dir, ignore_errors=True)
@@ -150,8 +152,9 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
                                percentile_error=MappingProxyType(errors))
 
 
-def _run(keys, config, wanted, columns=None, given=None):
-    outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted, columns=columns, given=given)
+def _run(keys, config, wanted, columns=None, given=None, measures=None):
+    outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted, columns=columns, given=given,
+                                  measures=measures)
     by_id = {p.id: p for p in PIPELINE}
     table = keys.to_arrow()
     tables, findings = {}, []

@@ -107,14 +107,14 @@ class ValueCounts:
         merged = replace(cls._merged([p.rounded(precision) for p in parts], n_groups, new_groups),
                          precision=precision)
         while len(merged.count) > MAX_ENTRIES and merged.precision > MIN_PRECISION:
-            merged = merged.rounded(min(merged.precision, int(_bit_length(merged.value).max())) - 1)
+            merged = merged.rounded(min(merged.precision, int(bit_length(merged.value).max())) - 1)
         return merged
 
     def rounded(self, precision):
         """These counts with each value rounded down to ``precision`` significant bits."""
         if precision >= self.precision or len(self.value) == 0:
             return self if precision >= self.precision else replace(self, precision=precision)
-        shift = np.maximum(_bit_length(self.value), precision) - np.uint64(precision)
+        shift = np.maximum(bit_length(self.value), precision) - np.uint64(precision)
         value = (self.value >> shift) << shift  # monotonic: entries stay sorted by group, then value
         starts = np.concatenate(([0], np.flatnonzero((self.group[1:] != self.group[:-1])
                                                      | (value[1:] != value[:-1])) + 1))
@@ -200,7 +200,7 @@ class ValueCounts:
         return out
 
 
-def _bit_length(values):
+def bit_length(values):
     """The bit length of each uint64 value (0 for 0)."""
     values = np.asarray(values, np.uint64).copy()
     bits = np.zeros(len(values), np.uint64)

@@ -7,6 +7,7 @@ and returns tables and findings; see :class:`~rdbscope.passes.base.Pass`.
 from .activity import ActivityPass
 from .base import Pass, PassContext, PassOutput
 from .bigkeys import BigKeysPass
+from .distributions import DistributionsPass
 from .expiry import ExpiryPass
 from .pattern_groups import PatternGroupsPass
 from .patterns import PatternsPass
@@ -14,9 +15,16 @@ from .runner import dependency_order, pass_options, run_passes
 from .ttl import TtlPass
 
 #: Every pass, in the order they run by default.
-PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass)
+PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, DistributionsPass)
+
+def measured_passes(passes):
+    """Those of ``passes`` that hold a chunk contract (``measure``, ``merge``, ``finish``): they run
+    alike on one table and on chunks."""
+    return tuple(p for p in passes if hasattr(p, "measure"))
+
 
 #: Every finding code the passes can report, in code order.
 CHECKS = tuple(sorted((check for p in PASSES for check in p.checks), key=lambda c: c.code))
 
-__all__ = ["PASSES", "CHECKS", "Pass", "PassContext", "PassOutput", "dependency_order", "pass_options", "run_passes"]
+__all__ = ["PASSES", "CHECKS", "Pass", "DistributionsPass", "PassContext", "PassOutput", "dependency_order",
+           "measured_passes", "pass_options", "run_passes"]

@@ -71,6 +71,11 @@ class Pass(Protocol):
         prefetch: optional; names of :class:`~rdbscope.keyspace.columns.KeyColumns`
             columns it reads that may be computed in the background from the
             start of the run (see ``KeyColumns.prefetch``).
+
+    A pass that runs alike on one table and on chunks holds its chunk contract:
+    ``measure(columns, options) -> M`` of a chunk's KeyColumns (picklable: it may come from
+    another process), ``merge(measures) -> M``, and ``finish(measure, ctx) -> PassOutput``;
+    its ``run(ctx)`` is ``finish(measure(ctx.columns, ctx.options), ctx)``.
     """
 
     id: ClassVar[str]

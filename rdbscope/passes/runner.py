@@ -62,13 +62,14 @@ def pass_options(pass_class, config):
     return config.options_for(pass_class.id) if pass_class.Options is not None else None
 
 
-def run_passes(keys, config, passes, wanted=None, columns=None, given=None):
+def run_passes(keys, config, passes, wanted=None, columns=None, given=None, measures=None):
     """Run ``passes`` (classes) on a :class:`~rdbscope.KeyTable`.
 
     Returns ``(outputs, seconds)``: ``{pass id: PassOutput}`` in the order run,
     and ``{pass id: wall seconds}``. A bounded run hands its own ``columns``
-    (:class:`KeyColumns` of the keys it kept) and the ``given`` outputs
-    (``{pass id: PassOutput}``) of the passes it computed from partial aggregates.
+    (:class:`KeyColumns` of the keys it kept), the ``given`` outputs
+    (``{pass id: PassOutput}``) of the passes it computed from partial aggregates, and the
+    merged ``measures`` (``{pass id: measure}``) that passes holding a chunk contract finish.
 
     Raises:
         ConfigError: a pass's options in ``config`` are invalid (checked before any pass runs).
@@ -94,7 +95,10 @@ def run_passes(keys, config, passes, wanted=None, columns=None, given=None):
                      if r in outputs},
         )
         started = time.perf_counter()
-        outputs[pass_class.id] = instance.run(ctx)
+        if measures and pass_class.id in measures:
+            outputs[pass_class.id] = instance.finish(measures[pass_class.id], ctx)
+        else:
+            outputs[pass_class.id] = instance.run(ctx)
         seconds[pass_class.id] = time.perf_counter() - started
         log.debug("pass %s: %.3f s", pass_class.id, seconds[pass_class.id])
     return outputs, seconds

@@ -201,15 +201,8 @@ def figure_data_uri(fig) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-#: Figures drawn from every key; a bounded run keeps only the keys it names, so it draws none of them.
-_PER_KEY_FIGURES = ("key_sizes", "key_sizes_memory", "ttl", "ttl_memory")
-
-
 def _figure(plots, name):
     caption = _FIGURE_CAPTIONS[name]
-    if plots.bounded and name in _PER_KEY_FIGURES:
-        return (f"<p class=\"sub\">{_e(caption)}: not drawn, since the dump was analysed in bounded memory "
-                f"and this figure needs every key (raise --memory-budget to draw it).</p>")
     # "<figure>_memory": the figure by memory rather than by keys.
     fig = getattr(plots, name.removesuffix("_memory"))(**({"by": "memory"} if name.endswith("_memory") else {}))
     return (f"<figure><img alt=\"{_e(caption)}\" src=\"{figure_data_uri(fig)}\">"

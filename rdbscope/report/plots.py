@@ -8,16 +8,16 @@ file; figures are built without pyplot, so a notebook shows each one once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..sizes import format_size
 from .cells import human_seconds
 from .treemap import squarify
-from .views import dump_ctime, key_memory
+from .views import dump_ctime
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -131,27 +131,30 @@ def plot_key_sizes(res, by="keys", ax=None) -> Figure:
 
     ``by="keys"`` counts keys per size bin; ``by="memory"`` sums their memory, which shows where the
     bytes are (a few big keys) rather than where the keys are. Given an ``ax``, every type in one panel.
+    Drawn from the ``key_sizes`` table of the distributions pass.
     """
-    table = res.keys.to_arrow()
-    memory = np.asarray(key_memory(res).to_numpy(zero_copy_only=False), dtype=np.float64)
-    if len(memory) == 0:
+    if "key_sizes" not in res.tables:
+        fig, ax = _figure(ax, (9, 4.5))
+        return _empty(fig, ax, "not measured: the distributions pass did not run")
+    counts = _distribution(res.tables["key_sizes"], "memory_bytes")
+    if len(counts.values) == 0:
         fig, ax = _figure(ax, (9, 4.5))
         return _empty(fig, ax, "no keys")
-    types = np.asarray(table["type"].cast(pa.string()).to_pylist(), dtype=object)
-    sizes = np.maximum(memory, 1)
+    sizes = np.maximum(counts.values, 1)
     edges = 2.0 ** np.arange(0, np.ceil(np.log2(sizes.max())) + 1.5, 0.5)
-    weights = memory if by == "memory" else None
-    fig, axes = _by_type(ax, sizes, types, edges, weights)
+    weights = counts.memory if by == "memory" else counts.keys
+    fig, axes = _by_type(ax, sizes, counts.types, edges, weights, by == "memory")
     bottom = axes[-1]
     bottom.set_xscale("log", base=2)
-    first = np.flatnonzero(np.histogram(sizes, bins=edges)[0])[0]
+    first = np.flatnonzero(np.histogram(sizes, bins=edges, weights=counts.keys)[0])[0]
     bottom.set_xlim(edges[max(0, first - 1)], edges[-1])
     bottom.xaxis.set_major_locator(_power_of_two_locator())
     bottom.xaxis.set_major_formatter(bytes_label)
     bottom.xaxis.set_minor_formatter(lambda *_: "")
     bottom.set_xlabel(f"{_memory_axis(res)} per key (log scale)")
-    _mark_percentiles(axes, sizes, (50, 99), bytes_label, weights)
-    total = f"{bytes_label(memory.sum())} in {len(memory):,} keys" if by == "memory" else f"{len(memory):,} keys"
+    _mark_percentiles(axes, sizes, (50, 99), bytes_label, weights, by == "memory")
+    n_keys = int(counts.keys.sum())
+    total = f"{bytes_label(counts.memory.sum())} in {n_keys:,} keys" if by == "memory" else f"{n_keys:,} keys"
     what = "Memory by key size" if by == "memory" else "Key size distribution"
     axes[0].set_title(f"{what} ({total})", loc="left")
     return fig
@@ -159,41 +162,39 @@ def plot_key_sizes(res, by="keys", ax=None) -> Figure:
 
 def plot_ttl_distribution(res, by="keys", ax=None) -> Figure:
     """Histogram of the remaining TTL at the dump's ctime (log scale when it spans decades), one panel per type;
-    the title gives the share of keys without a TTL. ``by="memory"`` sums the keys' memory per bin."""
-    table = res.keys.to_arrow()
-    n = table.num_rows
-    ctime = dump_ctime(res.info)
-    expire = table["expire_at"]
-    has_ttl = expire.is_valid().to_numpy(zero_copy_only=False)
-    n_ttl = int(has_ttl.sum())
-    memory = np.asarray(key_memory(res).to_numpy(zero_copy_only=False), dtype=np.float64) if n else np.zeros(0)
+    the title gives the share of keys without a TTL. ``by="memory"`` sums the keys' memory per bin.
+    Drawn from the ``key_sizes`` and ``ttl_left`` tables of the distributions pass."""
+    if "ttl_left" not in res.tables:
+        fig, ax = _figure(ax, (9, 4.5))
+        return _empty(fig, ax, "not measured: the distributions pass did not run")
+    every = _distribution(res.tables["key_sizes"], "memory_bytes")
+    left = _distribution(res.tables["ttl_left"], "ttl_left_ms")
+    n, n_ttl = int(every.keys.sum()), int(left.keys.sum())
     if by == "memory":
-        with_ttl = memory[has_ttl].sum()
-        title = (f"TTL distribution by memory: {bytes_label(with_ttl)} of {bytes_label(memory.sum())} has a TTL "
-                 f"({with_ttl / max(memory.sum(), 1):.0%}); {bytes_label(memory.sum() - with_ttl)} never expires"
+        memory, with_ttl = every.memory.sum(), left.memory.sum()
+        title = (f"TTL distribution by memory: {bytes_label(with_ttl)} of {bytes_label(memory)} has a TTL "
+                 f"({with_ttl / max(memory, 1):.0%}); {bytes_label(memory - with_ttl)} never expires"
                  if n else "TTL distribution by memory")
     else:
         title = (f"TTL distribution: {n_ttl:,} of {n:,} keys have a TTL ({n_ttl / n:.0%}); "
                  f"{n - n_ttl:,} never expire" if n else "TTL distribution")
+    ctime = dump_ctime(res.info)
     if n_ttl == 0 or ctime is None:
         fig, ax = _figure(ax, (9, 4.5))
         ax.set_title(title, loc="left")
         return _empty(fig, ax, "no keys with a TTL" if n_ttl == 0 else "the dump has no ctime to measure TTLs from")
-    expire_ms = np.asarray(expire.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
-    remaining = (expire_ms[has_ttl] - int(ctime.timestamp() * 1000)) / 1000.0
-    types = np.asarray(table["type"].cast(pa.string()).to_pylist(), dtype=object)[has_ttl]
-    weights = memory[has_ttl] if by == "memory" else None
-    expired = int((remaining <= 0).sum())
-    left = remaining > 0
-    remaining, types = remaining[left], types[left]
-    weights = weights[left] if weights is not None else None
+    remaining = left.values / 1000.0
+    expired = int(left.keys[remaining <= 0].sum())
+    keep = remaining > 0
+    remaining, types = remaining[keep], left.types[keep]
+    weights = (left.memory if by == "memory" else left.keys)[keep]
     scale = "none left"
     if len(remaining):
         low = max(1.0, remaining.min())
         log = remaining.max() / low >= 20
         edges = np.logspace(np.log10(low) - 0.05, np.log10(remaining.max()) + 0.05, 40) if log else \
             np.linspace(remaining.min(), remaining.max(), 41)
-        fig, axes = _by_type(ax, remaining, types, edges, weights)
+        fig, axes = _by_type(ax, remaining, types, edges, weights, by == "memory")
         bottom = axes[-1]
         if log:
             bottom.set_xscale("log")
@@ -204,7 +205,7 @@ def plot_ttl_distribution(res, by="keys", ax=None) -> Figure:
         else:
             _set_duration_axis(bottom.xaxis, remaining.min(), remaining.max())
             scale = "linear scale"
-        _mark_percentiles(axes, remaining, (50, 90), human_seconds, weights)
+        _mark_percentiles(axes, remaining, (50, 90), human_seconds, weights, by == "memory")
     else:
         fig, ax = _figure(ax, (9, 4.5))
         axes = [ax]
@@ -216,10 +217,27 @@ def plot_ttl_distribution(res, by="keys", ax=None) -> Figure:
     return fig
 
 
-def _by_type(ax, values, types, edges, weights=None):
-    """Histograms of ``values`` over ``edges``: one panel per type, stacked vertically on one x axis, each
-    with its own y scale (small multiples: no segment sits on another's). Keys per bin, or the sum of
-    ``weights`` (bytes). Given an ``ax``, one panel of every type together. Returns (figure, axes)."""
+@dataclass(frozen=True)
+class _Counts:
+    """A distribution table's rows as arrays: the type, value, keys and memory of each."""
+
+    types: np.ndarray
+    values: np.ndarray
+    keys: np.ndarray
+    memory: np.ndarray
+
+
+def _distribution(table, value_column):
+    return _Counts(np.asarray(table["type"].to_pylist(), dtype=object),
+                   table[value_column].to_numpy().astype(np.float64),
+                   table["n_keys"].to_numpy().astype(np.float64),
+                   table["memory_bytes_sum"].to_numpy().astype(np.float64))
+
+
+def _by_type(ax, values, types, edges, weights, in_bytes):
+    """Histograms of ``values`` over ``edges`` with ``weights`` (keys, or bytes when ``in_bytes``): one panel
+    per type, stacked vertically on one x axis, each with its own y scale (small multiples: no segment sits
+    on another's). Given an ``ax``, one panel of every type together. Returns (figure, axes)."""
     present = set(types)
     order = [t for t in TYPE_COLORS if t in present] + sorted(present - set(TYPE_COLORS))
     if ax is not None:
@@ -233,14 +251,14 @@ def _by_type(ax, values, types, edges, weights=None):
         panels = list(zip(fig.subplots(len(order), 1, sharex=True, squeeze=False)[:, 0], order, strict=True))
     for panel, type_name in panels:
         mine = np.ones(len(values), bool) if type_name is None else types == type_name
-        counts, _ = np.histogram(values[mine], bins=edges, weights=None if weights is None else weights[mine])
+        counts, _ = np.histogram(values[mine], bins=edges, weights=weights[mine])
         panel.bar(edges[:-1], counts, width=np.diff(edges), align="edge", edgecolor="white", linewidth=0.4,
                   color=TYPE_COLORS.get(type_name, OTHER_COLOR) if type_name else TYPE_COLORS["string"])
-        total = bytes_label(counts.sum()) if weights is not None else _keys(counts.sum())
+        total = bytes_label(counts.sum()) if in_bytes else _keys(counts.sum())
         panel.set_ylabel(f"{type_name or 'all'}\n{total}", rotation=0, ha="right", va="center", fontsize=8.5)
         limit = max(counts.max(), 1) * 1.15
         panel.set_ylim(0, limit)
-        if weights is not None:
+        if in_bytes:
             set_bytes_axis(panel.yaxis, limit, n=2)
         else:
             panel.yaxis.set_major_locator(_few_ticks())
@@ -366,11 +384,6 @@ class PlotAccessor:
     def __init__(self, result):
         self._result = result
 
-    @property
-    def bounded(self):
-        """True for a bounded run, whose keys are only those it names: figures of every key are not drawn."""
-        return self._result.bounded
-
     def memory_by_pattern(self, top=15, ax=None) -> Figure:
         """Bars of memory by pattern; see :func:`plot_memory_by_pattern`."""
         return plot_memory_by_pattern(self._result, top=top, ax=ax)
@@ -421,12 +434,10 @@ def _keys(n):
     return f"{n:,} key{'s' if n != 1 else ''}"
 
 
-def _mark_percentiles(axes, values, percentiles, label, weights=None):
-    """Dashed lines at percentiles across the panels, labelled at the top of the first.
-
-    With ``weights`` (bytes) a percentile is of the weight: p50 is where half the memory
-    lies below. A label that would run into the one before it (two percentiles close on
-    the axis) goes one line lower.
+def _mark_percentiles(axes, values, percentiles, label, weights, in_bytes):
+    """Dashed lines at percentiles of ``values`` with ``weights`` (keys, or bytes when ``in_bytes``: p50
+    is where half the memory lies below) across the panels, labelled at the top of the first. A label
+    that would run into the one before it (two percentiles close on the axis) goes one line lower.
     """
     ax = axes[0]
     low, top = ax.get_ylim()
@@ -438,7 +449,7 @@ def _mark_percentiles(axes, values, percentiles, label, weights=None):
             panel.axvline(value, color="#333333", linestyle="--", linewidth=0.8)
         x_fraction = ax.transAxes.inverted().transform(ax.transData.transform((value, 0)))[0]
         near_right = x_fraction > 0.85
-        name = f"p{q}" if weights is None else f"p{q} of bytes"
+        name = f"p{q} of bytes" if in_bytes else f"p{q}"
         text = f" {name} {label(value)} " if near_right else f" {name} {label(value)}"
         # Label widths in axes fractions, roughly: 8 pt characters on the figure's width.
         width = len(text) * 8 * 0.6 / 72 / (ax.figure.get_figwidth() * ax.get_position().width)
@@ -449,9 +460,8 @@ def _mark_percentiles(axes, values, percentiles, label, weights=None):
                 fontsize=8, va="top", ha="right" if near_right else "left")
 
 
-def _percentile(values, q, weights=None):
-    if weights is None:
-        return float(np.percentile(values, q))
+def _percentile(values, q, weights):
+    """The nearest-rank percentile ``q`` of ``values`` counted ``weights`` times each."""
     order = np.argsort(values, kind="stable")
     cumulative = np.cumsum(weights[order])
     at = np.searchsorted(cumulative, cumulative[-1] * q / 100)

@@ -20,7 +20,16 @@ from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.groups import PatternGroups
-from ..passes import ActivityPass, BigKeysPass, ExpiryPass, PatternGroupsPass, PatternsPass, TtlPass, pass_options
+from ..passes import (
+    ActivityPass,
+    BigKeysPass,
+    DistributionsPass,
+    ExpiryPass,
+    PatternGroupsPass,
+    PatternsPass,
+    TtlPass,
+    pass_options,
+)
 from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
@@ -54,7 +63,8 @@ from .rule_rows import RulesPlan, merge_rule_rows
 
 #: The passes a bounded run makes from partial aggregates; the others need every key in memory.
 #: Of the rules, those that say so (``Rule.bounded``) run; the others are listed as not run.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, RulesPass)
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, DistributionsPass,
+                  RulesPass)
 
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
 #: a chunk holds more keys.
@@ -68,15 +78,17 @@ LARGE_DUMP_BYTES = 256 << 20
 DEFAULT_CHUNK_KEYS = 1_000_000
 
 
-def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None):
+def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, measured=()):
     """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`;
-    ``rule_rows``: the rule candidates kept at most (see :class:`~.rule_rows.RulesPlan`), None: no rules."""
+    ``rule_rows``: the rule candidates kept at most (see :class:`~.rule_rows.RulesPlan`), None: no rules;
+    ``measured``: the passes with a chunk contract that run."""
     rules = None
     if rule_rows is not None:
         enabled = tuple((rule, options) for rule, options in RulesPass.configure(config).enabled if rule.bounded)
         rules = RulesPlan(enabled, max(rule_rows, MIN_RULE_ROWS))
     plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, big=pass_options(BigKeysPass, config),
-                activity=pass_options(ActivityPass, config), spill_dir=spill_dir, rules=rules)
+                activity=pass_options(ActivityPass, config), spill_dir=spill_dir, rules=rules,
+                measured=tuple((pass_class, pass_options(pass_class, config)) for pass_class in measured))
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 
@@ -329,12 +341,13 @@ def _used_mem(info):
 
 
 def finish(partial, info, plan, summaries=None, threads=1):
-    """The pass outputs a bounded run gives to the pipeline: ``(keys, columns, given)``.
+    """The pass outputs a bounded run gives to the pipeline: ``(keys, columns, given, measures)``.
 
     ``threads``: how many of the spilled expiry partitions are counted at once.
 
     ``keys`` holds the kept keys (with ``pattern``), ``columns`` reads them with the totals
-    of all keys, ``given`` is the pattern groups with their merged measures. With the
+    of all keys, ``given`` is the pattern groups with their merged measures, ``measures`` the merged
+    measures of the passes with a chunk contract. With the
     ``summaries`` of several dumps, ``keys`` has their ``source`` column and summaries.
     """
     mapped = _global_patterns(partial)
@@ -371,7 +384,7 @@ def finish(partial, info, plan, summaries=None, threads=1):
     columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group),
                                        partial.spilled, group_of, columns.ctime_ms, len(final), threads=threads or 1)
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
-    return KeyTable(table, info, summaries), columns, given
+    return KeyTable(table, info, summaries), columns, given, partial.measures
 
 
 def _global_patterns(partial):

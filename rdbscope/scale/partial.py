@@ -21,11 +21,15 @@ from ..keyspace.grouping import SlotCounter, first_per_group, largest_per_group,
 from ..keyspace.groups import PatternGroups
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
+from ..passes import PASSES, measured_passes
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
 from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
 from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
+
+#: The passes that hold a chunk contract, by id.
+_MEASURED = {pass_class.id: pass_class for pass_class in measured_passes(PASSES)}
 
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
@@ -50,6 +54,8 @@ class Plan:
         spill_dir: where the chunks' per-millisecond expiry tallies are written (see
             :class:`~.expiry_counts.Spill`); None: not counted (no expiry pass).
         rules: the :class:`~.rule_rows.RulesPlan` of the lint rules; None: no rules run.
+        measured: ``(pass class, options)`` of the passes that measure every chunk themselves (their
+            chunk contract: see :class:`~rdbscope.passes.base.Pass`).
     """
 
     n_examples: int
@@ -59,6 +65,7 @@ class Plan:
     sample_keys: int = 1_000_000
     spill_dir: str | None = None
     rules: RulesPlan | None = None
+    measured: tuple = ()
 
     @property
     def rules_max_rows(self):
@@ -85,6 +92,7 @@ class Partial:
         type_totals: keys and memory per type (see ``KeyColumns.type_totals``).
         ttl_buckets: keys and memory per bucket of TTL left (see ``KeyColumns.ttl_buckets``); None when
             a chunk's dump has no ctime to measure them from.
+        measures: ``{pass id: measure}`` of the passes the plan lists as ``measured``.
     """
 
     groups: tuple
@@ -101,6 +109,7 @@ class Partial:
     rules: RuleRows | None = None
     type_totals: dict = field(default_factory=dict)
     ttl_buckets: tuple | None = None
+    measures: dict = field(default_factory=dict)
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
@@ -149,6 +158,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rules=rules,
         type_totals=columns.type_totals,
         ttl_buckets=columns.ttl_buckets if columns.ctime_ms is not None else None,
+        measures={pass_class.id: pass_class.measure(columns, options) for pass_class, options in plan.measured},
     )
 
 
@@ -273,6 +283,8 @@ def merge(parts, sample_keys):
         type_totals=_summed_totals([part.type_totals for part in parts]),
         ttl_buckets=None if any(part.ttl_buckets is None for part in parts) else
         tuple(sum(values) for values in zip(*(part.ttl_buckets for part in parts), strict=True)),
+        measures={pass_id: _MEASURED[pass_id].merge(part.measures[pass_id] for part in parts)
+                  for pass_id in parts[0].measures},
     )
 
 

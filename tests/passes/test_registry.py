@@ -50,7 +50,7 @@ def test_codes_stay_stable():
 
 def test_dependency_order():
     assert [p.id for p in dependency_order(PASSES)] == ["pattern_groups", "patterns", "bigkeys", "ttl", "expiry",
-                                                            "activity"]
+                                                            "activity", "distributions"]
     assert [p.id for p in dependency_order(PASSES, ["expiry"])] == ["pattern_groups", "patterns", "expiry"]
 
     class A:

@@ -15,10 +15,10 @@ from rdbscope.scale.budget import chunk_keys_for
 from rdbscope.sizes import parse_size
 
 #: The passes a bounded run makes, and their tables.
-PASSES = ["patterns", "bigkeys", "ttl", "expiry", "activity"]
+PASSES = ["patterns", "bigkeys", "ttl", "expiry", "activity", "distributions"]
 TABLES = ["patterns", "namespaces", "big_keys", "top_keys", "types", "ttl_coverage", "ttl_overview", "ttl_buckets",
           "expiry_bursts",
-          "expiry_timeline", "activity"]
+          "expiry_timeline", "activity", "key_sizes", "ttl_left"]
 
 
 def finding_rows(result):
@@ -66,7 +66,8 @@ def test_patterns_learned_from_a_small_sample_are_the_same(path):
 def test_every_pass_runs_and_the_rules_that_need_every_key_are_named_as_skipped():
     path = SAMPLE_DUMPS / "redis-7.0-default.rdb"
     result = rdbscope.analyze(path, chunk_keys=500)
-    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity", "rules")
+    assert result.ran == ("pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity", "distributions",
+                          "rules")
     assert result.skipped == ()
     assert "expiry_bursts" in result.tables and "cluster_slots" in result.tables
     assert any(code.startswith("EXP") for code in result.checked)

@@ -1,0 +1,87 @@
+"""How many keys, and how many bytes, have each value in each group: a histogram that merges.
+
+The figures of key sizes and TTLs are drawn from these counts, whether the keys were read in one
+chunk or many: counts of chunks add up. Past :data:`MAX_ENTRIES` distinct (group, value) pairs,
+values are rounded down to fewer significant bits, one bit at a time, until they fit. The bits
+kept depend only on the distinct values of the whole, so any chunking gives the same counts.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .value_counts import EXACT, MIN_PRECISION, bit_length
+
+#: Distinct (group, value) pairs kept before values are rounded: far more than a figure's bins.
+MAX_ENTRIES = 1 << 16
+
+
+@dataclass(frozen=True)
+class WeightedCounts:
+    """Keys and their summed weight per distinct (group, value), sorted by group, then value.
+
+    Attributes:
+        group: int64 group of each entry.
+        value: uint64 value of each entry (rounded down to ``precision`` significant bits).
+        count: int64 keys of each entry.
+        weight: uint64 summed weight (bytes) of each entry's keys.
+        precision: significant bits each value keeps; :data:`EXACT` when none was rounded.
+    """
+
+    group: np.ndarray
+    value: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
+    precision: int = EXACT
+
+    @classmethod
+    def of(cls, groups, values, weights):
+        """The counts of keys with a group, a value and a weight each."""
+        groups = np.asarray(groups, np.int64)
+        values = np.asarray(values, np.uint64)
+        order = np.lexsort((values, groups))
+        group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
+        counts = cls._summed(group, value, np.ones(len(group), np.int64), weight)
+        return counts._fitted()
+
+    @classmethod
+    def merge(cls, parts):
+        """The counts of several parts together."""
+        parts = list(parts)
+        precision = min((p.precision for p in parts), default=EXACT)
+        rounded = [p.rounded(precision) for p in parts]
+        group = np.concatenate([p.group for p in rounded]) if rounded else np.zeros(0, np.int64)
+        value = np.concatenate([p.value for p in rounded]) if rounded else np.zeros(0, np.uint64)
+        order = np.lexsort((value, group))
+        count = np.concatenate([p.count for p in rounded])[order] if rounded else np.zeros(0, np.int64)
+        weight = np.concatenate([p.weight for p in rounded])[order] if rounded else np.zeros(0, np.uint64)
+        merged = cls._summed(group[order], value[order], count, weight)
+        return replace(merged, precision=precision)._fitted()
+
+    def rounded(self, precision):
+        """These counts with each value rounded down to ``precision`` significant bits."""
+        if precision >= self.precision or len(self.value) == 0:
+            return self if precision >= self.precision else replace(self, precision=precision)
+        shift = np.maximum(bit_length(self.value), precision) - np.uint64(precision)
+        value = (self.value >> shift) << shift  # monotonic: entries stay sorted
+        return replace(self._summed(self.group, value, self.count, self.weight), precision=precision)
+
+    def of_group(self, group):
+        """``(values, counts, weights)`` of one group."""
+        mine = self.group == group
+        return self.value[mine], self.count[mine], self.weight[mine]
+
+    def _fitted(self):
+        fitted = self
+        while len(fitted.value) > MAX_ENTRIES and fitted.precision > MIN_PRECISION:
+            fitted = fitted.rounded(min(fitted.precision, int(bit_length(fitted.value).max())) - 1)
+        return fitted
+
+    @classmethod
+    def _summed(cls, group, value, count, weight):
+        """Entries of sorted ``group``/``value`` pairs with the equal ones summed."""
+        if len(group) == 0:
+            return cls(group, value, count, weight)
+        starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
+        return cls(group[starts], value[starts], np.add.reduceat(count, starts),
+                   np.add.reduceat(weight, starts).astype(np.uint64))
