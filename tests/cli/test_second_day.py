@@ -1,5 +1,6 @@
 """The second day with rdbscope (issue 29): units, options and the small things, through the CLI."""
 
+import hashlib
 import io
 import json
 import os
@@ -170,3 +171,27 @@ def test_ttl_jitter_is_memory_at_risk_not_a_saving(tmp_path):
     page = html.read_text()
     savings, at_risk = page.split("<h3>Largest savings</h3>")[1].split("<h3>Memory at risk: expiring at once")
     assert "jitter" not in savings and "add TTL jitter to cache:product:SKU-{*}" in at_risk
+
+
+@pytest.fixture(scope="module")
+def letters_and_hashes(tmp_path_factory):
+    """A dump Redis 7.0 wrote of a key of 300 ``a``, one of ``deadbeefcafe``, and 10 keys named by a hash."""
+    path = tmp_path_factory.mktemp("hex") / "hex.rdb"
+    with servers.make_sample_dumps.RunningServer(servers.server("redis-7.0"), {"save": ""}) as server:
+        client = server.client(0)
+        client.set("a" * 300, b"x")
+        client.set("deadbeefcafe:config", b"x")
+        for i in range(10):
+            client.set(f"session:{hashlib.md5(str(i).encode()).hexdigest()}", b"x")
+        client.execute_command("SAVE")
+        shutil.copy(server.dump_path, path)
+    return path
+
+
+def test_letters_a_to_f_alone_are_a_word_not_a_hex_id(letters_and_hashes):
+    result = invoke("patterns", letters_and_hashes, "--format", "json")
+    assert result.exit_code == 0, result.output
+    shown = {row["pattern"]: row["n_keys"] for row in json.loads(result.stdout)}
+    (letters,) = [pattern for pattern in shown if not pattern.startswith(("deadbeef", "session"))]
+    assert letters.startswith("a" * 200) and "{" not in letters  # the key itself (the text may be cut)
+    assert shown == {letters: 1, "deadbeefcafe:config": 1, "session:{hex}": 10}
