@@ -20,6 +20,7 @@ def summary_renderable(tri):
         _side_by_side(_by_type(tri), _top_patterns(tri)),
         _side_by_side(_ttl_buckets(tri), Group(_incidents(tri), _activity(tri))),
         _savings(tri),
+        *([_at_risk(tri)] if tri.at_risk else []),
     )
 
 
@@ -160,12 +161,22 @@ def _savings(tri):
     heading = Text("\nLargest savings", style="bold")
     if not tri.savings:
         return Group(heading, Text("none found"))
+    return Group(heading, _actions(tri.savings))
+
+
+def _at_risk(tri):
+    return Group(Text("\nMemory at risk: expiring at once (jitter spreads it, frees none)", style="bold"),
+                 _actions(tri.at_risk))
+
+
+def _actions(actions):
+    """Numbered lines: the bytes, the action, its finding code."""
     lines = Text()
-    for number, saving in enumerate(tri.savings, 1):
+    for number, action in enumerate(actions, 1):
         lines.append(f"{number}. ")
-        lines.append(f"{format_bytes(saving.bytes):>9}", style="bold")
-        lines.append(f"  {printable(saving.action, ACTION_WIDTH)}  ")
-        lines.append(f"({saving.code})", style="dim")
-        if number < len(tri.savings):
+        lines.append(f"{format_bytes(action.bytes):>9}", style="bold")
+        lines.append(f"  {printable(action.action, ACTION_WIDTH)}  ")
+        lines.append(f"({action.code})", style="dim")
+        if number < len(actions):
             lines.append("\n")
-    return Group(heading, lines)
+    return lines

@@ -44,9 +44,14 @@ _QUANTILES = [q for _name, q in PERCENTILES]
 
 
 def ttl_seconds(expire_ms, ctime_ms):
-    """Remaining TTL in whole seconds at ctime, rounded as Redis's TTL does; 0 when expired."""
+    """Remaining TTL in whole seconds at ctime, rounded down; 0 when expired.
+
+    The ctime AUX field is the save's time cut to whole seconds, so ``expire_ms - ctime_ms`` is up to a
+    second longer than the TTL left at the save. Rounding it down takes that second back on average (Redis's
+    own TTL rounds to nearest, which here would show a 60 s TTL set just before the save as 61 s).
+    """
     remaining = np.maximum(expire_ms - ctime_ms, 0)
-    return ((remaining + 500) // 1000).astype(np.uint64)
+    return (remaining // 1000).astype(np.uint64)
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,12 @@ b64        a run of at least 20 base64 characters (``+`` and ``/`` included)
            holding a digit, an upper-case and a lower-case letter: random
            tokens, base64 blobs.  It comes before numbers so that digits
            between ``/`` and ``+`` do not cut it up.
-hex        a standalone run of at least 8 hex digits (one case): hashes, Mongo
-           object ids, session ids; all-digit runs were already numbers, and
-           short words such as ``cafe`` or ``beef`` are too short
+hex        a standalone run of at least 8 hex digits (one case) holding a
+           decimal digit: hashes, Mongo object ids, session ids; all-digit
+           runs were already numbers, short words such as ``cafe`` are too
+           short, and a run of the letters a-f alone (``deadbeef``, 300
+           ``a``) is a word, not a hash (one of 8 random hex digits lacks a
+           decimal digit 4 times in 10,000, one of 32 never)
 =========  ==================================================================
 
 "Standalone" means not glued to a letter or digit: ``order-12345`` and
@@ -73,9 +76,8 @@ _RULES_BEFORE_NUMBERS = [
     (m.DATE, r"\b[0-9]{4}-[0-9]{2}\b"),
 ]
 _NUMBER = r"\b[0-9]+\b"
-_RULES_AFTER_NUMBERS = [
-    (m.HEX, r"\b(?:[0-9a-f]{8,}|[0-9A-F]{8,})\b"),
-]
+_HEX_RUN = r"\b(?:[0-9a-f]{8,}|[0-9A-F]{8,})\b"
+_HEX_WITH_DIGIT = "[a-fA-F]*[0-9][0-9a-fA-F]*"
 _B64_RUN = rf"[{_B64_CHARS}]{{20,}}={{0,2}}"
 _X = f"[{_B64_CHARS}=]*"
 _B64_MIXED = _X + "(?:" + "|".join(
@@ -85,9 +87,10 @@ _B64_MIXED = _X + "(?:" + "|".join(
 
 _PY_RULES_BEFORE = [(name, re.compile(p, re.ASCII)) for name, p in _RULES_BEFORE_NUMBERS]
 _PY_NUMBER = re.compile(_NUMBER, re.ASCII)
-_PY_RULES_AFTER = [(name, re.compile(p, re.ASCII)) for name, p in _RULES_AFTER_NUMBERS]
 _PY_B64_RUN = re.compile(_B64_RUN, re.ASCII)
 _PY_B64_MIXED = re.compile(_B64_MIXED, re.ASCII)
+_PY_HEX_RUN = re.compile(_HEX_RUN, re.ASCII)
+_PY_HEX_WITH_DIGIT = re.compile(_HEX_WITH_DIGIT, re.ASCII)
 
 
 def _where_matching(column, required, passes):
@@ -130,13 +133,24 @@ def _typed_before_numbers(column):
     return column
 
 
-def _typed_b64(column):
-    # b64 needs a length and a mix of characters; RE2 cannot say both at once,
-    # so long runs are bracketed first and the bracketed mixed ones replaced.
-    column = pc.replace_substring_regex(column, _B64_RUN, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
-    column = pc.replace_substring_regex(column, _WRAP_OPEN + _B64_MIXED + _WRAP_CLOSE, m.marker(m.B64))
-    column = pc.replace_substring(column, _WRAP_OPEN, "")
-    return pc.replace_substring(column, _WRAP_CLOSE, "")
+def _typing_runs(run, mixed, name):
+    """A pass replacing with ``name``'s marker the runs of ``run`` that are wholly ``mixed``.
+
+    b64 and hex need a length and a mix of characters; RE2 cannot say both at
+    once, so runs are bracketed first and the bracketed mixed ones replaced.
+    """
+    def passes(column):
+        column = pc.replace_substring_regex(column, run, _WRAP_OPEN + r"\0" + _WRAP_CLOSE)
+        column = pc.replace_substring_regex(column, _WRAP_OPEN + mixed + _WRAP_CLOSE, m.marker(name))
+        column = pc.replace_substring(column, _WRAP_OPEN, "")
+        return pc.replace_substring(column, _WRAP_CLOSE, "")
+
+    return passes
+
+
+def _typed_runs_text(text, run, mixed, name):
+    """:func:`_typing_runs` on one string (``run`` and ``mixed`` compiled)."""
+    return run.sub(lambda match: m.marker(name) if mixed.fullmatch(match.group(0)) else match.group(0), text)
 
 
 _CANDIDATE_NUMBERS = [rf"\b[0-9]{{{length}}}\b" for length in m.NUMBER_CANDIDATE_LENGTHS]
@@ -155,11 +169,10 @@ def type_column(forms):
     """
     out = pc.replace_substring(forms, UNDERSCORE, UNDERSCORE_STAND_IN)
     out = _where_matching(out, [_any(p for _, p in _RULES_BEFORE_NUMBERS)], _typed_before_numbers)
-    out = _where_matching(out, [_B64_RUN, "[A-Z]", "[a-z]", "[0-9]"], _typed_b64)
+    out = _where_matching(out, [_B64_RUN, "[A-Z]", "[a-z]", "[0-9]"], _typing_runs(_B64_RUN, _B64_MIXED, m.B64))
     out = _where_matching(out, [_any(_CANDIDATE_NUMBERS)], _typed_candidate_numbers)
     out = _where_matching(out, [_NUMBER], _replacing(_NUMBER, m.marker(m.ID)))
-    for name, pattern in _RULES_AFTER_NUMBERS:
-        out = _where_matching(out, [pattern], _replacing(pattern, m.marker(name)))
+    out = _where_matching(out, [_HEX_RUN], _typing_runs(_HEX_RUN, _HEX_WITH_DIGIT, m.HEX))
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
 
 
@@ -172,9 +185,7 @@ def type_text(text):
     out = text.replace(UNDERSCORE, UNDERSCORE_STAND_IN)
     for name, regex in _PY_RULES_BEFORE:
         out = regex.sub(m.marker(name), out)
-    out = _PY_B64_RUN.sub(
-        lambda match: m.marker(m.B64) if _PY_B64_MIXED.fullmatch(match.group(0)) else match.group(0), out
-    )
+    out = _typed_runs_text(out, _PY_B64_RUN, _PY_B64_MIXED, m.B64)
     numbers = []
 
     def number(match):
@@ -185,8 +196,7 @@ def type_text(text):
         return m.marker(m.ID)
 
     out = _PY_NUMBER.sub(number, out)
-    for name, regex in _PY_RULES_AFTER:
-        out = regex.sub(m.marker(name), out)
+    out = _typed_runs_text(out, _PY_HEX_RUN, _PY_HEX_WITH_DIGIT, m.HEX)
     return out.replace(UNDERSCORE_STAND_IN, UNDERSCORE), numbers
 
 

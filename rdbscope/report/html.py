@@ -280,9 +280,14 @@ def _summary(tri):
     cold = part("Cold and hot memory", None, note=notes.get("activity")) if activity is None else \
         (f"<div><h3>Cold and hot memory</h3><p class=\"sub\">{_e(activity.note)}</p>"
          f"{_table(activity.rows, None) if len(activity.rows) else ''}</div>")
-    items = "".join(f"<li><b>{_e(cell_text('bytes', s.bytes))}</b> {_e(s.action)} <span class=\"code\">{_e(s.code)}"
-                    f"</span></li>" for s in tri.savings) or "<li>none found</li>"
-    savings = f"<div><h3>Largest savings</h3><ol class=\"savings\">{items}</ol></div>"
+    def actions(title, listed):
+        items = "".join(f"<li><b>{_e(cell_text('bytes', s.bytes))}</b> {_e(s.action)} <span class=\"code\">"
+                        f"{_e(s.code)}</span></li>" for s in listed) or "<li>none found</li>"
+        return f"<div><h3>{_e(title)}</h3><ol class=\"savings\">{items}</ol></div>"
+
+    savings = actions("Largest savings", tri.savings)
+    if tri.at_risk:
+        savings += actions("Memory at risk: expiring at once (jitter spreads it, frees none)", tri.at_risk)
     return [f"<div class=\"pair\">{''.join(blocks)}{cold}{savings}</div>"]
 
 

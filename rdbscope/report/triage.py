@@ -2,9 +2,10 @@
 
 Five parts, each a small table: memory by type (as ``redis-cli --bigkeys``
 sums it up), the top patterns, memory freed over time by TTL bucket, the
-expiry incidents, cold and hot memory, and the largest savings, each one
-concrete action with its bytes. Renderers (terminal, HTML, JSON) read a
-:class:`Triage`; a part a run could not make (a bounded run skips what needs
+expiry incidents, cold and hot memory; then the largest savings, each one
+concrete action with its bytes, and the memory at risk: what expires at once,
+with the TTL jitter that would spread it (jitter frees nothing, so it is no saving).
+Renderers (terminal, HTML, JSON) read a :class:`Triage`; a part a run could not make (a bounded run skips what needs
 every key) is None, with ``notes`` saying why.
 """
 
@@ -19,7 +20,7 @@ from .views import expiry_burst_rows, pattern_rows
 
 #: TTL buckets of time left at save time: (label, upper bound in seconds, exclusive).
 #: Parts of the summary, in the order shown.
-PARTS = ("by_type", "top_patterns", "ttl_buckets", "incidents", "activity", "savings")
+PARTS = ("by_type", "top_patterns", "ttl_buckets", "incidents", "activity", "savings", "at_risk")
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,8 @@ class Saving:
 
     Attributes:
         action: what to do, in a line (a command, or a change to the writers).
-        bytes: the memory it saves or frees (an estimate, as the finding's).
+        bytes: the memory it saves or frees (an estimate, as the finding's); for memory at risk, the memory
+            that expires at once.
         code: the finding code it comes from.
         pattern: the pattern it is about, if one.
     """
@@ -65,6 +67,7 @@ class Triage:
     incidents: pd.DataFrame | None
     activity: Activity | None
     savings: list = field(default_factory=list)
+    at_risk: list = field(default_factory=list)
     notes: dict = field(default_factory=dict)
 
     def as_dict(self, records) -> dict:
@@ -76,7 +79,7 @@ class Triage:
                 data[part] = records(value)
             elif isinstance(value, Activity):
                 data[part] = {"counter": value.counter, "note": value.note, "patterns": records(value.rows)}
-            elif part == "savings":
+            elif part in ("savings", "at_risk"):
                 data[part] = [s.__dict__ for s in value]
             else:
                 data[part] = None
@@ -84,9 +87,9 @@ class Triage:
         return data
 
 
-def triage(res, patterns=5, incidents=3, savings=5) -> Triage:
+def triage(res, patterns=5, incidents=3, savings=5, at_risk=3) -> Triage:
     """The :class:`Triage` of a result: ``patterns`` top patterns, ``incidents`` largest incidents,
-    ``savings`` largest savings."""
+    ``savings`` largest savings, ``at_risk`` largest amounts of memory expiring at once."""
     notes = {}
     by_type, buckets = memory_by_type(res), ttl_buckets(res)
     if by_type is None:
@@ -107,6 +110,7 @@ def triage(res, patterns=5, incidents=3, savings=5) -> Triage:
         incidents=expiry_burst_rows(res, incidents) if expiry_ran else None,
         activity=activity,
         savings=largest_savings(res.finding_list, savings),
+        at_risk=memory_at_risk(res.finding_list, at_risk),
         notes=notes,
     )
 
@@ -218,16 +222,13 @@ def largest_savings(findings, most=5) -> list:
     """The ``most`` largest :class:`Saving` s the findings point to, largest first.
 
     Compact-encoding limits are one ``CONFIG SET`` per setting (the highest value any
-    pattern needs, the savings summed); the others are one action per finding.
+    pattern needs, the savings summed); the others are one action per finding. Keys that
+    expire together are no saving (see :func:`memory_at_risk`).
     """
     by_setting: dict = {}
-    jitter: dict = {}
     actions: list = []
     for f in findings:
         details = f.details_dict
-        if f.code == "EXP001":  # one action per pattern, however many incidents it has
-            jitter.setdefault(f.pattern, []).append(f)
-            continue
         if f.code in ("ENC001", "ENC003") and details.get("est_saving_bytes"):
             setting, value = (details["setting"], details["largest"]) if f.code == "ENC001" \
                 else ("list-compress-depth", 1)
@@ -243,6 +244,27 @@ def largest_savings(findings, most=5) -> list:
     actions = [s for s in actions if not (s.code == "TTL002" and s.pattern in specific)]
     for setting, (saved, value, code) in by_setting.items():
         actions.append(Saving(f"CONFIG SET {setting} {value}", int(saved), code))
+    return _largest(actions, most)
+
+
+def memory_at_risk(findings, most=3) -> list:
+    """The ``most`` largest amounts of memory that expire at once (expiry incidents), each with the TTL jitter
+    that would spread it out, as :class:`Saving` s, largest first. Jitter frees no memory: it keeps the
+    expiries, and the load of refilling what expired, from landing at once."""
+    jitter: dict = {}
+    actions: list = []
+    for f in findings:
+        details = f.details_dict
+        if f.code == "EXP001":  # one action per pattern, however many incidents it has
+            jitter.setdefault(f.pattern, []).append(f)
+        elif f.code == "EXP002":
+            patterns = [p["pattern"] for p in details.get("patterns", [])]
+            more = f" (+{count(len(patterns) - 1, 'pattern')})" if len(patterns) > 1 else ""
+            actions.append(Saving(f"add TTL jitter to {patterns[0]}{more}: {f.n_keys:,} keys expire {_at(details)}",
+                                  f.est_memory_bytes, f.code))
+        elif f.code == "EXP003":
+            actions.append(Saving(f"add ±10% TTL jitter to {f.pattern}: {f.n_keys:,} keys expire in shared "
+                                  "milliseconds", f.est_memory_bytes, f.code, f.pattern))
     for pattern, incidents in jitter.items():
         largest = max(incidents, key=lambda f: f.n_keys)
         n = max(len(incidents), largest.details_dict.get("incidents_of_pattern", 0))
@@ -250,6 +272,10 @@ def largest_savings(findings, most=5) -> list:
             f"{n} incidents, the largest {largest.n_keys:,} keys {_at(largest.details_dict)}"
         actions.append(Saving(f"add ±10% TTL jitter to {pattern}: {what}",
                               sum(f.est_memory_bytes for f in incidents), "EXP001", pattern))
+    return _largest([a for a in actions if a.bytes > 0], most)
+
+
+def _largest(actions, most):
     return sorted(actions, key=lambda s: (-s.bytes, s.code, s.action))[:most]
 
 
@@ -259,14 +285,6 @@ def _saving(f, details):
         return Saving(f"{pattern}: {count(f.n_keys, 'key')} without TTL idle more than "
                       f"{_duration(details['cold_idle_s'])}: delete them or add a TTL", f.est_memory_bytes, f.code,
                       pattern)
-    if f.code == "EXP002":
-        patterns = [p["pattern"] for p in details.get("patterns", [])]
-        more = f" (+{count(len(patterns) - 1, 'pattern')})" if len(patterns) > 1 else ""
-        return Saving(f"add TTL jitter to {patterns[0]}{more}: {f.n_keys:,} keys expire {_at(details)}",
-                      f.est_memory_bytes, f.code)
-    if f.code == "EXP003":
-        return Saving(f"add ±10% TTL jitter to {pattern}: {f.n_keys:,} keys expire in shared milliseconds",
-                      f.est_memory_bytes, f.code, pattern)
     if f.code == "TTL002":
         n = details["n_without_ttl"]
         return Saving(f"add a TTL to {pattern}: {count(n, 'key')} never expire{'s' if n == 1 else ''}",

@@ -1,15 +1,19 @@
 """The second day with rdbscope (issue 29): units, options and the small things, through the CLI."""
 
+import hashlib
 import io
 import json
 import os
 import pty
 import re
+import shutil
 import subprocess
 import sys
+import time
 
 import pyarrow.parquet as pq
 import pytest
+import servers
 from conftest import ROOT, SAMPLE_DUMPS
 from typer.testing import CliRunner
 
@@ -130,3 +134,64 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_0(command):
     stderr = process.stderr.read().decode()
     process.stderr.close()
     assert (process.wait(timeout=120), stderr) == (0, "")
+
+
+@pytest.fixture(scope="module")
+def sixty_second_ttls(tmp_path_factory):
+    """A dump Redis 7.0 saved right after 20 keys got EXPIRE 60, late in a second: the ctime it records (the
+    second, cut) is ~0.7 s before the save, so the TTLs measured from it are ~60.7 s."""
+    path = tmp_path_factory.mktemp("ttl") / "ttl60.rdb"
+    with servers.make_sample_dumps.RunningServer(servers.server("redis-7.0"), {"save": ""}) as server:
+        client = server.client(0)
+        while not 0.6 <= time.time() % 1 < 0.7:
+            time.sleep(0.01)
+        for i in range(20):
+            client.set(f"session:{i}", b"x", ex=60)
+        client.execute_command("SAVE")
+        shutil.copy(server.dump_path, path)
+    return path
+
+
+def test_a_60_second_ttl_shows_as_60_seconds(sixty_second_ttls):
+    (row,) = json.loads(invoke("ttl", sixty_second_ttls, "--format", "json").stdout)["patterns"]
+    assert (row["pattern"], row["ttl_s_p50"], row["ttl_s_max"]) == ("session:{id}", 60, 60)
+    table = invoke("ttl", sixty_second_ttls).stdout
+    assert re.search(r"│ session:\{id\} .* │ +1m │ +1m │$", table, re.MULTILINE), table
+
+
+def test_ttl_jitter_is_memory_at_risk_not_a_saving(tmp_path):
+    html = tmp_path / "report.html"
+    summary = json.loads(invoke("report", DUMP, "--format", "json", "--html", html).stdout)["summary"]
+    assert not [s for s in summary["savings"] if s["code"].startswith("EXP")]
+    assert [(s["code"], s["bytes"]) for s in summary["at_risk"]] == [("EXP002", 16_344), ("EXP001", 7_808)]
+    text = invoke("report", DUMP).stdout
+    at_risk = text.split("\nMemory at risk: expiring at once (jitter spreads it, frees none)\n")[1].splitlines()
+    assert at_risk[0].startswith("1.   16.0 KB  add TTL jitter to cache:product:SKU-{*} (+2 patterns): 101 keys")
+    assert "jitter" not in text.split("\nLargest savings\n")[1].split("\n\n")[0]
+    page = html.read_text()
+    savings, at_risk = page.split("<h3>Largest savings</h3>")[1].split("<h3>Memory at risk: expiring at once")
+    assert "jitter" not in savings and "add TTL jitter to cache:product:SKU-{*}" in at_risk
+
+
+@pytest.fixture(scope="module")
+def letters_and_hashes(tmp_path_factory):
+    """A dump Redis 7.0 wrote of a key of 300 ``a``, one of ``deadbeefcafe``, and 10 keys named by a hash."""
+    path = tmp_path_factory.mktemp("hex") / "hex.rdb"
+    with servers.make_sample_dumps.RunningServer(servers.server("redis-7.0"), {"save": ""}) as server:
+        client = server.client(0)
+        client.set("a" * 300, b"x")
+        client.set("deadbeefcafe:config", b"x")
+        for i in range(10):
+            client.set(f"session:{hashlib.md5(str(i).encode()).hexdigest()}", b"x")
+        client.execute_command("SAVE")
+        shutil.copy(server.dump_path, path)
+    return path
+
+
+def test_letters_a_to_f_alone_are_a_word_not_a_hex_id(letters_and_hashes):
+    result = invoke("patterns", letters_and_hashes, "--format", "json")
+    assert result.exit_code == 0, result.output
+    shown = {row["pattern"]: row["n_keys"] for row in json.loads(result.stdout)}
+    (letters,) = [pattern for pattern in shown if not pattern.startswith(("deadbeef", "session"))]
+    assert letters.startswith("a" * 200) and "{" not in letters  # the key itself (the text may be cut)
+    assert shown == {letters: 1, "deadbeefcafe:config": 1, "session:{hex}": 10}

@@ -56,7 +56,8 @@ def test_no_config_file_gives_defaults(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("[bigkeys]\nstrng_bytes = 1\n", r"rdbscope.toml: \[bigkeys\] strng_bytes: unknown key"),
-    ("[bigkeys]\nstring_bytes = \"10k\"\n", r"\[bigkeys\] string_bytes: expected int, got '10k'"),
+    ("[bigkeys]\nstring_bytes = \"10 kg\"\n", r"\[bigkeys\] string_bytes: not a size: '10 kg'"),
+    ("[bigkeys]\nstring_bytes = \"0KB\"\n", r"\[bigkeys\] string_bytes: a size must be positive"),
     ("[bigkeys]\nstring_bytes = true\n", r"\[bigkeys\] string_bytes: expected int"),
     ("[bigkeys]\nstring_bytes = -5\n", r"\[bigkeys\] string_bytes must be > 0"),
     ("[bigkeys]\nconcentration_share = 1.5\n", r"concentration_share must be between 0 and 1"),

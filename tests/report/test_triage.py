@@ -16,7 +16,7 @@ import rdbscope
 from rdbscope.cli._summary import summary_renderable, summary_text
 from rdbscope.findings import format_bytes
 from rdbscope.report.html import render_html
-from rdbscope.report.triage import Saving, largest_savings, triage
+from rdbscope.report.triage import Saving, largest_savings, memory_at_risk, triage
 
 VARIANTS = sorted(p.name for p in SAMPLE_DUMPS.glob("*.rdb") if p.stem.endswith(("-default", "-lfu", "-lru")))
 
@@ -131,6 +131,8 @@ def test_incidents_and_savings_merge_one_setting_and_name_the_jitter():
         Saving("CONFIG SET hash-max-listpack-entries 700", 150, "ENC001"),
         Saving("bull:q:{id} (BullMQ): set removeOnComplete / removeOnFail job options", 120, "LIB001",
                "bull:q:{id}"),
+    ]  # TTL jitter frees nothing: the keys expiring together are memory at risk
+    assert memory_at_risk(findings) == [
         Saving("add ±10% TTL jitter to lock:{id}: 2 incidents, the largest 500 keys in 1 min from "
                "2030-01-02 00:00:00Z", 110, "EXP001", "lock:{id}"),
         Saving("add ±10% TTL jitter to api:{hex}: 150,000 keys expire at 2030-01-01 00:42:08Z", 90, "EXP001",
@@ -250,7 +252,7 @@ def test_the_summary_of_an_lru_dump_names_its_cold_pattern(label):
     saving = tri.savings[0]
     assert (saving.code, saving.pattern, saving.bytes) == ("TTL005", archive, cold)
     assert saving.action == f"{archive}: 40 keys without TTL idle more than 7 d: delete them or add a TTL"
-    assert any(s.code == "EXP001" and s.pattern == pattern_of(tri.incidents, "rate") for s in tri.savings)
+    assert any(s.code == "EXP001" and s.pattern == pattern_of(tri.incidents, "rate") for s in tri.at_risk)
     text = summary_text(tri)
     assert_the_screen_shows_the_first_four_parts(text, tri)
     # memory, then idle more than 1 h, 1 d and 7 d: all of archive's
@@ -275,7 +277,7 @@ def test_the_summary_of_an_lfu_dump_names_its_hot_and_cold_patterns(label):
     assert set(told) == {200} and 200 - decay <= rows.loc[user, "lfu_mean"] <= 200
     zero = [n for n, freq in aged.read.items() if n.startswith("archive:") and freq == 0]
     assert len(zero) == 40 and rows.loc[archive, "memory_bytes_lfu_zero"] == sum(memory[n] for n in zero)
-    assert tri.savings and any(s.code == "EXP001" and s.pattern == rate for s in tri.savings)
+    assert tri.at_risk and any(s.code == "EXP001" and s.pattern == rate for s in tri.at_risk)
     text = summary_text(tri)
     assert_the_screen_shows_the_first_four_parts(text, tri)
     assert re.search(rf" {re.escape(user)} +30 .* 200 +0 B$", text, re.MULTILINE)
