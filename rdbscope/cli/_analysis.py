@@ -1,14 +1,16 @@
 """Read a command's input and analyse it, showing each stage on stderr."""
 
 import contextlib
+import errno
 import functools
 import os
 
 import typer
 from typer._click.exceptions import UsageError  # typer's own click
 
+from ..errors import InputError
 from ..scale.budget import format_budget
-from ._console import exits_on_bad_input, message, scan_progress, stage
+from ._console import exits_on_bad_input, message, scan_progress, stage, waiting_for
 from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
 
@@ -54,6 +56,12 @@ def check_writable(path, option, *, directory=False):
             raise typer.BadParameter(f"no directory {existing}", param_hint=option)
     if not os.access(existing, os.W_OK | os.X_OK) or not existing.is_dir():
         raise typer.BadParameter(f"cannot write in {existing}", param_hint=option)
+    import tempfile
+
+    try:  # what the access bits do not tell: root ignores them, /proc or a read-only mount refuse
+        tempfile.TemporaryFile(dir=existing).close()
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot write in {existing} ({exc.strerror or exc})", param_hint=option) from None
 
 
 @contextlib.contextmanager
@@ -94,7 +102,7 @@ def load_keys(paths, load=None, *, jobs=1, client=None, combine=False):
     else:
         tables = []
         for path in names:
-            with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+            with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
                 tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
     keys = tables[0] if len(tables) == 1 else join_tables(tables, names, any_dumps=combine)
     if load.filtered and keys.num_rows == 0:
@@ -159,6 +167,29 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, 
     """
     paths = _inputs(path)
     load = _with_url_db(load or LoadOptions(), paths)
+    with _out_of_memory(paths, load):
+        return _analyze_paths(path, paths, config, passes, load, jobs, client, combine)
+
+
+@contextlib.contextmanager
+def _out_of_memory(paths, load):
+    """Turn an allocation that failed (MemoryError, ENOMEM) into one line naming the dump and the budget: the
+    process may have less memory than the budget assumes (a container's limit, ``ulimit -v``)."""
+    try:
+        yield
+    except (MemoryError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ENOMEM:
+            raise
+        from ..sources import shown_name
+
+        name = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
+        given = "" if load.memory_budget is None else " given"
+        raise InputError(f"{name}: out of memory within the{given} memory budget of {format_budget(_budget(load))} "
+                         "(this process may have less: a container's limit, ulimit -v): give a smaller "
+                         "--memory-budget") from None
+
+
+def _analyze_paths(path, paths, config, passes, load, jobs, client, combine):
     if len(paths) == 1 and is_stream(paths[0]):
         return _analyze_stream(paths[0], config, passes, load)
     bounded = bounded_run(paths, load)
@@ -222,7 +253,7 @@ def _analyze_stream(path, config, passes, load):
     from ..sources import shown_name
 
     limit = _budget(load)
-    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+    with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
         res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
                       **load.scan_options())
     return _checked(res, load, limit, f"more than {format_budget(limit)} for this stream")

@@ -7,7 +7,7 @@ import typer
 
 from ..errors import RdbError
 from ._analysis import check_writable, nothing_kept
-from ._console import exits_on_bad_input, message, scan_progress
+from ._console import exits_on_bad_input, message, scan_progress, waiting_for
 from ._options import Dump, takes_load_options
 
 
@@ -29,7 +29,7 @@ def scan_command(
 
     check_writable(output, "'--output'")
     with opened(check_dump(dump)) as readable, \
-            scan_progress(load.quiet, f"scanning {shown_name(dump)}") as on_progress:
+            scan_progress(load.quiet, f"scanning {shown_name(dump)}", waiting_for(dump)) as on_progress:
         result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
                                 **load.scan_options()), load)
         try:
