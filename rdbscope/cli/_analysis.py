@@ -180,11 +180,8 @@ def _out_of_memory(paths, load):
     except (MemoryError, OSError) as exc:
         if isinstance(exc, OSError) and exc.errno != errno.ENOMEM:
             raise
-        from ..sources import shown_name
-
-        name = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
-        given = "" if load.memory_budget is None else " given"
-        raise InputError(f"{name}: out of memory within the{given} memory budget of {format_budget(_budget(load))} "
+        budget = f"the{'' if load.memory_budget is None else ' given'} memory budget of {format_budget(_budget(load))}"
+        raise InputError(f"{_label(paths)}: out of memory within {budget} "
                          "(this process may have less: a container's limit, ulimit -v): give a smaller "
                          "--memory-budget") from None
 
@@ -200,13 +197,18 @@ def _analyze_paths(path, paths, config, passes, load, jobs, client, combine):
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
-    from ..sources import shown_name
-
-    label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
-    with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_budget(limit)})") as on_progress:
+    label = f"reading {_label(paths)} in bounded memory ({format_budget(limit)})"
+    with scan_progress(load.quiet, label) as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, combine=combine, on_progress=on_progress, **load.scan_options())
     return _checked(res, load, limit, f"about {format_budget(peak)}")
+
+
+def _label(paths):
+    """What a message calls the dumps ``paths``: one's name, or how many."""
+    from ..sources import shown_name
+
+    return shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
 
 
 def _with_url_db(load, paths):
