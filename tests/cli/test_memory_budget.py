@@ -95,6 +95,7 @@ def test_a_budget_that_is_not_a_size_is_one_line(bad):
     assert "--memory-budget" in line and "memory" in line
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is not installed")
 def test_an_allocation_that_fails_is_one_line_naming_the_dump_and_the_budget(tmp_path):
     """The process may have less memory than the budget assumes (a container's limit): here an address-space

@@ -355,6 +355,7 @@ def test_a_server_that_is_not_redis_shows_the_first_bytes_it_answered():
     assert f"error: {as_in_readme(line, port)}" in readme_errors()
 
 
+@pytest.mark.slow
 def test_the_progress_bar_says_the_server_is_preparing_its_snapshot():
     """repl-diskless-sync-delay keeps the snapshot back: the bar on a terminal (a pseudo-terminal here) says why
     no byte has come yet, and no longer once they come."""

@@ -8,6 +8,9 @@ import sys
 
 import pytest
 from conftest import ROOT, SAMPLE_DUMPS
+from typer.testing import CliRunner
+
+from rdbscope.cli import app
 
 DUMP = SAMPLE_DUMPS / "redis-8.2-default.rdb"
 PRLIMIT = shutil.which("prlimit")
@@ -39,8 +42,8 @@ def test_a_directory_nothing_can_be_created_in_is_one_line_before_the_scan(optio
     """/proc refuses new files even to root, whom the directory's mode bits do not stop."""
     command = ["scan", DUMP, "-o", "/proc/keys.parquet"] if option == "-o" else \
         ["report", DUMP, "--html", "/proc/report.html"]
-    result = rdbscope(*command)
-    assert result.returncode == 2, result.stderr
+    result = CliRunner().invoke(app, [str(a) for a in command])
+    assert result.exit_code == 2, result.output
     name = "'--output'" if option == "-o" else "'--html'"
     assert result.stderr == (f"error: invalid value for {name}: cannot write in /proc (No such file or directory) "
-                             f"(see 'python -m rdbscope {command[0]} --help')\n")
+                             f"(see 'rdbscope {command[0]} --help')\n")
