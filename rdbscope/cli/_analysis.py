@@ -166,7 +166,7 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, 
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
     paths = _inputs(path)
-    load = _with_url_db(load or LoadOptions(), paths)
+    load = with_url_db(load or LoadOptions(), paths)
     with _out_of_memory(paths, load):
         return _analyze_paths(path, paths, config, passes, load, jobs, client, combine)
 
@@ -211,7 +211,7 @@ def _label(paths):
     return shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
 
 
-def _with_url_db(load, paths):
+def with_url_db(load, paths):
     """``load`` with the db a server's URL names (``redis://host:6379/2``) as its --db: the keys of the other
     dbs are left out (the scan does so), and a db without keys is the usage error --db gives."""
     from dataclasses import replace

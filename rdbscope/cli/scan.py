@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ..errors import RdbError
-from ._analysis import check_writable, nothing_kept
+from ._analysis import check_writable, nothing_kept, with_url_db
 from ._console import exits_on_bad_input, message, scan_progress, waiting_for
 from ._options import Dump, takes_load_options
 
@@ -28,6 +28,7 @@ def scan_command(
     from ..sources import check_dump, error_naming, opened, shown_name, without_password
 
     check_writable(output, "'--output'")
+    load = with_url_db(load, [dump])
     with opened(check_dump(dump)) as readable, \
             scan_progress(load.quiet, f"scanning {shown_name(dump)}", waiting_for(dump)) as on_progress:
         result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
