@@ -152,7 +152,9 @@ class ReplicationStream(io.RawIOBase):
                              "(a port without TLS? then the URL is redis://)") from None
         except ssl.SSLError as exc:
             sock.close()
-            raise InputError(f"{self.name}: the TLS handshake failed ({exc.reason or exc})") from None
+            detail = getattr(exc, "verify_message", None)  # why a certificate was not trusted
+            said = f"{exc.reason}: {detail}" if exc.reason and detail else exc.reason or exc
+            raise InputError(f"{self.name}: the TLS handshake failed ({said})") from None
         except BaseException:
             sock.close()
             raise
