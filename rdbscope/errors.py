@@ -64,5 +64,9 @@ class InputError(RdbscopeError, ValueError):
     """A file given to rdbscope is not something it reads (not a dump, nor a keys table)."""
 
 
+class OutputError(RdbscopeError, OSError):
+    """A report or table could not be written: a full disk, a directory that cannot be written."""
+
+
 class ConfigError(RdbscopeError, ValueError):
     """A configuration value or option is invalid."""

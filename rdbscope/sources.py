@@ -35,6 +35,10 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure", "abfss": "azure",
           "adl": "azure", "http": "http", "https": "http"}
 
+#: What botocore (s3fs's client) is told: an endpoint that does not answer fails within seconds, not after
+#: its default retries (five attempts, ten seconds and more); a user's own config_kwargs for s3 win.
+S3_CLIENT_CONFIG = {"connect_timeout": 3, "retries": {"total_max_attempts": 2, "mode": "standard"}}
+
 #: What names standard input where a dump is expected.
 STDIN = "-"
 #: What messages and reports call standard input (the name Python gives it).
@@ -239,7 +243,7 @@ def size_and_head(item):
             return None
         with fs.open(path, "rb") as f:
             return size, f.read(5)
-    except (OSError, ValueError) as exc:
+    except storage_errors() as exc:
         raise url_error(item, exc) from None
 
 
@@ -330,8 +334,8 @@ def open_dump(item):
         return item
     fsspec = import_extra("fsspec", f"reading {item}", _extra_of(item))
     try:
-        return fsspec.open(item, "rb").open()
-    except (OSError, ImportError, ValueError) as exc:
+        return fsspec.open(item, "rb", **storage_options(item)).open()
+    except storage_errors() as exc:
         raise url_error(item, exc) from None
 
 
@@ -345,16 +349,44 @@ def expand_url(url):
     """
     fsspec = import_extra("fsspec", f"reading {url}", _extra_of(url))
     try:
-        fs, path = fsspec.core.url_to_fs(url)
+        fs, path = fsspec.core.url_to_fs(url, **storage_options(url))
         if glob.has_magic(path):
             found = sorted(fs.unstrip_protocol(p) for p in fs.glob(path) if fs.isfile(p))
-        else:
-            found = [url] if fs.isfile(path) else []
-    except (OSError, ImportError, ValueError) as exc:
+        else:  # not fs.isfile, which takes any failure (no credentials, say) for "no such file"
+            found = [url] if _is_file(fs, path) else []
+    except storage_errors() as exc:
         raise url_error(url, exc) from None
     if not found:
         raise InputError(f"{url}: {'no file matches' if glob.has_magic(path) else 'no such file'}")
     return found
+
+
+def _is_file(fs, path):
+    try:
+        return fs.info(path)["type"] == "file"
+    except FileNotFoundError:
+        return False
+
+
+def storage_errors():
+    """What reading or writing through fsspec may raise: OSError, ValueError and ImportError, and botocore's
+    own errors (no credentials, an endpoint that does not answer, a refusal) once s3fs has loaded it."""
+    errors = [OSError, ValueError, ImportError]
+    botocore = sys.modules.get("botocore.exceptions")
+    if botocore is not None:
+        errors += [botocore.BotoCoreError, botocore.ClientError]
+    return tuple(errors)
+
+
+def storage_options(url):
+    """The options fsspec opens ``url`` with: for s3://, botocore's timeouts (:data:`S3_CLIENT_CONFIG`)
+    under the user's own."""
+    if url.split("://", 1)[0].lower() not in ("s3", "s3a"):
+        return {}
+    import fsspec.config
+
+    own = fsspec.config.conf.get("s3", {}).get("config_kwargs", {})
+    return {"config_kwargs": {**S3_CLIENT_CONFIG, **own}}
 
 
 def open_url_fs(url, doing="reading"):
@@ -366,8 +398,8 @@ def open_url_fs(url, doing="reading"):
     """
     fsspec = import_extra("fsspec", f"{doing} {url}", _extra_of(url))
     try:
-        return fsspec.core.url_to_fs(url)
-    except (OSError, ImportError, ValueError) as exc:
+        return fsspec.core.url_to_fs(url, **storage_options(url))
+    except storage_errors() as exc:
         raise url_error(url, exc, doing) from None
 
 
@@ -402,4 +434,10 @@ def url_error(url, exc, doing="reading"):
         return InputError(f"{url}: {doing} {url.split('://', 1)[0]}:// URLs needs the {extra} extra: {install(extra)}")
     if isinstance(exc, FileNotFoundError):  # fsspec's carry the object's path, not a reason
         return InputError(f"{url}: no such file")
+    if type(exc).__name__ == "NoCredentialsError":  # botocore's
+        return InputError(f"{url}: no credentials for {doing} it (set AWS_ACCESS_KEY_ID and "
+                          "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)")
+    if not isinstance(exc, (OSError, ValueError, ImportError)):  # the storage client's own, one line
+        said = " ".join(str(exc).split())
+        return InputError(f"{url}: {said[:1].lower() + said[1:]}")
     return input_error(url, exc)

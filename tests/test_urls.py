@@ -325,3 +325,41 @@ def test_every_extra_a_scheme_names_is_one_pyproject_offers():
     offered = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(EXTRAS.values()) | {"dask"} <= set(offered)
     assert EXTRAS["https"] == EXTRAS["http"] == "http" and "aiohttp" in offered["http"]
+
+
+def without_credentials(env, home):
+    """``env`` with no AWS credentials anywhere botocore looks (variables, ~/.aws, the instance metadata)."""
+    env = {name: value for name, value in env.items() if name not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                                                      "AWS_SESSION_TOKEN", "AWS_PROFILE")}
+    return {**env, "HOME": str(home), "AWS_SHARED_CREDENTIALS_FILE": str(home / "none"),
+            "AWS_CONFIG_FILE": str(home / "none"), "AWS_EC2_METADATA_DISABLED": "true"}
+
+
+@pytest.mark.parametrize("args, url, doing", [
+    (["report", f"s3://{BUCKET}/dump.rdb"], f"s3://{BUCKET}/dump.rdb", "reading"),
+    (["info", f"s3://{BUCKET}/dump.rdb"], f"s3://{BUCKET}/dump.rdb", "reading"),
+    (["diff", f"s3://{BUCKET}/dump.rdb", DUMP], f"s3://{BUCKET}/dump.rdb", "reading"),
+    (["report", DUMP, "--out", f"s3://{BUCKET}/reports"], f"s3://{BUCKET}/reports", "writing"),
+])
+def test_no_credentials_is_one_line_and_exit_2(s3, tmp_path, args, url, doing):
+    env, _client = s3
+    result = rdbscope(*args, env=without_credentials(env, tmp_path))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (f"error: {url}: no credentials for {doing} it (set AWS_ACCESS_KEY_ID and "
+                             "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)\n")
+
+
+@pytest.mark.parametrize("args", [["report", f"s3://{BUCKET}/dump.rdb"], ["info", f"s3://{BUCKET}/dump.rdb"]])
+def test_an_endpoint_that_does_not_answer_is_one_line_within_seconds(s3, args):
+    """Nothing listens on the endpoint's port: botocore's default retries took 12 to 22 s to say so."""
+    import time
+
+    env, _client = s3
+    endpoint = f"http://127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    result = rdbscope(*args, env={**env, "FSSPEC_S3_ENDPOINT_URL": endpoint})
+    took = time.monotonic() - started
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (f'error: s3://{BUCKET}/dump.rdb: could not connect to the endpoint URL: '
+                             f'"{endpoint}/{BUCKET}/dump.rdb"\n')
+    assert took < 9, took

@@ -1,14 +1,16 @@
 """Read a command's input and analyse it, showing each stage on stderr."""
 
 import contextlib
+import errno
 import functools
 import os
 
 import typer
 from typer._click.exceptions import UsageError  # typer's own click
 
+from ..errors import InputError
 from ..sizes import format_size
-from ._console import exits_on_bad_input, message, scan_progress, stage
+from ._console import exits_on_bad_input, message, scan_progress, stage, waiting_for
 from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
 
@@ -54,6 +56,12 @@ def check_writable(path, option, *, directory=False):
             raise typer.BadParameter(f"no directory {existing}", param_hint=option)
     if not os.access(existing, os.W_OK | os.X_OK) or not existing.is_dir():
         raise typer.BadParameter(f"cannot write in {existing}", param_hint=option)
+    import tempfile
+
+    try:  # what the access bits do not tell: root ignores them, /proc or a read-only mount refuse
+        tempfile.TemporaryFile(dir=existing).close()
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot write in {existing} ({exc.strerror or exc})", param_hint=option) from None
 
 
 @contextlib.contextmanager
@@ -91,7 +99,7 @@ def load_keys(paths, load=None, *, jobs=1, client=None, combine=False):
     else:
         tables = []
         for path in names:
-            with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+            with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
                 tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
     keys = tables[0] if len(tables) == 1 else join_tables(tables, names, any_dumps=combine)
     if load.filtered and keys.num_rows == 0:
@@ -155,7 +163,27 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, 
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
     paths = _inputs(path)
-    load = _with_url_db((load or LoadOptions()).with_config(config), paths)
+    load = with_url_db((load or LoadOptions()).with_config(config), paths)
+    with _out_of_memory(paths, load):
+        return _analyze_paths(path, paths, config, passes, load, jobs, client, combine)
+
+
+@contextlib.contextmanager
+def _out_of_memory(paths, load):
+    """Turn an allocation that failed (MemoryError, ENOMEM) into one line naming the dump and the budget: the
+    process may have less memory than the budget assumes (a container's limit, ``ulimit -v``)."""
+    try:
+        yield
+    except (MemoryError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ENOMEM:
+            raise
+        budget = f"the{'' if load.memory_budget is None else ' given'} memory budget of {format_size(_budget(load))}"
+        raise InputError(f"{_label(paths)}: out of memory within {budget} "
+                         "(this process may have less: a container's limit, ulimit -v): give a smaller "
+                         "--memory-budget") from None
+
+
+def _analyze_paths(path, paths, config, passes, load, jobs, client, combine):
     bounded = bounded_run(paths, load)
     if bounded is not None and bounded[1] is None and len(paths) == 1:
         return _analyze_stream(paths[0], config, passes, load)
@@ -166,17 +194,22 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, 
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
     limit, peak = bounded
-    from ..sources import shown_name
-
-    label = shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
-    with scan_progress(load.quiet, f"reading {label} in bounded memory ({format_size(limit)})") as on_progress:
+    label = f"reading {_label(paths)} in bounded memory ({format_size(limit)})"
+    with scan_progress(load.quiet, label) as on_progress:
         res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
                       jobs=jobs, client=client, combine=combine, on_progress=on_progress, **load.scan_options())
     needed = f"about {format_size(peak)}" if peak is not None else "an amount known only once they are read"
     return _checked(res, load, limit, needed)
 
 
-def _with_url_db(load, paths):
+def _label(paths):
+    """What a message calls the dumps ``paths``: one's name, or how many."""
+    from ..sources import shown_name
+
+    return shown_name(paths[0]) if len(paths) == 1 else f"{len(paths)} dumps"
+
+
+def with_url_db(load, paths):
     """``load`` with the db a server's URL names (``redis://host:6379/2``) as its --db: the keys of the other
     dbs are left out (the scan does so), and a db without keys is the usage error --db gives."""
     from dataclasses import replace
@@ -214,7 +247,7 @@ def _analyze_stream(path, config, passes, load):
     from ..sources import shown_name
 
     limit = _budget(load)
-    with scan_progress(load.quiet, f"reading {shown_name(path)}") as on_progress:
+    with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
         res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
                       **load.scan_options())
     return _checked(res, load, limit, f"more than {format_size(limit)}")

@@ -69,13 +69,26 @@ def exits_on_bad_input(command):
     return wrapper
 
 
+#: What the bar of a live server says until the snapshot's first bytes arrive: a server may wait
+#: (repl-diskless-sync-delay, 5 s by default) or write its dump to disk before it sends anything.
+SNAPSHOT_WAIT = "the server is preparing its snapshot"
+
+
+def waiting_for(item):
+    """What :func:`scan_progress` says while ``item`` sends nothing yet: :data:`SNAPSHOT_WAIT` for a live
+    server, else None."""
+    from ..sources import is_live
+
+    return SNAPSHOT_WAIT if is_live(item) else None
+
+
 @contextlib.contextmanager
-def scan_progress(quiet, description):
+def scan_progress(quiet, description, waiting=None):
     """Yield an ``on_progress(bytes_done, bytes_total, keys_done=None)`` callback drawing on stderr.
 
     Shows bytes read, keys per second (when given) and the time left, then one
     line with the time it took; yields None (no bar) when ``quiet`` or when
-    stderr is not a terminal.
+    stderr is not a terminal. ``waiting``: what the bar says until the first bytes are read.
     """
     if not shows_progress(quiet):
         yield None
@@ -87,10 +100,11 @@ def scan_progress(quiet, description):
         TextColumn("{task.description}"), BarColumn(), DownloadColumn(), _keys_per_second(),
         TimeRemainingColumn(), console=err.console, transient=True,
     ) as progress:
-        task = progress.add_task(description, total=None, keys=None)
+        task = progress.add_task(f"{description}: {waiting}" if waiting else description, total=None, keys=None)
 
         def on_progress(done, total, keys=None):
-            progress.update(task, completed=done, total=total, keys=keys)
+            shown = description if done or not waiting else f"{description}: {waiting}"
+            progress.update(task, completed=done, total=total, keys=keys, description=shown)
 
         yield on_progress
     message(f"{description}: {time.perf_counter() - started:.1f} s")

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from ..errors import RdbError
-from ._analysis import check_writable, nothing_kept
-from ._console import exits_on_bad_input, message, scan_progress
+from ._analysis import check_writable, nothing_kept, with_url_db
+from ._console import exits_on_bad_input, message, scan_progress, waiting_for
 from ._options import Dump, takes_load_options
 
 
@@ -36,9 +36,9 @@ def scan_command(
                                  "into a file or a program, or name a file", param_hint="'--output'")
     if not to_stdout:
         check_writable(output, "'--output'")
-    load = load.with_config()
+    load = with_url_db(load.with_config(), [dump])
     with opened(check_dump(dump)) as readable, \
-            scan_progress(load.quiet, f"scanning {shown_name(dump)}") as on_progress:
+            scan_progress(load.quiet, f"scanning {shown_name(dump)}", waiting_for(dump)) as on_progress:
         result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
                                 **load.scan_options()), load)
         try:

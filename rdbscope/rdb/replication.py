@@ -20,6 +20,8 @@ CONNECT_TIMEOUT_S = 5.0
 IDLE_TIMEOUT_S = 60.0
 # src/replication.c: the diskless form announces the payload as "$EOF:" and a 40-byte mark the payload ends with.
 EOF_MARK_BYTES = 40
+#: How many of the first bytes a server sent an error shows when they are not what a Redis server says.
+SHOWN_ANSWER_BYTES = 40
 _CHUNK = 1 << 16
 
 
@@ -97,6 +99,7 @@ class ReplicationStream(io.RawIOBase):
         self._tail = b""  # the diskless form's last bytes read, held back until they cannot be the mark
         self._arrived = 0  # payload bytes read from the server
         self._buffer = b""  # bytes read from the socket before the payload started
+        self._answer = b""  # the first bytes the server sent, to show when they are not a Redis server's
         self._ended = False
         self._save = None
         self._save_path = None if save_dump is None else os.fspath(save_dump)
@@ -131,19 +134,30 @@ class ReplicationStream(io.RawIOBase):
                     raise
                 return sock
             sock = socket.create_connection((parts.hostname or "localhost", _port(parts)), timeout=timeout_s)
-            if scheme == "rediss":
-                import ssl
-
-                try:
-                    sock = ssl.create_default_context().wrap_socket(sock, server_hostname=parts.hostname)
-                except BaseException:
-                    sock.close()
-                    raise
-            return sock
+            return self._tls(sock, parts.hostname, timeout_s) if scheme == "rediss" else sock
         except TimeoutError:
             raise InputError(f"{self.name}: no connection within {timeout_s:g} s") from None
         except OSError as exc:
             raise InputError(f"{self.name}: cannot connect ({exc.strerror or exc})") from None
+
+    def _tls(self, sock, hostname, timeout_s):
+        """``sock`` (connected) wrapped in TLS; a handshake that fails says so, not that nothing answered."""
+        import ssl
+
+        try:
+            return ssl.create_default_context().wrap_socket(sock, server_hostname=hostname)
+        except TimeoutError:
+            sock.close()
+            raise InputError(f"{self.name}: the TLS handshake failed: no TLS answer within {timeout_s:g} s "
+                             "(a port without TLS? then the URL is redis://)") from None
+        except ssl.SSLError as exc:
+            sock.close()
+            detail = getattr(exc, "verify_message", None)  # why a certificate was not trusted
+            said = f"{exc.reason}: {detail}" if exc.reason and detail else exc.reason or exc
+            raise InputError(f"{self.name}: the TLS handshake failed ({said})") from None
+        except BaseException:
+            sock.close()
+            raise
 
     def _authenticate(self, parts):
         password = unquote(parts.password) if parts.password is not None else os.environ.get("REDISCLI_AUTH")
@@ -162,6 +176,13 @@ class ReplicationStream(io.RawIOBase):
         line = self._read_line()
         if line.startswith(b"-"):
             raise self._refusal(what, line)
+        if not line.startswith(b"+"):
+            raise self._unexpected(what)
+
+    def _unexpected(self, what):
+        """The error of an answer that is not a Redis server's: it shows the first bytes that came back."""
+        return InputError(f"{self.name}: unexpected answer to {what} (not a Redis server?): "
+                          f"{shown_answer(self._answer)}")
 
     def _refusal(self, what, line):
         text = _error_text(line)
@@ -182,7 +203,7 @@ class ReplicationStream(io.RawIOBase):
         elif line.startswith(b"$") and line[1:].isdigit():
             self.size = int(line[1:])
         else:
-            raise InputError(f"{self.name}: unexpected answer to SYNC (not a snapshot header)")
+            raise self._unexpected("SYNC")
         leftover, self._buffer = self._buffer, b""
         if self._mark is None:
             self._queue(leftover[: self.size])
@@ -207,7 +228,9 @@ class ReplicationStream(io.RawIOBase):
 
     def _recv_before_payload(self):
         try:
-            return self._sock.recv(_CHUNK)
+            data = self._sock.recv(_CHUNK)
+            self._answer += data[:SHOWN_ANSWER_BYTES + 1 - len(self._answer)]
+            return data
         except TimeoutError:
             raise InputError(f"{self.name}: no answer within {self._idle_timeout_s:g} s") from None
         except OSError as exc:
@@ -291,6 +314,13 @@ class ReplicationStream(io.RawIOBase):
             self._save = None
         self._sock.close()
         super().close()
+
+
+def shown_answer(data, limit=SHOWN_ANSWER_BYTES):
+    """The first ``limit`` bytes a server sent, quoted, escaped as Python escapes bytes (``"HTTP/1.1 400 Bad
+    Request\\r\\n…"``); an ellipsis when there were more."""
+    text = repr(bytes(data[:limit]))[2:-1].replace('"', '\\"')
+    return f'"{text}{"…" if len(data) > limit else ""}"'
 
 
 def _error_text(line):

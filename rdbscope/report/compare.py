@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from ..errors import InputError
 from ..sizes import parse_size
-from ..sources import is_url, open_url_fs
+from ..sources import is_url, open_url_fs, storage_errors
 from .dataset import read_table
 from .views import overview
 
@@ -74,7 +74,7 @@ def _partition_files(path):
         try:
             return {p.rsplit("/", 1)[-1] for p in fs.ls(prefix.rstrip("/"), detail=False)} if fs.isdir(prefix) \
                 else set()
-        except OSError:
+        except storage_errors():  # then not a partition; read as a dump, its error is said there
             return set()
     path = pathlib.Path(path)
     return {p.name for p in path.iterdir()} if path.is_dir() else set()

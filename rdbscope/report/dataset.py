@@ -46,7 +46,8 @@ import pyarrow.parquet as pq
 from ..errors import InputError
 from ..findings import FINDINGS_SCHEMA
 from ..rdb import KEYS_SCHEMA
-from ..sources import is_url, open_url_fs
+from ..sources import is_url, open_url_fs, storage_errors, url_error
+from .atomic import writing
 from .parquet import METADATA_KEY
 from .views import dump_ctime, node_rows, overview
 
@@ -197,13 +198,31 @@ def write_report(res, directory, instance, *, date=None, keys=False, source=None
     if is_url(os.fspath(directory)):
         return _write_to_url(tables, res.info, os.fspath(directory), instance, day)
     final = partition_path(directory, instance, day)
-    scratch_root = pathlib.Path(directory) / SCRATCH
+    with writing(directory):
+        return _write_to_directory(tables, res.info, pathlib.Path(directory), final)
+
+
+def _write_to_directory(tables, info, directory, final):
+    """Write the partition ``final`` of the dataset ``directory`` (see the module's docstring)."""
+    scratch_root = directory / SCRATCH
+    made = [p for p in (scratch_root, *scratch_root.parents) if not p.exists()]  # the innermost first
     scratch_root.mkdir(parents=True, exist_ok=True)
+    try:
+        return _publish(tables, info, scratch_root, final)
+    except BaseException:
+        for path in made:  # a failed first run leaves nothing behind
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise
+
+
+def _publish(tables, info, scratch_root, final):
+    """Stage the partition under ``scratch_root`` and rename it to ``final``."""
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="run-", dir=scratch_root))
     try:
         staged = scratch / "partition"
         staged.mkdir()
-        _write_tables(tables, staged, res.info)
+        _write_tables(tables, staged, info)
         final.parent.mkdir(parents=True, exist_ok=True)
         with _lock(scratch_root / "lock"):
             replaced = scratch / "replaced"
@@ -246,10 +265,10 @@ def _write_to_url(tables, info, url, instance, day):
         for name in old:
             if name not in names and name.endswith(".parquet"):
                 fs.rm_file(f"{final}/{name}")
-    except OSError as exc:
-        raise InputError(f"{url}: {exc.strerror or exc}") from None
+    except storage_errors() as exc:
+        raise url_error(url, exc, "writing") from None
     finally:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(*storage_errors()):
             fs.rm(scratch, recursive=True)
     return fs.unstrip_protocol(final)
 
@@ -312,8 +331,8 @@ def _table_paths(directory, table, instance):
     try:
         found = fs.glob(f"{root}/{pattern}")
         whole = {p.rsplit("/", 1)[0] for p in fs.glob(f"{root}/instance={instance or '*'}/date=*/summary.parquet")}
-    except OSError as exc:
-        raise InputError(f"{directory}: {exc.strerror or exc}") from None
+    except storage_errors() as exc:
+        raise url_error(os.fspath(directory), exc) from None
     return fs, root, sorted(p for p in found if p.rsplit("/", 1)[0] in whole)
 
 

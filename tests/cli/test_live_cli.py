@@ -195,10 +195,12 @@ def test_the_db_a_url_names_is_the_only_one_read(two_db_server, url):
     assert json.loads(out)["n_keys"] == 3
 
 
-def test_a_url_db_without_keys_is_the_usage_error_of_db(two_db_server):
-    code, out, err = run_apart("report", f"redis://127.0.0.1:{two_db_server.port}/5")
-    assert code == 2 and out == ""
-    assert err == "error: no keys in db 5; the dump has dbs 0, 2 (see 'python -m rdbscope report --help')\n"
+def test_a_url_db_without_keys_is_the_usage_error_of_db(two_db_server, tmp_path):
+    for command in (["report"], ["scan", "-o", tmp_path / "keys.parquet"]):
+        code, out, err = run_apart(command[0], f"redis://127.0.0.1:{two_db_server.port}/5", *command[1:])
+        assert code == 2 and out == ""
+        assert err == f"error: no keys in db 5; the dump has dbs 0, 2 (see 'python -m rdbscope {command[0]} --help')\n"
+    assert list(tmp_path.iterdir()) == []
     code, out, err = run_apart("report", f"redis://127.0.0.1:{two_db_server.port}/2", "--db", "0")
     assert code == 2
     assert err == (f"error: redis://127.0.0.1:{two_db_server.port}/2: the URL selects db 2 but --db (db=) asks "

@@ -1,10 +1,14 @@
 """--memory-budget: a dump over the budget is analysed in bounded memory, and says what it left out."""
 
+import gzip
 import json
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
-from conftest import SAMPLE_DUMPS
+from conftest import ROOT, SAMPLE_DUMPS
 from typer.testing import CliRunner
 
 import rdbscope
@@ -138,3 +142,25 @@ def test_a_compressed_dump_that_expands_a_thousandfold_stays_within_the_budget(t
     code, peak = peak_rss_of("report", packed, "--format", "json", "--memory-budget", "1GB", "--quiet")
     assert code == 0
     assert peak < 1000**3, f"peak {peak / 1e6:.0f} MB over the 1GB budget"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is not installed")
+def test_an_allocation_that_fails_is_one_line_naming_the_dump_and_the_budget(tmp_path):
+    """The process may have less memory than the budget assumes (a container's limit): here an address-space
+    limit (prlimit --as, as ulimit -v) far below half the machine's memory, and a 10 MB gzip of a generated
+    dump of a million keys, which the estimate (a ratio of 4) takes for less than it is."""
+    dump = tmp_path / "gen.rdb"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_rdb.py"), "--keys", "1000000", "--out", str(dump)],
+                   check=True, capture_output=True, timeout=120)
+    backup = tmp_path / "gen.rdb.gz"
+    with open(dump, "rb") as plain, gzip.open(backup, "wb", compresslevel=1) as packed:
+        shutil.copyfileobj(plain, packed)
+    dump.unlink()
+    result = subprocess.run([shutil.which("prlimit"), "--as=600000000", sys.executable, "-m", "rdbscope", "report",
+                             str(backup), "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert re.fullmatch(r"error: gen\.rdb\.gz: out of memory within the memory budget of [0-9.]+ ?[KMGT]i?B \(this "
+                        r"process may have less: a container's limit, ulimit -v\): give a smaller --memory-budget\n",
+                        result.stderr), result.stderr
+    assert result.stdout == ""

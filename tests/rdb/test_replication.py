@@ -299,7 +299,8 @@ def test_tls_with_a_self_signed_certificate(label, tmp_path, monkeypatch):
     try:  # started above: a "with server" would start a second one
         write_keyspace(server.client(0))
         url = f"rediss://127.0.0.1:{tls_port}"
-        with pytest.raises(InputError, match=r"cannot connect \(\[SSL: CERTIFICATE_VERIFY_FAILED\]"):
+        with pytest.raises(InputError, match=r"the TLS handshake failed \(CERTIFICATE_VERIFY_FAILED: "
+                                             r"self-signed certificate\)$"):
             rdbscope.load(url)
         monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # what ssl's default context trusts
         live = rdbscope.load(url)
@@ -307,3 +308,87 @@ def test_tls_with_a_self_signed_certificate(label, tmp_path, monkeypatch):
         assert compared(live) == saved(server)
     finally:
         server.stop()
+
+
+def rdbscope_said(*args):
+    """``(exit code, stderr)`` of ``rdbscope ARGS`` (its stdout must be empty)."""
+    result = subprocess.run([sys.executable, "-m", "rdbscope", *map(str, args)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout == ""
+    return result.returncode, result.stderr
+
+
+def test_rediss_against_a_port_without_tls_says_the_handshake_failed():
+    """The server takes the TLS hello for a command and waits for the rest: the connection was made."""
+    with running("redis-7.0") as server:
+        code, said = rdbscope_said("info", f"rediss://127.0.0.1:{server.port}", "--timeout", "1")
+    assert code == 2
+    line = f"rediss://127.0.0.1:{server.port}: the TLS handshake failed: no TLS answer within 1 s " \
+           "(a port without TLS? then the URL is redis://)"
+    assert said == f"error: {line}\n"
+    assert f"error: {as_in_readme(line.replace('within 1 s', 'within 5 s'), server.port)}" in readme_errors()
+
+
+def test_a_server_that_is_not_redis_shows_the_first_bytes_it_answered():
+    """A real HTTP server on loopback answers the replication handshake with a 400 and its headers."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        default_request_version = "HTTP/1.1"  # the status line even for a request line it cannot read
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        port = httpd.server_address[1]
+        code, said = rdbscope_said("info", f"redis://127.0.0.1:{port}")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert code == 2
+    line = (f"redis://127.0.0.1:{port}: unexpected answer to REPLCONF (not a Redis server?): "
+            "\"HTTP/1.1 400 Bad request syntax ('*5')\\r\\n…\"")
+    assert said == f"error: {line}\n"
+    assert f"error: {as_in_readme(line, port)}" in readme_errors()
+
+
+@pytest.mark.slow
+def test_the_progress_bar_says_the_server_is_preparing_its_snapshot():
+    """repl-diskless-sync-delay keeps the snapshot back: the bar on a terminal (a pseudo-terminal here) says why
+    no byte has come yet, and no longer once they come."""
+    import select
+
+    with running("redis-7.0", **{"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "2"}) as server:
+        write_keyspace(server.client(0))
+        primary, secondary = os.openpty()
+        process = subprocess.Popen([sys.executable, "-m", "rdbscope", "report", f"redis://127.0.0.1:{server.port}",
+                                    "--format", "json"], stdout=subprocess.DEVNULL, stderr=secondary,
+                                   env={**os.environ, "COLUMNS": "200"})
+        os.close(secondary)
+        shown = b""
+        try:
+            while True:
+                ready, _, _ = select.select([primary], [], [], 1)
+                if ready:
+                    try:
+                        chunk = os.read(primary, 1 << 16)
+                    except OSError:  # the process closed the terminal
+                        break
+                    if not chunk:
+                        break
+                    shown += chunk
+                elif process.poll() is not None:
+                    break
+        finally:
+            os.close(primary)
+            process.wait(timeout=60)
+    assert process.returncode == 0
+    text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", shown).decode("utf-8", "replace")
+    waiting = f"reading redis://127.0.0.1:{server.port}: the server is preparing its snapshot"
+    assert waiting in text
+    assert re.search(rf"reading redis://127\.0\.0\.1:{server.port} [^:].*/\d", text)  # the bytes coming in
+    assert re.search(rf"reading redis://127\.0\.0\.1:{server.port}: \d+\.\d s\s*$", text)  # then how long it took
