@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from ..rdb.instants import ms_after
 from .grouping import (
     PERCENTILES,
     SortedGroups,
@@ -45,7 +46,7 @@ _QUANTILES = [q for _name, q in PERCENTILES]
 
 def ttl_seconds(expire_ms, ctime_ms):
     """Remaining TTL in whole seconds at ctime, rounded as Redis's TTL does; 0 when expired."""
-    remaining = np.maximum(expire_ms - ctime_ms, 0)
+    remaining = np.maximum(ms_after(expire_ms, ctime_ms), 0)
     return ((remaining + 500) // 1000).astype(np.uint64)
 
 

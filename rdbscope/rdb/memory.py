@@ -12,6 +12,7 @@ the scanner; the constants below repeat its C constants (a test ties them).
 from dataclasses import dataclass
 
 from ._builds import compiled_module, python_module
+from .format import writer_version
 
 #: allocator names accepted by ``scan(..., allocator=...)`` and their codes.
 ALLOCATORS = {
@@ -156,6 +157,9 @@ def layout_reason(scanner, layout):
             if scanner.writer_unstable:
                 return (f"{key.decode()} {version}: an unstable build writing RDB {scanner.version}, "
                         "modelled as the newest layout that writes it")
+            if writer_version(value) is None:
+                return (f"{key.decode()} {version} is not a version: modelled as the oldest server writing "
+                        f"RDB {scanner.version}")
             return f"from {key.decode()} {version}"
     return f"no redis-ver AUX field: the oldest server writing RDB {scanner.version}"
 
