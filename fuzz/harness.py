@@ -5,7 +5,9 @@ Each input is a whole dump, read with ``verify_crc=False`` so that mutations are
 stopped by the checksum: by ``load()`` when its length is even, by ``scan()`` in small batches
 with ``on_error="stop"`` when odd (fuzz/bounded.py replays both ways). ``RdbError`` is the
 expected way for a bad dump to fail; anything else raised, a signal, a timeout or running out
-of memory is a failure that libFuzzer saves.
+of memory is a failure that libFuzzer saves. A dump that loads (even length) also goes through
+every pass and the views that print its instants. One mutation in four sets a value to an extreme
+(fuzz/values.py: lengths, counts, expiry times, header integers), the others are libFuzzer's own.
 rdbscope runs from its .py sources (``RDBSCOPE_PUREPYTHON=1``, and the compiled extensions are
 not even imported), so atheris can instrument every module; ``fuzz/replay.py`` then runs what the
 campaign saved on the compiled build. Run from the checkout's root, one process, niced:
@@ -85,6 +87,8 @@ with atheris.instrument_imports(include=["rdbscope"], exclude=modules_a_load_nev
     sys.meta_path.insert(1, SourcesFirst())
     import rdbscope
     import rdbscope.rdb
+from fuzz import values
+from rdbscope.report import views  # uninstrumented: see modules_a_load_never_runs
 
 # A memory model depends only on (layout, allocator, list-compress-depth) and never changes
 # once built, but building one computes 4,096 allocation sizes: 80% of a small dump's scan.
@@ -109,13 +113,33 @@ def test_one_input(data):
         else:  # as load() and the reports read: batches presized for the whole database
             rdbscope.load(io.BytesIO(data), verify_crc=False)
     except rdbscope.RdbError:
-        pass
+        return
+    if len(data) % 2 == 0:
+        analyse(data)
+
+
+def analyse(data):
+    """A dump that loads goes through every pass and the views that print its instants: hostile values
+    in valid dumps (an expiry of 2**63-1 ms, a ctime of 2**64) failed there (issue 29)."""
+    keys = rdbscope.load(io.BytesIO(data), verify_crc=False)
+    result = rdbscope.analyze(keys)
+    views.big_key_rows(result, top=None)
+    views.dump_ctime(keys.info)
+
+
+def mutate(data, max_size, seed):
+    """One in four mutations sets a value to an extreme (fuzz/values.py); the others are libFuzzer's."""
+    if seed % 4 == 0:
+        mutated = values.mutate(data, seed)
+        if mutated is not None and len(mutated) <= max_size:
+            return mutated
+    return atheris.Mutate(data, max_size)
 
 
 def main():
     global COLLECT_ABOVE
     COLLECT_ABOVE = cap_address_space(MEMORY_HEADROOM) - MEMORY_HEADROOM // 2
-    atheris.Setup(sys.argv, test_one_input)
+    atheris.Setup(sys.argv, test_one_input, custom_mutator=mutate)
     atheris.Fuzz()
 
 

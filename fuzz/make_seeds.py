@@ -5,7 +5,8 @@ seed here is that dump's header (magic, version, AUX fields, functions, the firs
 and RESIZEDB) + one to three key records + EOF + a zero checksum (the harness does not check
 it). Records are cut with the key table's ``offset`` and ``rdb_bytes`` columns. A few seeds
 come again compressed (gzip, bz2, xz, zstd, lz4), and the small public dumps of
-../shared/rdb-corpus are copied in as they are.
+../shared/rdb-corpus and the valid dumps with hostile values of tests/rdb/fuzz_regressions
+are copied in as they are.
 
     python fuzz/make_seeds.py /tmp/fuzz-corpus
 """
@@ -21,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 import rdbscope
 
 SAMPLE_DUMPS = ROOT / "sample_dumps"
+REGRESSIONS = ROOT / "tests" / "rdb" / "fuzz_regressions"
 # ../shared/rdb-corpus beside the checkout, or beside the folder of worktrees.
 CORPUS = next((parent / "shared" / "rdb-corpus" / "public" for parent in ROOT.parents
                if (parent / "shared" / "rdb-corpus" / "public").is_dir()), None)
@@ -92,6 +94,12 @@ def corpus_seeds():
             yield path.read_bytes()
 
 
+def regression_seeds():
+    """The valid dumps with hostile values of the regressions (expiries past 9999, a ctime of 2**64...)."""
+    for path in sorted(REGRESSIONS.glob("hostile-*.rdb")):
+        yield path.read_bytes()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=pathlib.Path, help="folder to write the seeds into")
@@ -100,7 +108,8 @@ def main(argv=None):
     written = 0
     sources = [list(seeds_from_sample(path)) for path in sorted(SAMPLE_DUMPS.glob("*.rdb"))]
     smallest = sorted((seed for seeds in sources for seed in seeds), key=len)
-    for seeds in sources + [compressed_seeds(smallest[len(smallest) // 2:]), corpus_seeds()]:
+    for seeds in sources + [compressed_seeds(smallest[len(smallest) // 2:]), corpus_seeds(),
+                            regression_seeds()]:
         for seed in seeds:
             name = args.out / f"seed-{hashlib.sha1(seed).hexdigest()[:16]}"
             if not name.exists():

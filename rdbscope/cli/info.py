@@ -1,11 +1,11 @@
 """rdbscope info: what a dump holds, at a glance."""
 
 import contextlib
-import datetime
 from dataclasses import asdict
 from typing import Annotated
 
 from ..errors import RdbError
+from ..rdb.instants import ctime_seconds, iso_ms
 from ._console import exits_on_bad_input, out, print_wrapped, scan_progress
 from ._formats import write_json
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
@@ -109,12 +109,13 @@ class _HeaderPrinter:
 
 
 def _aux_value(name, value):
-    """AUX values for people: ctime as ISO 8601 UTC, used-mem in MB."""
+    """AUX values for people: ctime as ISO 8601 UTC (raw, saying so, when no clock could have written it),
+    used-mem in MB."""
+    if name == "ctime" and value.removeprefix("-").isdigit():
+        seconds = ctime_seconds({"ctime": value})
+        return value + " (out of range)" if seconds is None else iso_ms(seconds * 1000)
     if not value.isdigit():
         return value
-    if name == "ctime":
-        moment = datetime.datetime.fromtimestamp(int(value), datetime.timezone.utc)
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     if name == "used-mem":
         from ..findings import format_bytes
 

@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..rdb.cluster import N_SLOTS, key_slots
+from ..rdb.instants import ctime_seconds, ms_after
 from .grouping import counts
 
 MEMORY_ESTIMATE = "est_memory_bytes"
@@ -86,7 +87,7 @@ class KeyColumns:
         expire_ms = self.ttl_expire_ms
         if now_ms is None:
             now_ms = int(expire_ms.min()) if len(expire_ms) else 0
-        left_ms = expire_ms - now_ms
+        left_ms = ms_after(expire_ms, now_ms)
         edges_ms = np.array(TTL_BUCKET_EDGES_S, np.int64) * 1000
         bucket = np.where(left_ms <= 0, 0, 1 + np.searchsorted(edges_ms, left_ms, side="right"))
         n_buckets = len(TTL_BUCKET_EDGES_S) + 3
@@ -166,11 +167,10 @@ class KeyColumns:
 
     @functools.cached_property
     def ctime_ms(self):
-        """When the dump was written (AUX ``ctime``) in ms, or None when it does not say."""
-        try:
-            return int(self.info.aux["ctime"]) * 1000
-        except (KeyError, TypeError, ValueError):
-            return None
+        """When the dump was written (AUX ``ctime``) in ms, or None when it does not say (or says a time
+        no clock wrote: see ``ctime_seconds``)."""
+        seconds = ctime_seconds(self.info.aux)
+        return None if seconds is None else seconds * 1000
 
     @functools.cached_property
     def types(self):

@@ -146,7 +146,7 @@ class SortedGroups:
             open_ = low < high
             if not open_.any():
                 break
-            middle = (low + high) // 2
+            middle = low + (high - low) // 2  # (low + high) // 2 overflows int64 with 63-bit values
             keys = prefix[:, None] | middle[union_of].astype(dtype)
             at_most = np.searchsorted(self.combined, keys, side="right") - starts[:, None]
             enough = np.add.reduceat(at_most, boundaries, axis=0) >= ranks

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from ..rdb.instants import ms_after
 from .grouping import (
     PERCENTILES,
     SortedGroups,
@@ -50,7 +51,7 @@ def ttl_seconds(expire_ms, ctime_ms):
     second longer than the TTL left at the save. Rounding it down takes that second back on average (Redis's
     own TTL rounds to nearest, which here would show a 60 s TTL set just before the save as 61 s).
     """
-    remaining = np.maximum(expire_ms - ctime_ms, 0)
+    remaining = np.maximum(ms_after(expire_ms, ctime_ms), 0)
     return (remaining // 1000).astype(np.uint64)
 
 

@@ -29,6 +29,7 @@ import pyarrow as pa
 from ..findings import Check, Severity, count, format_bytes, format_share
 from ..keyspace.grouping import SortedGroups, counts, example_positions
 from ..options import option, require_positive
+from ..rdb.instants import ms_after
 from .base import PassOutput
 
 EXPIRY_BURST = Check(
@@ -277,7 +278,7 @@ class _Expiring:
             base = int(expire.min()) if len(expire) else 0
         self.base_ms = base - base % 1000
         self.base_s = self.base_ms // 1000
-        offset = expire - self.base_ms
+        offset = ms_after(expire, self.base_ms)
         keep = np.flatnonzero((offset >= base - self.base_ms) & (offset < FAR_FUTURE_MS))
         self.rows = columns.ttl_rows[keep]
         self.offset_ms = offset[keep]

@@ -22,6 +22,7 @@ from ..errors import RdbFormatError, RdbTruncatedError, RdbUnsupportedError
 from ._columns import DENSE_WIDTHS, MAX_COLUMN
 from ._crc64 import CrcWorker, WholeCrc
 from ._pages import background_pool, empty_bytes, lazy_zeros, release_pages, warm_pages, warmed_columns
+from .format import writer_version
 
 if not cython.compiled:  # compiled, _scan.pxd cimports these as C functions and constants
     from ..compiled import python_module
@@ -1821,11 +1822,8 @@ class Scanner(Columns):
 
     def set_writer(self, key, value):
         """Adopt what an AUX field says about the server that wrote the dump."""
-        try:
-            parts = [int(x) for x in value.decode("ascii").split(".")[:2]]
-        except (UnicodeDecodeError, ValueError):
-            return
-        if len(parts) < 2:
+        parts = writer_version(value)
+        if parts is None:
             return
         ver = parts[0] * 100 + parts[1]
         if parts[0] == 255 and self.named_version:

@@ -116,3 +116,18 @@ def module_type_name(module_id):
         shift = 64 - 6 * (i + 1)
         chars.append(MODULE_NAME_CHARSET[(module_id >> shift) & 63])
     return "".join(chars)
+
+
+def writer_version(value):
+    """``[major, minor]`` of a ``redis-ver``/``valkey-ver`` AUX value (bytes), or None when it is not one.
+
+    Redis and Valkey number versions in bytes (src/version.h; 255.255.255 is an unstable build): a
+    value outside them is no version a memory layout could be chosen by, as if the field were missing.
+    """
+    try:
+        parts = [int(x) for x in value.decode("ascii").split(".")[:2]]
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if len(parts) < 2 or not all(0 <= part <= 255 for part in parts):
+        return None
+    return parts

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..compiled import compiled_module, python_module
+from .format import writer_version
 
 #: allocator names accepted by ``scan(..., allocator=...)`` and their codes.
 ALLOCATORS = {
@@ -179,6 +180,9 @@ def layout_reason(scanner, layout):
                 named = f"{scanner.named_version // 100}.{scanner.named_version % 100}"
                 server = "Valkey" if key == b"valkey-ver" else "Redis"
                 return f"{key.decode()} {version}: an unstable build, named {server} {named} by server_version"
+            if writer_version(value) is None:
+                return (f"{key.decode()} {version} is not a version: modelled as the oldest server writing "
+                        f"RDB {scanner.version}")
             return f"from {key.decode()} {version}"
     return f"no redis-ver AUX field: the oldest server writing RDB {scanner.version}"
 

@@ -154,6 +154,9 @@ def report_date(info, override=None) -> datetime.date:
         except ValueError:
             raise InputError(f"--date {override!r} is not a date (YYYY-MM-DD)") from None
     ctime = dump_ctime(info)
+    if ctime is None and "ctime" in info.aux:
+        raise InputError(f"the dump's ctime AUX field ({info.aux['ctime'][:40]}) is not a time between 1970 "
+                         "and 9999 to date the report: pass --date YYYY-MM-DD")
     if ctime is None:
         raise InputError("the dump has no ctime AUX field to date the report: pass --date YYYY-MM-DD")
     return ctime.date()

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from ..findings import Finding, Severity
 from ..keyspace.grouping import largest_rows
+from ..rdb.instants import ctime_seconds, expiry_values
 from ..summary import estimate_from_counts, estimate_memory
 
 __all__ = [
@@ -147,10 +148,8 @@ def _sum_or_none(values):
 
 def dump_ctime(info) -> datetime.datetime | None:
     """When the dump was written (AUX ``ctime``) as an aware UTC datetime, or None."""
-    try:
-        return datetime.datetime.fromtimestamp(int(info.aux["ctime"]), tz=datetime.timezone.utc)
-    except (KeyError, TypeError, ValueError, OverflowError, OSError):
-        return None
+    seconds = ctime_seconds(info.aux)
+    return None if seconds is None else datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc)
 
 
 def key_memory(res) -> pa.ChunkedArray:
@@ -236,7 +235,7 @@ def big_key_rows(res, top=10, by="memory") -> pd.DataFrame:
         "memory_bytes": memory.take(chosen).to_numpy(),
         "rdb_bytes": taken["rdb_bytes"].to_numpy(),
         "n_elements": taken["n_elements"].to_pylist(),
-        "expire_at": taken["expire_at"].to_pylist(),
+        "expire_at": expiry_values(taken["expire_at"]),
     })
     codes = {}
     if "big_keys" in res.tables:
