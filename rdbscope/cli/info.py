@@ -93,9 +93,13 @@ class _HeaderPrinter:
         from rich.table import Table
 
         info = self.scan.info
-        out.print(f"[bold]{self.dump}[/]: {info.magic} RDB {info.rdb_version}"
-                  + (f", written by {info.writer}" if info.writer else "")
-                  + (f", {info.compression}-compressed" if info.compression else ""), soft_wrap=True)
+        from rich.text import Text
+
+        from ..rdb.keytext import printable
+
+        out.print(Text.assemble((printable(self.dump), "bold"), f": {info.magic} RDB {info.rdb_version}"
+                                + (f", written by {info.writer}" if info.writer else "")
+                                + (f", {info.compression}-compressed" if info.compression else "")), soft_wrap=True)
         if info.aux:
             table = Table("aux field", "value", title="AUX fields", title_justify="left")
             for name, value in info.aux.items():
