@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from .errors import InputError, RdbError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
 from .rdb.keyglob import glob_to_regex
+from .rdb.keytext import key_text
 from .sources import (
     SOURCE_FIELD,
     check_one_cluster,
@@ -92,9 +93,10 @@ class KeyTable:
         return self.table
 
     def to_pandas(self) -> pd.DataFrame:
-        """The keys as a DataFrame; keys become text with non-UTF-8 bytes escaped as ``\\xNN``."""
+        """The keys as a DataFrame; keys become text with non-UTF-8 bytes escaped ``\\xNN`` and a backslash
+        as ``\\\\`` (:func:`rdbscope.rdb.keytext.key_text`; :func:`~rdbscope.rdb.keytext.key_bytes` reads it back)."""
         df = self.table.to_pandas()
-        df["key"] = [k.decode("utf-8", "backslashreplace") for k in df["key"]]
+        df["key"] = [key_text(k) for k in df["key"]]
         return df
 
 

@@ -48,10 +48,13 @@ def make_console(**options):
     return QuietOnBrokenPipe(**options)
 
 
+#: What every Console here is made with: data (keys, patterns, file names) is never read as rich markup
+#: or as emoji shortcodes (``big:key:45386`` would print as ``big🔑45386``); styles are given as Text.
+PLAIN = {"markup": False, "emoji": False, "highlight": False}
 # soft_wrap: rich pads no line with spaces; prose that should wrap goes through print_wrapped.
-out = _Console(highlight=False, soft_wrap=True)
+out = _Console(soft_wrap=True, **PLAIN)
 # soft_wrap: a message piped to a log stays one line, however long.
-err = _Console(stderr=True, highlight=False, soft_wrap=True)
+err = _Console(stderr=True, soft_wrap=True, **PLAIN)
 
 
 def exits_on_bad_input(command):
@@ -63,7 +66,7 @@ def exits_on_bad_input(command):
         try:
             return command(*args, **kwargs)
         except RdbscopeError as exc:
-            err.print(f"error: {exc}", soft_wrap=True, markup=False)
+            message(f"error: {exc}")
             raise typer.Exit(2) from None
 
     return wrapper
@@ -121,8 +124,10 @@ def print_wrapped(text, indent=0):
 
 
 def message(text):
-    """One line on stderr, as given (no markup, no wrapping)."""
-    err.print(text, markup=False, highlight=False, soft_wrap=True)
+    """One line on stderr, as given (no markup, no wrapping; control characters escaped)."""
+    from ..rdb.keytext import printable
+
+    err.print(printable(text), soft_wrap=True)
 
 
 def shows_progress(quiet):

@@ -128,9 +128,10 @@ def write_json(data):
     """JSON on stdout (indented), one document."""
     import json
 
+    from ..rdb.keytext import json_safe
     from ..report.cells import plain
 
-    sys.stdout.write(json.dumps(plain(data), indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_safe(json.dumps(plain(data), indent=2, ensure_ascii=False)) + "\n")
 
 
 #: What makes a spreadsheet read a cell as a formula (OWASP "CSV injection"); tab and CR too.
@@ -138,7 +139,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_csv(frame, *, safe=True):
-    """CSV on stdout with a header; lists as JSON arrays, times as ISO 8601.
+    """CSV on stdout with a header; lists as JSON arrays, times as ISO 8601; text with control,
+    bidirectional and zero-width characters escaped as the tables show them (CSV has no escapes of its own).
 
     With ``safe``, a text cell that a spreadsheet would run as a formula gets a
     leading ``'`` (numbers are left alone: -5 is a number, not a formula).
@@ -154,13 +156,16 @@ def write_csv(frame, *, safe=True):
 def _csv_cell(value, safe):
     import json
 
+    from ..rdb.keytext import json_safe, printable
     from ..report.cells import plain
 
     value = plain(value)
     if value is None:
         return ""
     if isinstance(value, (list, dict)):
-        value = json.dumps(value, ensure_ascii=False)
+        value = json_safe(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, str):
+        value = printable(value)
     if safe and isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from ..findings import format_bytes
 from ..report.cells import cell_text, printable
+from ._console import PLAIN
 
 #: Widest a pattern or key name gets in the summary before it is cut with "…".
 NAME_WIDTH = 22
@@ -32,7 +33,7 @@ def summary_text(tri, width=120):
     from rich.console import Console
 
     buffer = io.StringIO()
-    Console(file=buffer, width=width, color_system=None, highlight=False).print(summary_renderable(tri))
+    Console(file=buffer, width=width, color_system=None, **PLAIN).print(summary_renderable(tri))
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 

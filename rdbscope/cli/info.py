@@ -95,9 +95,12 @@ class _HeaderPrinter:
         from rich.text import Text
 
         info = self.scan.info
-        out.print(f"[bold]{self.dump}[/]: {info.magic} RDB {info.rdb_version}"
-                  + (f", written by {info.writer}" if info.writer else "")
-                  + (f", {info.compression}-compressed" if info.compression else ""), soft_wrap=True)
+
+        from ..rdb.keytext import printable
+
+        out.print(Text.assemble((printable(self.dump), "bold"), f": {info.magic} RDB {info.rdb_version}"
+                                + (f", written by {info.writer}" if info.writer else "")
+                                + (f", {info.compression}-compressed" if info.compression else "")), soft_wrap=True)
         if info.aux:
             table = Table("aux field", "value", title="AUX fields", title_justify="left")
             for name, value in info.aux.items():

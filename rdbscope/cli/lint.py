@@ -64,6 +64,7 @@ def lint_command(
     """
     from ..api import lint_selection
     from ..findings import Severity
+    from ..rdb.keytext import json_safe
     from ..report.sarif import to_json, to_sarif
     from ..rules import PRESETS as RULE_PRESETS
     from ..sources import without_password
@@ -79,10 +80,10 @@ def lint_command(
     keys = result.keys
     named = ", ".join(s.path for s in keys.sources) if keys.n_sources > 1 else without_password(source[0])
     if fmt is Format.json:
-        out.print(to_json(result, named), markup=False, emoji=False, highlight=False, soft_wrap=True)
+        out.print(json_safe(to_json(result, named)), soft_wrap=True)
     elif fmt is Format.sarif:
         sarif = json.dumps(to_sarif(result, named, __version__), indent=2, ensure_ascii=False)
-        out.print(sarif, markup=False, emoji=False, highlight=False, soft_wrap=True)
+        out.print(json_safe(sarif), soft_wrap=True)
     else:
         _print_text(result)
     if not load.quiet:

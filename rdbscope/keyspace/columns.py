@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 
 from ..rdb.cluster import N_SLOTS, key_slots
 from ..rdb.instants import ctime_seconds, ms_after
+from ..rdb.keytext import key_text
 from .grouping import counts
 
 MEMORY_ESTIMATE = "est_memory_bytes"
@@ -204,11 +205,11 @@ class KeyColumns:
         return single_array(self.table["key"])
 
     def key_text(self, positions):
-        """Keys at ``positions`` as text, non-UTF-8 bytes escaped ``\\xNN``."""
+        """Keys at ``positions`` as text (:func:`rdbscope.rdb.keytext.key_text`)."""
         if len(positions) == 0:
             return []
         taken = self.keys.take(pa.array(np.asarray(positions, dtype=np.int64)))
-        return [k.decode("utf-8", "backslashreplace") for k in taken.to_pylist()]
+        return [key_text(k) for k in taken.to_pylist()]
 
 
 #: Upper bounds, in seconds of TTL left, of the buckets of :attr:`KeyColumns.ttl_buckets` (the last is open).

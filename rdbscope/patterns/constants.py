@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .forms import decode
+from ..rdb.keytext import key_texts
 from .numbering import first_and_last
 from .text import PLACEHOLDER
 
@@ -99,14 +99,14 @@ def keep_constant_numbers(keys, indices, dictionary, min_keys):
     wanted = np.zeros(len(dictionary), bool)
     wanted[candidates] = True
     first, last = first_and_last(indices, wanted)
-    samples = decode(keys.take(pa.array(np.concatenate((first[candidates], last[candidates])), pa.int64())))
+    samples = key_texts(keys.take(pa.array(np.concatenate((first[candidates], last[candidates])), pa.int64())))
     samples = samples.to_pylist()
     renamed = list(dictionary)
     for n, i in enumerate(candidates):
         regex = capturing_regex(dictionary[i])
         shared = _same_in_samples(samples[n], samples[len(candidates) + n], regex)
         if shared:
-            texts = decode(keys.take(pa.array(np.flatnonzero(indices == i))))
+            texts = key_texts(keys.take(pa.array(np.flatnonzero(indices == i))))
             constants = _constants(texts, dictionary[i], regex, shared)
             if constants:
                 renamed[i] = _with_numbers(dictionary[i], constants)

@@ -192,20 +192,3 @@ def encode(array):
     """``(indices, distinct)``: the position of each value in the array of distinct values."""
     encoded = array.dictionary_encode()
     return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
-
-
-def decode(array):
-    """Binary to text: UTF-8 where valid, ``\\xNN`` escapes for bytes that are not."""
-    text_type = pa.large_string() if pa.types.is_large_binary(array.type) else pa.string()
-    try:
-        return array.cast(text_type)
-    except pa.ArrowInvalid:
-        pass
-    offsets = _offsets(array)
-    high_bytes = np.flatnonzero(np.frombuffer(_data(array), dtype=np.uint8) >= 0x80)
-    high_bytes = high_bytes[(high_bytes >= offsets[0]) & (high_bytes < offsets[-1])]
-    has_high = np.zeros(len(array), dtype=bool)
-    has_high[np.searchsorted(offsets, high_bytes, side="right") - 1] = True
-    mask = pa.array(has_high)
-    fixed = [value.decode("utf-8", "backslashreplace") for value in array.filter(mask).to_pylist()]
-    return pc.replace_with_mask(array.view(text_type), mask, pa.array(fixed, text_type))

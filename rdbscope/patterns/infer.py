@@ -16,10 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..rdb.keytext import key_texts
 from . import markers as m
 from .constants import keep_constant_numbers
 from .digits import settle, settle_typed
-from .forms import as_binary_array, decode, encode, encode_forms, restore_short_versions, version_candidates
+from .forms import as_binary_array, encode, encode_forms, restore_short_versions, version_candidates
 from .generalize import Thresholds
 from .numbering import KeyForms
 from .shapes import type_column
@@ -54,16 +55,16 @@ def _settled_forms(typed, keys, needs, numbers, first, last):
     forms = typed.to_pylist()
     bulk = np.flatnonzero(needs & ~numbers)
     if len(bulk):
-        firsts = type_column(decode(keys.take(pa.array(first[bulk])))).to_pylist()
+        firsts = type_column(key_texts(keys.take(pa.array(first[bulk])))).to_pylist()
         distinct = bulk[first[bulk] != last[bulk]]
-        typed_lasts = type_column(decode(keys.take(pa.array(last[distinct])))).to_pylist()
+        typed_lasts = type_column(key_texts(keys.take(pa.array(last[distinct])))).to_pylist()
         lasts = dict(zip(distinct.tolist(), typed_lasts, strict=True))
         for j, i in enumerate(bulk.tolist()):
             forms[i] = settle_typed(forms[i], firsts[j], lasts.get(i, firsts[j]))
     one_by_one = np.flatnonzero(numbers)
     if len(one_by_one):
-        firsts = decode(keys.take(pa.array(first[one_by_one]))).to_pylist()
-        lasts = decode(keys.take(pa.array(last[one_by_one]))).to_pylist()
+        firsts = key_texts(keys.take(pa.array(first[one_by_one]))).to_pylist()
+        lasts = key_texts(keys.take(pa.array(last[one_by_one]))).to_pylist()
         for j, i in enumerate(one_by_one.tolist()):
             forms[i] = settle(forms[i], firsts[j], lasts[j])
     return forms
@@ -83,7 +84,7 @@ def infer_patterns(keys, thresholds=None):
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
 
     key_forms, forms = encode_forms(keys)
-    typed_forms = by_slices(type_column, decode(forms))
+    typed_forms = by_slices(type_column, key_texts(forms))
     # A form with one key cannot mix versions; its digits are settled later.
     versions = version_candidates(typed_forms)
     form_counts = key_forms.counts()
@@ -91,7 +92,7 @@ def infer_patterns(keys, thresholds=None):
     if len(versions):
         form_of_key, added, used = restore_short_versions(keys, key_forms.per_key(np.arange(len(forms))), forms,
                                                           versions)
-        typed_forms = pa.concat_arrays([typed_forms, type_column(decode(added))]).filter(pa.array(used))
+        typed_forms = pa.concat_arrays([typed_forms, type_column(key_texts(added))]).filter(pa.array(used))
         key_forms = KeyForms.of(form_of_key, len(typed_forms))
         form_counts = key_forms.counts()
     typed_of_form, typed = encode(typed_forms)

@@ -10,7 +10,7 @@ PLACEHOLDER = re.compile("|".join(re.escape("{" + name + "}") for name in NAMES)
 #: Characters that make a hierarchy (OneUptime's guide and Mastering Redis list ``:``, ``.`` and ``/``;
 #: Baidu Cloud's guidelines add ``#`` for the parts of a split key; ``|`` is common too).
 HIERARCHY_DELIMITERS = (":", "/", "|", "#", ".")
-_ESCAPED_BYTE = re.compile(r"\\x[0-9a-f]{2}")
+_ESCAPED = re.compile(r"\\(?:x[0-9a-f]{2}|\\)")
 _ALPHA = re.compile(r"[A-Za-z]+")
 
 
@@ -34,8 +34,8 @@ def delimiter(pattern):
 
 
 def literal_text(text):
-    """``text`` with placeholders and escaped non-UTF-8 bytes turned into spaces."""
-    return _ESCAPED_BYTE.sub(" ", PLACEHOLDER.sub(" ", text))
+    """``text`` with placeholders, escaped non-UTF-8 bytes and escaped backslashes turned into spaces."""
+    return _ESCAPED.sub(" ", PLACEHOLDER.sub(" ", text))
 
 
 def alpha_words(text):

@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 
 from .delimiters import PRIORITY, softer_than
 from .generalize import decide
+from .segments import MAX_SEGMENTS
 
 
 def _pair_ids(a, b):
@@ -156,7 +157,7 @@ def generalize(forms, counts, thresholds):
         group = forms.take(pa.array(rows))
         delimiter = PRIORITY[index] if index < len(PRIORITY) else ""
         if delimiter:
-            lists = pc.split_pattern(group, delimiter)
+            lists = pc.split_pattern(group, delimiter, max_splits=MAX_SEGMENTS - 1)
             arities = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
             flat = pc.list_flatten(lists)
         else:

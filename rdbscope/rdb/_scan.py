@@ -23,6 +23,7 @@ from ._columns import DENSE_WIDTHS, MAX_COLUMN
 from ._crc64 import CrcWorker, WholeCrc
 from ._pages import background_pool, empty_bytes, lazy_zeros, release_pages, warm_pages, warmed_columns
 from .format import writer_version
+from .keytext import key_text
 
 if not cython.compiled:  # compiled, _scan.pxd cimports these as C functions and constants
     from ..compiled import python_module
@@ -565,7 +566,7 @@ class Scanner(Columns):
             context = VALUE_NAMES.get(self.value_type, f"value of type {self.value_type}")
         if self.cur_kstart >= 0:
             key = self.keydata[self.cur_kstart:self.klen].tobytes()
-            shown = key[:40].decode("utf-8", "backslashreplace")
+            shown = key_text(key[:40])
             more = "…" if len(key) > 40 else ""
             context += f" (db {self.db}, key '{shown}{more}')"
         raise cls(message, offset=self.base + self.pos, context=context)

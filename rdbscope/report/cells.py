@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..findings import format_bytes, format_share
+from ..rdb.keytext import SHOWN_CHARS, printable
 
 __all__ = ["LABELS", "cell_text", "human_seconds", "is_numeric_column", "label", "plain", "printable"]
 
@@ -45,19 +46,11 @@ def label(column) -> str:
     """The header people see for a column (a trailing `` bytes`` unit marker is dropped)."""
     return LABELS.get(column) or column.removesuffix(" bytes")
 
-_UNPRINTABLE = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
-_UNPRINTABLE.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
-
-
-def printable(text, limit=None) -> str:
-    """``text`` with control characters escaped, so a key cannot move the cursor or ring a bell;
-    cut to ``limit`` characters when given."""
-    text = text.translate(_UNPRINTABLE)
-    return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
 def cell_text(column, value) -> str:
-    """One value as a terminal shows it: human units by the column's name, control characters escaped."""
+    """One value as a terminal or HTML report shows it: human units by the column's name, control characters
+    escaped, text cut at :data:`~rdbscope.rdb.keytext.SHOWN_CHARS` characters."""
     if _missing(value):
         return ""
     if isinstance(value, (list, tuple, np.ndarray)):
@@ -68,7 +61,7 @@ def cell_text(column, value) -> str:
         return _iso(value).replace("T", " ")
     if isinstance(value, (int, float, np.integer, np.floating)):
         return _number(column, value)
-    return printable(str(value))
+    return printable(str(value), SHOWN_CHARS)
 
 
 def human_seconds(seconds) -> str:

@@ -8,6 +8,7 @@ the older Prometheus text format that the textfile collector parses (it reads
 import numbers
 from dataclasses import dataclass
 
+from ..rdb.keytext import SHOWN_CHARS, printable, shorten
 from .views import overview, pattern_rows
 
 __all__ = ["OTHER", "render_openmetrics"]
@@ -98,8 +99,10 @@ def _family_text(family):
 
 
 def _escape(text):
-    """A label value as the format writes it: backslash, double quote and newline escaped."""
-    return str(text).replace("\\", r"\\").replace('"', r"\"").replace("\n", r"\n")
+    """A label value as the format writes it: backslash, double quote and newline escaped by the format,
+    other control characters as the tables show them, cut at SHOWN_CHARS characters."""
+    shown = shorten("\n".join(printable(line) for line in str(text).split("\n")), SHOWN_CHARS)
+    return shown.replace("\\", r"\\").replace('"', r"\"").replace("\n", r"\n")
 
 
 def _number(value):

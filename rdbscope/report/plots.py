@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow.compute as pc
 
+from ..rdb.keytext import SHOWN_CHARS, printable
 from ..sizes import format_size
 from .cells import human_seconds
 from .treemap import squarify
@@ -542,7 +543,8 @@ def _pattern_label(db, pattern, res):
 
 
 def _printable(text):
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in str(text)).replace("$", r"\$")
+    """Text as the tables show it (controls and bidirectional characters escaped); ``$`` is not mathtext."""
+    return printable(text, SHOWN_CHARS).replace("$", r"\$")
 
 
 def _fit(label, width, size):

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from ..findings import Finding, Severity
 from ..keyspace.grouping import largest_rows
 from ..rdb.instants import ctime_seconds, expiry_values
+from ..rdb.keytext import key_text
 from ..summary import estimate_from_counts, estimate_memory
 
 __all__ = [
@@ -228,7 +229,7 @@ def big_key_rows(res, top=10, by="memory") -> pd.DataFrame:
     taken = table.take(chosen)
     frame = pd.DataFrame({
         "db": taken["db"].to_numpy(),
-        "key": [k.decode("utf-8", "backslashreplace") for k in taken["key"].to_pylist()],
+        "key": [key_text(k) for k in taken["key"].to_pylist()],
         "pattern": taken["pattern"].to_pylist() if "pattern" in taken.column_names else None,
         "type": taken["type"].cast(pa.string()).to_pylist(),
         "encoding": taken["encoding"].cast(pa.string()).to_pylist(),

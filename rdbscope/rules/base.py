@@ -10,6 +10,7 @@ import numpy as np
 
 from ..findings import Check, Finding, Severity, count, format_memory, to_json
 from ..options import options_doc
+from ..rdb import keytext
 
 #: The sections of a rule's docstring, in this order (ruff's rule documentation).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options")
@@ -177,4 +178,4 @@ MESSAGE_PATTERN_CHARS = 120
 
 def shorten(text, limit=MESSAGE_PATTERN_CHARS):
     """``text`` cut to ``limit`` characters, ending with an ellipsis when cut."""
-    return text if text is None or len(text) <= limit else text[:limit - 1] + "…"
+    return keytext.shorten(text, limit)

@@ -72,12 +72,14 @@ class SpecialCharacter(Rule):
 
 
 class UnprintableByte(Rule):
-    r"""Keys with control characters or bytes that are not UTF-8 text.
+    r"""Keys with control characters, characters that reorder or hide text, or bytes that are not UTF-8 text.
 
     ## What it does
     Flags patterns whose keys hold control characters (bytes below 0x20 other
-    than whitespace, DEL, and the C1 controls U+0080–U+009F) or bytes that do
-    not decode as UTF-8 (binary ids, Latin-1 text). Whitespace is NAM003's;
+    than whitespace, DEL, and the C1 controls U+0080–U+009F), bidirectional
+    controls and invisible characters (U+202A–U+202E, U+2066–U+2069,
+    U+200B–U+200F, U+2028, U+2029, U+061C, U+FEFF), or bytes that do not
+    decode as UTF-8 (binary ids, Latin-1 text). Whitespace is NAM003's; other
     valid non-ASCII text is NAM005's.
 
     ## Why is this bad?
@@ -85,12 +87,16 @@ class UnprintableByte(Rule):
     "newlines: invisible in logs and monitoring tools". Such keys print as
     escapes or garbage in `redis-cli`, `MONITOR`, slow logs and dashboards,
     cannot be typed to inspect or delete them, and often come from a bug that
-    wrote raw bytes or a wrongly encoded string into the name.
+    wrote raw bytes or a wrongly encoded string into the name. A
+    right-to-left override shows `bidi:\u202egnp.exe` as `bidi:exe.png`
+    ("Trojan Source", CVE-2021-42574): a name read in a terminal or a
+    dashboard is not the key it names. rdbscope prints all of these escaped.
 
     ## Example
     ```
     bin:\xff\xfe\x00token
     caf\xe9:menu            (Latin-1)
+    invoice:\u202egnp.exe   (U+202E, right-to-left override)
     ```
 
     ## Use instead
@@ -114,12 +120,14 @@ class UnprintableByte(Rule):
         control = ctx.rows_with(keybytes.CONTROL)
         high = ctx.rows_with(keybytes.HIGH)
         not_text = high[ctx.not_utf8_text(high)]
-        rows = np.union1d(control, not_text)
+        spoofing = high[ctx.spoofing_text(high)]
+        rows = np.union1d(np.union1d(control, not_text), spoofing)
         if len(rows) == 0:
             return
         kinds_of = _kinds_per_pattern(ctx, rows, {
             "control characters": np.isin(rows, control),
             "bytes that are not printable UTF-8": np.isin(rows, not_text),
+            "characters that reorder or hide text (bidirectional controls, zero-width)": np.isin(rows, spoofing),
         })
         for hit in ctx.hits(rows):
             yield self.finding(ctx, hit, kinds=" and ".join(kinds_of(hit.group)))

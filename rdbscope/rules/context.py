@@ -235,6 +235,10 @@ class RuleContext:
         """For keys ``rows``: True where the bytes are not UTF-8 text (see keybytes)."""
         return keybytes.not_utf8_text(*self._buffers, rows)
 
+    def spoofing_text(self, rows):
+        """For keys ``rows``: True where a character reorders or hides text (see keybytes)."""
+        return keybytes.spoofing_text(*self._buffers, rows)
+
     def match_keys(self, rows, regex):
         """For keys ``rows``: True where ``regex`` (RE2 syntax) matches somewhere in the key."""
         if len(rows) == 0:

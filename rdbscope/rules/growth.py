@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 from ..findings import Severity
 from ..options import option
 from ..patterns.constants import capturing_regex
-from ..patterns.forms import decode
+from ..rdb.keytext import key_texts
 from .base import Rule
 
 
@@ -63,7 +63,7 @@ class GrowingIds(Rule):
                       and ctx.pattern_n_keys[g] >= options.min_keys]
         for g in candidates:
             rows = np.flatnonzero(ctx.groups.group == g)
-            texts = decode(ctx.columns.keys.take(pa.array(rows)))
+            texts = key_texts(ctx.columns.keys.take(pa.array(rows)))
             found = pc.extract_regex(texts, capturing_regex(ctx.groups.pattern[g]))
             if found.null_count:
                 continue

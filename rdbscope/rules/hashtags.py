@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from ..rdb.keytext import key_text
 from .keybytes import gather
 
 _OPEN, _CLOSE = ord("{"), ord("}")
@@ -60,5 +61,5 @@ class HashTags:
                                      [None, pa.py_buffer(tag_offsets), pa.py_buffer(b[index].tobytes())])
         encoded = tags.dictionary_encode()
         tag = encoded.indices.to_numpy().astype(np.int64)
-        texts = tuple(t.decode("utf-8", "backslashreplace") for t in encoded.dictionary.to_pylist())
+        texts = tuple(key_text(t) for t in encoded.dictionary.to_pylist())
         return cls(candidates[owners_with_open[tagged]], tag, texts, np.bincount(tag, minlength=len(texts)))

@@ -139,3 +139,28 @@ def _not_utf8_text(offsets, data, rows):
     invalid |= (b == 0xC2) & (second >= 0x80) & (second < 0xA0)  # U+0080..U+009F: C1 controls
     bad[np.unique(owner[invalid])] = True
     return bad
+
+
+#: UTF-8 of the characters that reorder or hide text (Trojan Source, CVE-2021-42574): bidirectional
+#: embeddings, overrides and isolates, marks, zero-width characters, line and paragraph separators, and the
+#: byte order mark (``rdbscope.rdb.keytext.SPOOFING``), as (lead bytes, last byte from, last byte to).
+_SPOOFING = ((b"\xe2\x80", 0x8B, 0x8F), (b"\xe2\x80", 0xA8, 0xAE), (b"\xe2\x81", 0xA6, 0xA9),
+             (b"\xd8", 0x9C, 0x9C), (b"\xef\xbb", 0xBF, 0xBF))
+
+
+def spoofing_text(offsets, data, rows):
+    """For each key of ``rows``: True when it holds a character that reorders or hides text."""
+    rows = np.asarray(rows, dtype=np.int64)
+    found = np.zeros(len(rows), bool)
+    for start in range(0, len(rows), 1 << 20):
+        chunk = rows[start:start + (1 << 20)]
+        b, owner = gather(offsets, data, chunk)
+        for lead, low, high in _SPOOFING:
+            n = len(lead)
+            at = np.flatnonzero(b[:len(b) - n] == lead[0]) if len(b) > n else np.zeros(0, np.int64)
+            for k in range(1, n):
+                at = at[b[at + k] == lead[k]]
+            last = b[at + n]
+            at = at[(last >= low) & (last <= high) & (owner[at] == owner[at + n])]
+            found[start + owner[at]] = True
+    return found

@@ -30,6 +30,7 @@ from ..errors import InputError
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
 from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 from ..rdb import keys_at
+from ..rdb.keytext import key_text
 
 #: Examples kept per (group, second) and per (group, millisecond): the incidents' and batches'
 #: examples are the first of their keys in dump order.
@@ -234,7 +235,7 @@ class SpillSegment:
             if _stamp(self.dump) != self.stamp:
                 raise InputError(f"{self.dump}: the dump changed while rdbscope was reading it; run again")
             keys = keys_at(self.dump, wanted)
-            return {place + self.place_offset: _text(keys[place]) for place in wanted}
+            return {place + self.place_offset: key_text(keys[place]) for place in wanted}
         return self._logged_texts(wanted)
 
     def _logged_texts(self, wanted):
@@ -251,12 +252,8 @@ class SpillSegment:
         for place, position in zip(wanted, at.tolist(), strict=True):
             if int(logged[position]) == place:
                 start = int(ends[position - 1]) if position else 0
-                found[place + self.place_offset] = _text(bytes(keys[start:int(ends[position])]))
+                found[place + self.place_offset] = key_text(bytes(keys[start:int(ends[position])]))
         return found
-
-
-def _text(key):
-    return key.decode("utf-8", "backslashreplace")
 
 
 def _stamp(path):

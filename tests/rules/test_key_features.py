@@ -11,6 +11,7 @@ from rule_keyspace import key_table, run_rule
 import rdbscope
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slot, key_slots
+from rdbscope.rdb.keytext import key_text
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72, LAYOUTS
 from rdbscope.rules import keybytes, rule_context
 from rdbscope.rules.cluster import node_of_slot, slot_ranges
@@ -84,7 +85,7 @@ def test_hash_tags_against_the_redis_rule_and_the_slots():
     expected = {i: reference_tag(k) for i, k in enumerate(keys) if reference_tag(k) is not None}
     assert tags.rows.tolist() == sorted(expected)
     assert [tags.texts[t] for t in tags.tag] == \
-        [expected[int(i)].decode("utf-8", "backslashreplace") for i in tags.rows]
+        [key_text(expected[int(i)]) for i in tags.rows]  # tags as keys are shown (rdb.keytext)
     slots = key_slots(pa.array(keys, pa.binary())).to_numpy()
     for row in tags.rows[:200]:
         assert slots[row] == key_slot(expected[int(row)])
