@@ -246,11 +246,15 @@ def largest_savings(findings, most=5) -> list:
     for pattern, incidents in jitter.items():
         largest = max(incidents, key=lambda f: f.n_keys)
         n = max(len(incidents), largest.details_dict.get("incidents_of_pattern", 0))
-        what = f"{largest.n_keys:,} keys expire {_at(largest.details_dict)}" if n == 1 else \
-            f"{n} incidents, the largest {largest.n_keys:,} keys {_at(largest.details_dict)}"
+        what = f"{_keys_expire(largest.n_keys)} {_at(largest.details_dict)}" if n == 1 else \
+            f"{n} incidents, the largest {count(largest.n_keys, 'key')} {_at(largest.details_dict)}"
         actions.append(Saving(f"add ±10% TTL jitter to {pattern}: {what}",
                               sum(f.est_memory_bytes for f in incidents), "EXP001", pattern))
     return sorted(actions, key=lambda s: (-s.bytes, s.code, s.action))[:most]
+
+
+def _keys_expire(n):
+    return f"{count(n, 'key')} {'expires' if n == 1 else 'expire'}"
 
 
 def _saving(f, details):
@@ -262,10 +266,10 @@ def _saving(f, details):
     if f.code == "EXP002":
         patterns = [p["pattern"] for p in details.get("patterns", [])]
         more = f" (+{count(len(patterns) - 1, 'pattern')})" if len(patterns) > 1 else ""
-        return Saving(f"add TTL jitter to {patterns[0]}{more}: {f.n_keys:,} keys expire {_at(details)}",
+        return Saving(f"add TTL jitter to {patterns[0]}{more}: {_keys_expire(f.n_keys)} {_at(details)}",
                       f.est_memory_bytes, f.code)
     if f.code == "EXP003":
-        return Saving(f"add ±10% TTL jitter to {pattern}: {f.n_keys:,} keys expire in shared milliseconds",
+        return Saving(f"add ±10% TTL jitter to {pattern}: {_keys_expire(f.n_keys)} in shared milliseconds",
                       f.est_memory_bytes, f.code, pattern)
     if f.code == "TTL002":
         n = details["n_without_ttl"]
