@@ -33,7 +33,7 @@ def bigkeys_command(
 
     res = analyze_input(dump, settings(output.config), passes=["bigkeys"], load=load)
     rows = views.big_key_rows(res, output.top, by.value)
-    emit(rows, output, title=f"Largest {len(rows)} keys by {by.value}")
+    emit(rows, output, title=f"Largest {len(rows)} key{'s' if len(rows) != 1 else ''} by {by.value}")
     if output.fmt == Format.table:
         findings = views.finding_rows(res, families=("BIG",))
         if len(findings):

@@ -26,7 +26,7 @@ LABELS = {
     "n_without_ttl": "no TTL", "share_without_ttl": "no TTL %", "memory_bytes_without_ttl": "memory no TTL",
     "memory_share_without_ttl": "memory no TTL %", "n_expired": "expired", "volatile_name": "volatile name",
     "n_persistent": "no TTL", "persistent_share": "no TTL %", "memory_bytes_persistent": "memory no TTL",
-    "persistent_memory_share": "memory no TTL %", "window_s": "window", "start": "starts",
+    "persistent_memory_share": "memory no TTL %", "window_s": "window", "for_s": "for", "start": "starts",
     "expected_keys": "expected", "ratio": "× expected", "share_of_ttl_keys": "of TTL keys", "end": "ends",
     "keys_in_batches": "same ms", "avg_bytes": "avg", "largest_key": "largest key", "largest_bytes": "its size",
     "expires": "TTL left", "lfu_mean": "LFU mean", "lfu_max": "LFU max", "memory_bytes_lfu_zero": "memory at LFU 0",

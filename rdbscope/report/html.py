@@ -13,8 +13,10 @@ import html
 import io
 import os
 
+import pandas as pd
+
 from .atomic import atomic_path
-from .cells import cell_text, is_numeric_column, label
+from .cells import cell_text, is_numeric_column, label, printable
 from .plots import PlotAccessor
 from .triage import triage
 from .views import (
@@ -64,7 +66,10 @@ h3 {{ font-size: 14px; margin: 20px 0 8px; }}
 .sub {{ color: #555; margin: 0 0 10px; }}
 nav {{ font-size: 13px; margin: 0 0 16px; }} nav a {{ color: #1f5fa8; margin-right: 14px; text-decoration: none; }}
 .pair {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 0 24px; }}
+.pair > div {{ min-width: 0; }}
+.pair td.key {{ max-width: 0; width: 50%; }} .pair td.key .clip {{ max-width: none; }}
 ol.savings li {{ margin: 3px 0; }} ol.savings b {{ display: inline-block; min-width: 76px; }}
+ol.savings .code {{ font-family: {MONO_FONTS}; font-size: 12px; color: #555; margin-left: 10px; }}
 .cards {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 10px; }}
 .card {{ background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; padding: 10px 14px; }}
 .card b {{ display: block; font-size: 20px; }} .card span {{ color: #555; font-size: 12px; }}
@@ -78,6 +83,7 @@ th {{ background: #f0f2f5; font-weight: 600; white-space: nowrap; cursor: pointe
 th[aria-sort=ascending]::after {{ content: " \\25B2"; font-size: 9px; }}
 th[aria-sort=descending]::after {{ content: " \\25BC"; font-size: 9px; }}
 td.num, th.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }}
+td.time {{ white-space: nowrap; font-variant-numeric: tabular-nums; }}
 td.key, td.keys {{ font-family: {MONO_FONTS}; font-size: 12px; }}
 td.key .clip {{ max-width: 30em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }}
 td.keys {{ overflow-wrap: anywhere; min-width: 220px; }}
@@ -122,7 +128,7 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
 });
 """
 
-_KEY_COLUMNS = {"pattern": "key", "key": "key", "examples": "keys"}
+_KEY_COLUMNS = {"pattern": "key", "key": "key", "largest_key": "key", "examples": "keys"}
 _NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "n_with_ttl", "ttl_share", "slots"]
 _FINDING_COLUMNS = ["db", "pattern", "n_keys", "est_memory_bytes", "message"]
 _PATTERN_COLUMNS = ["db", "pattern", "library", "n_keys", "share", "memory_bytes_sum", "memory_share",
@@ -220,6 +226,7 @@ def _with_library(rows):
 def _table(frame, columns):
     columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
     numeric = {c: is_numeric_column(frame[c]) for c in columns}
+    times = {c: pd.api.types.is_datetime64_any_dtype(frame[c]) for c in columns}
     head = "".join(f"<th class=\"{'num' if numeric[c] else ''}\">{_e(label(c))}</th>" for c in columns)
     rows = []
     for row in frame[columns].itertuples(index=False):
@@ -233,8 +240,11 @@ def _table(frame, columns):
                 raw = "" if text == "" else repr(value.item() if hasattr(value, "item") else value)
                 cells.append(f"<td class=\"num\" data-value=\"{_e(raw)}\">{_e(text)}</td>")
             elif _KEY_COLUMNS.get(column) == "key":
+                text = '""' if isinstance(value, str) and value == "" else text  # the empty key, not a blank
                 # One line, cut with an ellipsis at the column's width; the whole name on hover.
                 cells.append(f"<td class=\"key\"><div class=\"clip\" title=\"{_e(text)}\">{_e(text)}</div></td>")
+            elif times[column]:
+                cells.append(f"<td class=\"time\">{_e(text)}</td>")
             else:
                 cells.append(f"<td class=\"{_KEY_COLUMNS.get(column, '')}\">{_e(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -274,14 +284,15 @@ def _summary(tri):
                                               "largest_key", "largest_bytes"], notes.get("by_type")),
         part("Top patterns by memory", tri.top_patterns, None, "no patterns"),
         part("Memory freed over time (TTL left at save)", tri.ttl_buckets, None, notes.get("ttl_buckets")),
-        part("Expiry incidents", tri.incidents, ["scope", "pattern", "start", "end", "n_keys", "memory_bytes"],
+        part("Expiry incidents", _incidents_in_short(tri.incidents), ["pattern", "start", "for_s", "n_keys",
+                                                                      "memory_bytes"],
              notes.get("incidents") or "None: no pattern's keys expire together."),
     ]
     cold = part("Cold and hot memory", None, note=notes.get("activity")) if activity is None else \
         (f"<div><h3>Cold and hot memory</h3><p class=\"sub\">{_e(activity.note)}</p>"
          f"{_table(activity.rows, None) if len(activity.rows) else ''}</div>")
     def actions(title, listed):
-        items = "".join(f"<li><b>{_e(cell_text('bytes', s.bytes))}</b> {_e(s.action)} <span class=\"code\">"
+        items = "".join(f"<li><b>{_e(cell_text('bytes', s.bytes))}</b> {_e(printable(s.action))} <span class=\"code\">"
                         f"{_e(s.code)}</span></li>" for s in listed) or "<li>none found</li>"
         return f"<div><h3>{_e(title)}</h3><ol class=\"savings\">{items}</ol></div>"
 
@@ -289,6 +300,15 @@ def _summary(tri):
     if tri.at_risk:
         savings += actions("Memory at risk: expiring at once (jitter spreads it, frees none)", tri.at_risk)
     return [f"<div class=\"pair\">{''.join(blocks)}{cold}{savings}</div>"]
+
+
+def _incidents_in_short(incidents):
+    """The summary's incidents as the terminal shows them: the whole dump's named so, how long each lasts."""
+    if incidents is None or not len(incidents):
+        return incidents
+    whole = incidents["scope"] == "all"
+    return incidents.assign(pattern=incidents["pattern"].where(~whole, "(whole dump)"),
+                            for_s=(incidents["end"] - incidents["start"]).dt.total_seconds().astype("int64"))
 
 
 def _activity(res, top):
@@ -311,7 +331,7 @@ def _expiry_table(res):
 def _cards(o):
     from .cells import cell_text as fmt
 
-    cards = [(f"{o.n_keys:,}", f"keys in {o.n_dbs} db{'s' if o.n_dbs != 1 else ''}"),
+    cards = [(f"{o.n_keys:,}", f"{'key' if o.n_keys == 1 else 'keys'} in {o.n_dbs} db{'s' if o.n_dbs != 1 else ''}"),
              (fmt("memory_bytes", o.memory_bytes),
               "estimated memory of the keys" if o.memory_basis == "est_memory_bytes" else "bytes of keys in the dump")]
     if o.used_mem_bytes is not None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow.compute as pc
 
+from ..findings import format_share
 from ..rdb.keytext import SHOWN_CHARS, printable
 from ..sizes import format_size
 from .cells import human_seconds
@@ -73,13 +74,14 @@ def plot_memory_by_pattern(res, top=15, ax=None) -> Figure:
     labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"], strict=True)]
     values = list(shown["memory_bytes_sum"].astype(float))
     colors = [TYPE_COLORS.get(_main_type(t), OTHER_COLOR) for t in shown["types"]]
-    notes = [f"{bytes_label(m)}  {s:.0%}  ·  {_keys(n)}"
+    notes = [f"{bytes_label(m)}  {format_share(s)}  ·  {_keys(n)}"
              for m, s, n in zip(values, shown["memory_share"], shown["n_keys"], strict=True)]
     if len(rest):
         labels.append(f"{len(rest):,} other patterns")
         values.append(float(rest["memory_bytes_sum"].sum()))
         colors.append(OTHER_COLOR)
-        notes.append(f"{bytes_label(values[-1])}  {rest['memory_share'].sum():.0%}  ·  {_keys(rest['n_keys'].sum())}")
+        notes.append(f"{bytes_label(values[-1])}  {format_share(rest['memory_share'].sum())}  ·  "
+                     f"{_keys(rest['n_keys'].sum())}")
     if not values:
         return _empty(fig, ax, "no keys")
     y = np.arange(len(values))[::-1]
@@ -91,7 +93,8 @@ def plot_memory_by_pattern(res, top=15, ax=None) -> Figure:
         ax.text(value, yi, "  " + note, va="center", fontsize=8, color="#333333")
     ax.set_xlabel(_memory_axis(res))
     ax.set_title(f"Memory by pattern (top {min(top, len(frame))} of {len(frame):,})", loc="left")
-    _legend_types(ax, {_main_type(t) for t in shown["types"]})
+    # Beside the axes: inside, it would cover the label of a long bar at the bottom ("other patterns").
+    _legend_types(ax, {_main_type(t) for t in shown["types"]}, outside=True)
     _tidy(ax, grid="x")
     return fig
 
@@ -117,7 +120,7 @@ def plot_pattern_treemap(res, top=30, ax=None) -> Figure:
         if w > 9 and h > 4:
             size = 8 if w > 16 and h > 6 else 6.5
             text = _fit(label, w, size)
-            ax.text(x + 0.8, y + 0.8, f"{text}\n{bytes_label(value)} · {share:.0%}", va="top", ha="left",
+            ax.text(x + 0.8, y + 0.8, f"{text}\n{bytes_label(value)} · {format_share(share)}", va="top", ha="left",
                     fontsize=size, color="white", clip_on=True)
     ax.set_xlim(0, 100)
     ax.set_ylim(60, 0)  # the largest pattern at the top left
@@ -155,7 +158,7 @@ def plot_key_sizes(res, by="keys", ax=None) -> Figure:
     bottom.set_xlabel(f"{_memory_axis(res)} per key (log scale)")
     _mark_percentiles(axes, sizes, (50, 99), bytes_label, weights, by == "memory")
     n_keys = int(counts.keys.sum())
-    total = f"{bytes_label(counts.memory.sum())} in {n_keys:,} keys" if by == "memory" else f"{n_keys:,} keys"
+    total = f"{bytes_label(counts.memory.sum())} in {_keys(n_keys)}" if by == "memory" else _keys(n_keys)
     what = "Memory by key size" if by == "memory" else "Key size distribution"
     axes[0].set_title(f"{what} ({total})", loc="left")
     return fig
@@ -174,11 +177,12 @@ def plot_ttl_distribution(res, by="keys", ax=None) -> Figure:
     if by == "memory":
         memory, with_ttl = every.memory.sum(), left.memory.sum()
         title = (f"TTL distribution by memory: {bytes_label(with_ttl)} of {bytes_label(memory)} has a TTL "
-                 f"({with_ttl / max(memory, 1):.0%}); {bytes_label(memory - with_ttl)} never expires"
+                 f"({format_share(with_ttl / max(memory, 1))}); {bytes_label(memory - with_ttl)} never expires"
                  if n else "TTL distribution by memory")
     else:
-        title = (f"TTL distribution: {n_ttl:,} of {n:,} keys have a TTL ({n_ttl / n:.0%}); "
-                 f"{n - n_ttl:,} never expire" if n else "TTL distribution")
+        title = (f"TTL distribution: {n_ttl:,} of {_keys(n)} {'has' if n_ttl == 1 else 'have'} a TTL "
+                 f"({format_share(n_ttl / n)}); {n - n_ttl:,} never {'expires' if n - n_ttl == 1 else 'expire'}"
+                 if n else "TTL distribution")
     ctime = dump_ctime(res.info)
     if n_ttl == 0 or ctime is None:
         fig, ax = _figure(ax, (9, 4.5))
@@ -327,7 +331,7 @@ def _mark_incidents(ax, incidents, left, right, labelled=4):
         label = row["pattern"] if row["pattern"] else "whole dump"
         span = human_seconds((row["end"] - row["start"]).total_seconds())
         on_right = row["start"] < middle
-        ax.annotate(f"{row['n_keys']:,} keys in {span}\n{_printable(label)}",
+        ax.annotate(f"{_keys(row['n_keys'])} in {span}\n{_printable(label)}",
                     xy=(row["start"], ax.get_ylim()[1]), xytext=(5 if on_right else -5, -4 - 28 * rank),
                     textcoords="offset points", va="top", ha="left" if on_right else "right", fontsize=8,
                     color=ACCENT)
@@ -355,7 +359,7 @@ def plot_types_and_encodings(res, ax=None) -> Figure:
             ax.barh(yi, row["memory_sum"], left=left, color=color, alpha=1.0 - 0.28 * (i % 3),
                     edgecolor="white", height=0.65)
             if row["memory_sum"] > widest * 0.09:
-                ax.text(left + row["memory_sum"] / 2, yi, f"{row['encoding']}\n{row['memory_count']:,} keys",
+                ax.text(left + row["memory_sum"] / 2, yi, f"{row['encoding']}\n{_keys(row['memory_count'])}",
                         ha="center", va="center", fontsize=7.5, color="white")
             left += row["memory_sum"]
         small = [r for r in by_type[type_name] if r["memory_sum"] <= widest * 0.09]

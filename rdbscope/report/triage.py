@@ -268,8 +268,8 @@ def memory_at_risk(findings, most=3) -> list:
     for pattern, incidents in jitter.items():
         largest = max(incidents, key=lambda f: f.n_keys)
         n = max(len(incidents), largest.details_dict.get("incidents_of_pattern", 0))
-        what = f"{largest.n_keys:,} keys expire {_at(largest.details_dict)}" if n == 1 else \
-            f"{n} incidents, the largest {largest.n_keys:,} keys {_at(largest.details_dict)}"
+        what = f"{_keys_expire(largest.n_keys)} {_at(largest.details_dict)}" if n == 1 else \
+            f"{n} incidents, the largest {count(largest.n_keys, 'key')} {_at(largest.details_dict)}"
         actions.append(Saving(f"add ±10% TTL jitter to {pattern}: {what}",
                               sum(f.est_memory_bytes for f in incidents), "EXP001", pattern))
     return _largest([a for a in actions if a.bytes > 0], most)
@@ -277,6 +277,10 @@ def memory_at_risk(findings, most=3) -> list:
 
 def _largest(actions, most):
     return sorted(actions, key=lambda s: (-s.bytes, s.code, s.action))[:most]
+
+
+def _keys_expire(n):
+    return f"{count(n, 'key')} {'expires' if n == 1 else 'expire'}"
 
 
 def _saving(f, details):

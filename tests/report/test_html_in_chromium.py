@@ -188,3 +188,86 @@ def test_key_names_with_emoji_and_cjk_show_their_glyphs(browser, tmp_path):
         assert ink["cjk_a"].sum() > 150 and ink["cjk_b"].sum() > 150
         # Two different characters drawn the same are two identical "missing glyph" boxes.
         assert (ink["cjk_a"] != ink["cjk_b"]).sum() > 100
+
+
+LAYOUT_PROBE = """
+<script>
+var result = {overflows: [], timeLines: [], codeGaps: []};
+document.querySelectorAll(".pair > div").forEach(function (block) {
+  var table = block.querySelector("table");
+  if (table && table.getBoundingClientRect().right > block.getBoundingClientRect().right + 0.5) {
+    result.overflows.push(block.querySelector("h3").textContent);
+  }
+});
+function lines(node) {
+  var range = document.createRange();
+  range.selectNodeContents(node);
+  var tops = {};
+  Array.prototype.forEach.call(range.getClientRects(), function (r) { tops[Math.round(r.top)] = true; });
+  return Object.keys(tops).length;
+}
+document.querySelectorAll("td.time").forEach(function (td) {
+  if (td.textContent.trim() && td.offsetParent !== null) result.timeLines.push(lines(td));
+});
+document.querySelectorAll("ol.savings li").forEach(function (li) {
+  var code = li.querySelector(".code"), text = code.previousSibling, range = document.createRange();
+  range.setStart(text, 0);
+  range.setEnd(text, text.textContent.trimEnd().length);
+  var rects = range.getClientRects(), last = rects[rects.length - 1], start = code.getBoundingClientRect();
+  // The gap after the text when the code follows on its line (else the code starts a line of its own).
+  result.codeGaps.push(Math.abs(start.top - last.top) < 8 ? start.left - last.right : null);
+});
+var out = document.createElement("pre");
+out.id = "probe";
+out.textContent = JSON.stringify(result);
+document.body.appendChild(out);
+</script>
+"""
+
+SVG_PROBE = """
+<script><![CDATA[
+var legend = document.querySelector("g[id^=legend]").getBBox(), hits = [];
+document.querySelectorAll("g[id^=text_]").forEach(function (g) {
+  if (g.closest("g[id^=legend]")) return;
+  var b = g.getBBox();
+  if (b.x < legend.x + legend.width && legend.x < b.x + b.width &&
+      b.y < legend.y + legend.height && legend.y < b.y + b.height) hits.push(g.id);
+});
+var out = document.createElementNS("http://www.w3.org/2000/svg", "text");
+out.setAttribute("id", "probe");
+out.textContent = JSON.stringify(hits);
+document.documentElement.appendChild(out);
+]]></script>
+"""
+
+
+def probe_page(browser, tmp_path, page, script, closing):
+    probed_page = tmp_path / f"probed{page.suffix}"
+    probed_page.write_text(page.read_text(encoding="utf-8").replace(closing, script + closing), encoding="utf-8")
+    dom = run_chromium(browser, tmp_path, probed_page, "--dump-dom")
+    found = re.search(r'<(pre|text) id="probe">(.*?)</(pre|text)>', dom, re.DOTALL)
+    assert found, dom[-2000:]
+    return json.loads(found.group(2).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+                      .replace("&quot;", '"'))
+
+
+@pytest.mark.parametrize("dump", ["redis-8.2-default.rdb", "libraries.rdb"])
+def test_summary_tables_fit_their_column_times_take_one_line_and_codes_stand_apart(browser, tmp_path, dump):
+    page = tmp_path / "report.html"
+    report_html.write_html(rdbscope.analyze(rdbscope.load(SAMPLE_DUMPS / dump)), page, source=dump)
+    found = probe_page(browser, tmp_path, page, LAYOUT_PROBE, "</body>")
+    assert found["overflows"] == []
+    assert found["timeLines"] and set(found["timeLines"]) == {1}
+    gaps = [gap for gap in found["codeGaps"] if gap is not None]
+    assert len(found["codeGaps"]) == 5 and gaps and min(gaps) >= 8
+
+
+@pytest.mark.parametrize("dump", ["redis-8.2-default.rdb", "libraries.rdb"])
+def test_the_legend_of_memory_by_pattern_covers_no_label(browser, tmp_path, dump):
+    import base64
+
+    document = report_html.render_html(rdbscope.analyze(rdbscope.load(SAMPLE_DUMPS / dump)), source=dump)
+    uri = re.search(r'<img alt="Memory by pattern" src="data:image/svg\+xml;base64,([^"]+)"', document).group(1)
+    svg = tmp_path / "memory_by_pattern.svg"
+    svg.write_bytes(base64.b64decode(uri))
+    assert probe_page(browser, tmp_path, svg, SVG_PROBE, "</svg>") == []
