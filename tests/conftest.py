@@ -27,9 +27,30 @@ def implementation(request):
     return request.param
 
 
+@pytest.fixture(scope="session")
+def dask_address(tmp_path_factory):
+    """The address of a real Dask cluster on 127.0.0.1 (a scheduler and two worker processes, see
+    dask_cluster.py), started once for the whole run; the workers import tests/scale's modules too."""
+    from dask_cluster import require_dask, running_dask_cluster
+
+    require_dask()
+    with running_dask_cluster(tmp_path_factory.mktemp("dask"), test_dirs=[ROOT / "tests" / "scale"]) as address:
+        yield address
+
+
 def sample_dumps():
     """The dumps of make_sample_dumps.py, each with its oracle (libraries.rdb has a truth of its own)."""
     return sorted(p for p in SAMPLE_DUMPS.glob("*.rdb") if p.stem != "libraries")
+
+
+#: The sample dump that a test run once per sample dump takes in the quick run (-m "not slow").
+QUICK_DUMP = "redis-7.0-default"
+
+
+def one_quick(paths):
+    """``paths`` as test parameters, each but the quick dump marked slow: a sweep over every dump runs
+    whole in the full run and on one dump in the quick run."""
+    return [p if pathlib.Path(p).stem == QUICK_DUMP else pytest.param(p, marks=pytest.mark.slow) for p in paths]
 
 
 def corpus_available():

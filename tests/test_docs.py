@@ -30,6 +30,7 @@ def test_every_command_is_in_the_tour():
 def test_ci_runs_the_readme_test_command_as_written():
     command = re.search(r"^pip install -e \"\.\[test\]\" && .+$", README, re.M).group(0)
     assert command == 'pip install -e ".[test]" && python -m pytest -q'  # nothing to set first
+    assert f'{command}\npython -m pytest -q -m "not slow"\n```' in README  # the quick tier beside it
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert command in ci
     requirements = ci.index("export RDBSCOPE_REQUIRE_COMPILED=1 RDBSCOPE_REQUIRE_SERVERS=1")
@@ -387,6 +388,7 @@ def test_every_readme_block_runs_as_written(readme_files, monkeypatch):
             raise AssertionError(f"README.md:{line} ```{language} block: {exc}") from exc
 
 
+@pytest.mark.slow
 def test_the_sample_output_is_what_the_command_prints():
     import readme_output
 

@@ -62,7 +62,7 @@ def report_json(*args, env=None):
     return document
 
 
-@pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
+@pytest.mark.parametrize("key", ["dump.rdb", pytest.param("dump.rdb.gz", marks=pytest.mark.slow)])
 def test_report_of_an_s3_dump_is_the_local_report(s3, key):
     env, _client = s3
     remote = report_json(f"s3://{BUCKET}/{key}", env=env)
@@ -80,6 +80,7 @@ def test_a_missing_key_is_one_line_and_exit_2(s3):
     assert result.stderr == f"error: s3://{BUCKET}/nope.rdb: no such file\n"
 
 
+@pytest.mark.slow
 def test_a_url_glob_reads_several_dumps_as_one_keyspace(s3):
     env, _client = s3
     # one server's dumps, not one cluster's nodes: read as one keyspace with --combine
@@ -91,6 +92,7 @@ def test_a_url_glob_reads_several_dumps_as_one_keyspace(s3):
     assert remote["patterns"] == local["patterns"]
 
 
+@pytest.mark.slow
 def test_report_out_writes_a_partition_to_s3_that_duckdb_reads(s3):
     """DuckDB reads the dataset with the s3:// URLs through s3fs (registered as an fsspec file system): its own
     httpfs extension is downloaded on first use, and the test run has no network."""
@@ -118,6 +120,7 @@ def test_report_out_writes_a_partition_to_s3_that_duckdb_reads(s3):
     assert n_patterns == local["n_patterns"] == 80
 
 
+@pytest.mark.slow
 def test_scan_and_info_read_s3(s3, tmp_path):
     env, _client = s3
     result = rdbscope("info", f"s3://{BUCKET}/dump.rdb.gz", "--format", "json", env=env)
@@ -141,6 +144,7 @@ def test_a_scheme_without_its_backend_names_the_extra():
                             'pip install "rdbscope[gcs]"\n'
 
 
+@pytest.mark.slow
 def test_an_out_url_without_its_backend_says_writing():
     if importlib.util.find_spec("gcsfs") is not None:
         pytest.skip("gcsfs is installed here")
@@ -150,6 +154,7 @@ def test_an_out_url_without_its_backend_says_writing():
                             'pip install "rdbscope[gcs]"\n'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["http", "https"])
 def test_an_http_url_without_aiohttp_names_the_http_extra(scheme):
     """fsspec's HTTP file system needs aiohttp alone; it is kept from importing here as on a machine without it."""
@@ -164,6 +169,7 @@ def test_an_http_url_without_aiohttp_names_the_http_extra(scheme):
                             'pip install "rdbscope[http]"\n'
 
 
+@pytest.mark.slow
 def test_the_readme_errors_are_what_users_meet(s3):
     """Each line of README's error block ("Where the dump lives") is what the command it stands for prints."""
     import re
@@ -201,6 +207,7 @@ def test_the_readme_errors_are_what_users_meet(s3):
         assert re.fullmatch(pattern, result.stderr.decode().rstrip("\n")), (line, result.stderr)
 
 
+@pytest.mark.slow
 def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
     pytest.importorskip("fsspec")
     damaged = tmp_path / "damaged.rdb"
@@ -216,6 +223,7 @@ def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
     assert (result.returncode, result.stderr) == (2, f"error: file://{tmp_path}/nope.rdb: no such file\n")
 
 
+@pytest.mark.slow
 def test_a_keys_parquet_file_on_s3_is_an_input(s3, tmp_path):
     env, client = s3
     keys = tmp_path / "keys.parquet"
@@ -234,6 +242,7 @@ def test_a_keys_parquet_file_on_s3_is_an_input(s3, tmp_path):
     assert {"hash"} == {t for row in json.loads(result.stdout) for t in row["types"]}
 
 
+@pytest.mark.slow
 def test_trend_and_diff_read_a_dataset_on_s3(s3, tmp_path):
     """The same two reports written to S3 and to a directory give the same trend and the same diff."""
     env, _client = s3
@@ -267,6 +276,7 @@ def test_trend_and_diff_read_a_dataset_on_s3(s3, tmp_path):
            "(not a report dataset?)\n")
 
 
+@pytest.mark.slow
 def test_readers_skip_a_partition_whose_publishing_was_cut_off(s3):
     """Publishing on object storage deletes summary.parquet first and copies it last: a partition without one
     is being published, or its run stopped part-way: trend and read_table leave it out, diff refuses it."""
@@ -303,6 +313,7 @@ def test_readers_skip_a_partition_whose_publishing_was_cut_off(s3):
     assert whole.returncode == 0, whole.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
 def test_an_s3_dump_over_the_budget_is_analysed_in_bounded_memory(s3, key):
     """The object's size is known before it is read (the store says), so the run is bounded from the start."""

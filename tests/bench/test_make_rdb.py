@@ -132,6 +132,7 @@ def check_against_server(dump, label, n_keys, dbs, sample, same_writer=True, pre
     return df, int_sizes
 
 
+@pytest.mark.slow
 @pytest.mark.server
 def test_a_thousand_keys_over_three_dbs_load_in_redis_7_0(tmp_path):
     dump = generate(tmp_path / "gen-1k.rdb", "--keys", 1000, "--dbs", 3, "--ttl-share", 0.4)
@@ -155,6 +156,7 @@ def test_a_hundred_thousand_keys_over_four_dbs_load_in_redis_7_0(tmp_path):
     assert len(shared[shared >= 100]) == 8
 
 
+@pytest.mark.slow
 @pytest.mark.server
 def test_keys_over_63_bytes_take_two_length_bytes_and_load(tmp_path):
     prefix = "tenant:" + "x" * 100 + ":session:"
@@ -162,6 +164,7 @@ def test_keys_over_63_bytes_take_two_length_bytes_and_load(tmp_path):
     check_against_server(dump, "redis-7.0", 500, dbs=1, sample=500, prefix=prefix)
 
 
+@pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.parametrize("label", ["redis-8.2", "valkey-8.1"])
 def test_version_11_dumps_load_in_newer_servers(label, tmp_path):

@@ -39,6 +39,7 @@ def test_cat_into_report_gives_the_files_report():
     assert piped_report == file_report
 
 
+@pytest.mark.slow
 def test_gzip_into_patterns_gives_the_files_patterns():
     result = piped(["gzip", "-c", DUMP], "patterns", "-", "--format", "json", "--top", "1000")
     assert result.returncode == 0, result.stderr
@@ -47,6 +48,7 @@ def test_gzip_into_patterns_gives_the_files_patterns():
     assert len(json.loads(result.stdout)) == 80
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["bigkeys", "ttl", "expiry", "lint"])
 def test_every_analysis_command_reads_a_pipe(command):
     result = piped(["cat", DUMP], command, "-", "--format", "json", "--fail-on", "never")
@@ -58,6 +60,7 @@ def test_every_analysis_command_reads_a_pipe(command):
     assert piped_output == file_output
 
 
+@pytest.mark.slow
 def test_info_and_scan_read_a_pipe(tmp_path):
     result = piped(["gzip", "-c", DUMP], "info", "-", "--format", "json")
     assert result.returncode == 0, result.stderr
@@ -79,11 +82,13 @@ def test_a_dump_cut_short_on_the_pipe_is_one_line_and_exit_2():
     assert len(lines) == 1 and lines[0].startswith("error: <stdin>: offset "), result.stderr
 
 
+@pytest.mark.slow
 def test_standard_input_twice_is_refused():
     result = run("report", "-", "-", input="")
     assert (result.returncode, result.stderr) == (2, "error: standard input (-) can be read only once\n")
 
 
+@pytest.mark.slow
 def test_a_missing_or_unreadable_local_dump_is_still_one_line(tmp_path):
     result = run("patterns", tmp_path / "nope.rdb")
     assert (result.returncode, result.stderr) == (2, f"error: {tmp_path / 'nope.rdb'}: no such file\n")
@@ -91,6 +96,7 @@ def test_a_missing_or_unreadable_local_dump_is_still_one_line(tmp_path):
     assert (result.returncode, result.stderr) == (2, f"error: {tmp_path}: a directory, not a dump\n")
 
 
+@pytest.mark.slow
 def test_a_terminal_on_standard_input_is_refused_at_once():
     import os
 
@@ -104,6 +110,7 @@ def test_a_terminal_on_standard_input_is_refused_at_once():
         2, "error: - reads the dump from standard input, which is a terminal here: pipe a dump in\n")
 
 
+@pytest.mark.slow
 def test_diff_reads_one_side_from_a_pipe():
     old, new = SAMPLE_DUMPS / "redis-7.0-default.rdb", SAMPLE_DUMPS / "redis-8.2-default.rdb"
     result = piped(["cat", old], "diff", "-", new, "--format", "json")

@@ -68,6 +68,7 @@ COUNTED = {"hot": [(20, 60, 200, None)], "warm": [(20, 60, 12, None), (5, 60, 30
 LABELS = sorted(servers.EXPECTED)
 
 
+@pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.parametrize("label", LABELS)
 def test_idle_memory_per_pattern_matches_object_idletime(label):
@@ -95,6 +96,7 @@ def test_idle_memory_per_pattern_matches_object_idletime(label):
     assert all(row["n_with_lfu"] == 0 for row in activity.values())
 
 
+@pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.parametrize("label", LABELS)
 def test_lfu_counters_per_pattern_match_object_freq(label):

@@ -23,7 +23,7 @@ def test_scorer_counts_a_key_right_only_when_its_whole_group_matches():
     assert grouping_accuracy(truth, ["x", "x", "y", "y", "x"]) == 2 / 5
 
 
-@pytest.mark.parametrize("seed, n_keys", [(1, 20_000), (2, 50_000), (3, 200_000)])
+@pytest.mark.parametrize("seed, n_keys", [(1, 20_000), (2, 50_000), pytest.param(3, 200_000, marks=pytest.mark.slow)])
 def test_grouping_accuracy(seed, n_keys):
     keys, truth = generate(seed, n_keys)
     inferred = infer_patterns(keys).to_pylist()

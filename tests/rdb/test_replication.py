@@ -133,6 +133,7 @@ def test_newlines_sent_while_the_snapshot_is_prepared_are_skipped():
         assert compared(live) == saved(server)
 
 
+@pytest.mark.slow
 def test_requirepass_in_the_url_and_in_rediscli_auth(monkeypatch):
     with running("redis-7.0", **{"repl-diskless-sync-delay": "0"}) as server:
         client = server.client(0)
@@ -158,6 +159,7 @@ def test_requirepass_in_the_url_and_in_rediscli_auth(monkeypatch):
             client.execute_command("CONFIG", "SET", "requirepass", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", LABELS)
 def test_acl_user_with_and_without_sync(label):
     with running(label, **{"repl-diskless-sync-delay": "0"}) as server:
@@ -192,6 +194,7 @@ def test_connection_refused():
         rdbscope.load(f"redis://:pw@127.0.0.1:{port}")
 
 
+@pytest.mark.slow
 def test_a_server_that_does_not_answer_times_out():
     with running("redis-7.0") as server:
         os.kill(server.process.pid, signal.SIGSTOP)
@@ -241,6 +244,7 @@ def test_save_dump_is_for_servers_only(tmp_path):
 
 
 
+@pytest.mark.slow
 def test_the_readme_errors_are_the_ones_raised():
     """Each line of README's error block is what ``rdbscope info`` prints on stderr for the case it stands for
     (the timeouts shortened to 0.5 s, README showing the defaults)."""

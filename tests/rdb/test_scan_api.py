@@ -10,7 +10,7 @@ import lz4.frame
 import pyarrow as pa
 import pytest
 import zstandard
-from conftest import SAMPLE_DUMPS, require_compiled, sample_dumps
+from conftest import SAMPLE_DUMPS, one_quick, require_compiled, sample_dumps
 
 import rdbscope
 import rdbscope.rdb
@@ -49,7 +49,7 @@ class Trickle(io.RawIOBase):
         return self._inner.readinto(memoryview(b)[:self._sizes.randint(1, 97)])
 
 
-@pytest.mark.parametrize("path", sample_dumps(), ids=[p.stem for p in sample_dumps()])
+@pytest.mark.parametrize("path", one_quick(sample_dumps()), ids=[p.stem for p in sample_dumps()])
 def test_buffers_that_end_anywhere_change_nothing(path):
     """Every read of a record or a compact blob that the buffer ends inside is resumed, not misread."""
     expected = rdbscope.load(path).to_arrow()
@@ -152,6 +152,7 @@ def test_info_holds_the_dump_metadata():
     assert "KeyTable 2073 keys" in repr(rdbscope.load(DEFAULT))
 
 
+@pytest.mark.slow
 def test_python_build_without_cython_installed_gives_the_same_table(tmp_path):
     """Where Cython is missing, the .py sources run through a shim: same table as the compiled build."""
     import subprocess
@@ -200,7 +201,7 @@ def _tables_by_build(source_of, **options):
     return out
 
 
-@pytest.mark.parametrize("path", sample_dumps(), ids=[p.stem for p in sample_dumps()])
+@pytest.mark.parametrize("path", one_quick(sample_dumps()), ids=[p.stem for p in sample_dumps()])
 def test_load_builds_one_chunk_per_database_with_the_same_rows(path):
     dbs = len(set(rdbscope.load(path, batch_rows=64).to_arrow()["db"].to_pylist()))
     for streamed in (False, True):
@@ -241,6 +242,7 @@ def test_contiguous_batches_with_filters_keep_what_bounded_ones_keep():
         assert whole.num_rows > 0 and whole.equals(bounded), name
 
 
+@pytest.mark.slow
 def test_python_exits_after_a_scan_left_part_read(tmp_path):
     """A scan of a large dump left after its first batch is closed when collected at exit; its checksum
     thread, then waiting for the scan to move on, must not keep the interpreter from exiting."""

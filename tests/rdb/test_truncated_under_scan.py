@@ -127,6 +127,7 @@ def test_a_dump_left_alone_reads_whole_with_the_guard(tmp_path):
     assert keys.num_rows == KEYS and keys.info.stopped_by is None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(len(rdbscope.rdb.implementations()) < 2, reason="the compiled scanner is not built here")
 @pytest.mark.parametrize("cut", [4 << 20, (4 << 20) + 1234])
 def test_both_builds_keep_the_same_keys(cut, tmp_path):
@@ -178,6 +179,7 @@ print("survived", flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif("cython" not in rdbscope.rdb.implementations(), reason="the compiled scanner is not built here")
 @pytest.mark.parametrize("faulthandler", [False, True])
 def test_a_fault_elsewhere_still_goes_to_the_handler_before(faulthandler, tmp_path):

@@ -47,6 +47,7 @@ def diff_json(old, new):
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_from_an_empty_dump_every_pattern_appeared(empty, sample):
     n_keys, memory = sample
     data = diff_json(empty, SAMPLE)
@@ -68,6 +69,7 @@ def test_from_an_empty_dump_every_pattern_appeared(empty, sample):
     assert invoke("diff", empty, SAMPLE, "--fail-on-growth", "2MB").exit_code == 0
 
 
+@pytest.mark.slow
 def test_to_an_empty_dump_every_pattern_vanished(empty, sample):
     n_keys, memory = sample
     data = diff_json(SAMPLE, empty)
@@ -82,6 +84,7 @@ def test_to_an_empty_dump_every_pattern_vanished(empty, sample):
     assert table.exit_code == 0 and table.stderr.splitlines()[2] == "memory: -1.2 MB (-100.0%)"
 
 
+@pytest.mark.slow
 def test_two_empty_dumps_have_nothing_to_compare(empty):
     data = diff_json(empty, empty)
     assert data["patterns"] == [] and data["findings"] == []

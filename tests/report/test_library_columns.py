@@ -104,6 +104,7 @@ def test_json_application_patterns_have_no_library(json_patterns):
         assert (row["library"], row["key_kind"]) == (None, None)
 
 
+@pytest.mark.slow
 def test_html_shows_library_and_key_kind_of_each_pattern_shown(html_owner_cells, json_patterns):
     """The page shows the top patterns by memory (25); each shows "library: key kind", or nothing."""
     assert len(html_owner_cells) == 25

@@ -154,9 +154,14 @@ def test_squarify_tiles_the_box():
         assert max(w / h, h / w) < 4
 
 
-def test_html_is_self_contained(res, tmp_path):
-    path = write_html(res, tmp_path / "report.html", source=DUMP.name)
-    text = path.read_text()
+@pytest.fixture(scope="module")
+def html_file(res, tmp_path_factory):
+    """The HTML report of ``res``, written once for the tests that read it."""
+    return write_html(res, tmp_path_factory.mktemp("html") / "report.html", source="<dump>.rdb")
+
+
+def test_html_is_self_contained(res, html_file):
+    text = html_file.read_text()
     assert text.startswith("<!DOCTYPE html>")
     assert re.findall(r"<script[^>]*>", text, re.IGNORECASE) == ["<script>"]  # one inline script, nothing loaded
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)
@@ -166,17 +171,17 @@ def test_html_is_self_contained(res, tmp_path):
     assert f"{res.keys.num_rows:,}" in text and "redis 8.2.3" in text
     for finding in res.finding_list:
         assert finding.code in text
-    assert oct(path.stat().st_mode & 0o777) != oct(0o600)
+    assert oct(html_file.stat().st_mode & 0o777) != oct(0o600)
 
 
-def test_html_escapes_text_from_the_dump(res):
-    text = render_html(res, source="<dump>.rdb")
+def test_html_escapes_text_from_the_dump(html_file):
+    text = html_file.read_text()
     assert "&lt;dump&gt;.rdb" in text and "<dump>" not in text
     assert "bin:\\xff\\xfe\\x00token" in text  # control bytes of keys shown escaped
 
 
-def test_html_groups_findings_by_code_after_the_memory_section(res):
-    text = render_html(res)
+def test_html_groups_findings_by_code_after_the_memory_section(res, html_file):
+    text = html_file.read_text()
     sections = re.findall(r'<section id="(\w+)">', text)
     assert sections == ["overview", "summary", "memory", "findings", "keys", "ttl", "expiry", "activity"]
     summary = text[text.index('<section id="summary">'):text.index('<section id="memory">')]

@@ -232,6 +232,7 @@ def assert_the_first_four_parts(tri, aged, memory):
     assert (int(incident.start.timestamp()), int(incident.end.timestamp())) == (cliff_s, cliff_s + 1)
 
 
+@pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.parametrize("label", sorted(servers.EXPECTED))
 def test_the_summary_of_an_lru_dump_names_its_cold_pattern(label):
@@ -261,6 +262,7 @@ def test_the_summary_of_an_lru_dump_names_its_cold_pattern(label):
     assert f"{format_bytes(cold)}  {saving.action}  (TTL005)" in text
 
 
+@pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.parametrize("label", sorted(servers.EXPECTED))
 def test_the_summary_of_an_lfu_dump_names_its_hot_and_cold_patterns(label):

@@ -4,7 +4,7 @@ public corpus, and on a 10M-key dump written by a real server."""
 import time
 
 import pytest
-from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus
+from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus, one_quick
 from servers import make_sample_dumps, server
 
 import rdbscope
@@ -45,7 +45,7 @@ def assert_same(in_memory, bounded, tables=TABLES, examples=True):
     assert got == expected
 
 
-@pytest.mark.parametrize("path", sorted(SAMPLE_DUMPS.glob("*.rdb")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", one_quick(sorted(SAMPLE_DUMPS.glob("*.rdb"))), ids=lambda p: p.name)
 @pytest.mark.parametrize("chunk_keys", [97, 1000])
 def test_bounded_run_equals_the_in_memory_run(path, chunk_keys):
     in_memory = rdbscope.analyze(rdbscope.load(path), passes=PASSES)
@@ -55,7 +55,7 @@ def test_bounded_run_equals_the_in_memory_run(path, chunk_keys):
     assert bounded.keys.num_rows < bounded.n_keys  # only the keys the tables and findings name were kept
 
 
-@pytest.mark.parametrize("path", sorted(SAMPLE_DUMPS.glob("*default.rdb")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", one_quick(sorted(SAMPLE_DUMPS.glob("*default.rdb"))), ids=lambda p: p.name)
 def test_patterns_learned_from_a_small_sample_are_the_same(path):
     """50 sampled keys of ~2,000: the rare patterns come from the further round, and still agree."""
     in_memory = rdbscope.analyze(rdbscope.load(path), passes=["patterns"])
@@ -190,16 +190,12 @@ def test_several_dumps_on_local_processes_give_the_one_process_result():
 
 
 @pytest.mark.slow
-def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(tmp_path):
-    from dask_cluster import require_dask, running_dask_cluster
-
+def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(dask_address):
     from rdbscope.scale.executors import connect
 
-    require_dask()
     here = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500)  # every pass, and the rules
-    with running_dask_cluster(tmp_path) as address:
-        with connect(address) as client:
-            there = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500, client=client)
+    with connect(dask_address) as client:
+        there = rdbscope.analyze(CLUSTER_DUMPS, combine=True, chunk_keys=500, client=client)
     assert_same_bounded(here, there)
 
 

@@ -36,7 +36,7 @@ def batched_dump(tmp_path_factory):
 
 
 @pytest.mark.parametrize("config", [None, BATCHES_ONLY], ids=["incidents", "batches"])
-@pytest.mark.parametrize("chunk_keys", [97, 4000])
+@pytest.mark.parametrize("chunk_keys", [pytest.param(97, marks=pytest.mark.slow), 4000])
 def test_bounded_expiry_equals_the_in_memory_pass(batched_dump, config, chunk_keys):
     in_memory = rdbscope.analyze(rdbscope.load(batched_dump), config, passes=PASSES)
     bounded = rdbscope.analyze(batched_dump, config, passes=PASSES, chunk_keys=chunk_keys)
@@ -60,6 +60,7 @@ def test_every_pattern_s_batches_have_their_memory_and_examples(batched_dump):
         assert finding.est_memory_bytes >= finding.n_keys * 40
 
 
+@pytest.mark.slow
 def test_batches_of_one_dump_measured_on_two_processes(batched_dump, monkeypatch):
     from rdbscope.scale import bounded
 
@@ -156,20 +157,15 @@ def test_bounded_expiry_of_a_compressed_dump_logs_its_keys(batched_dump, tmp_pat
 
 
 @pytest.mark.slow
-def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_path):
-    from dask_cluster import require_dask, running_dask_cluster
-
+def test_batches_across_several_dumps_on_a_real_dask_cluster(batched_dump, tmp_path, dask_address):
     from rdbscope.scale.executors import connect
 
-    require_dask()
     other = tmp_path / "other.rdb"
     other.write_bytes(batched_dump.read_bytes())
     paths = [batched_dump, other]
     in_memory = rdbscope.analyze(rdbscope.load(paths, combine=True), BATCHES_ONLY, passes=PASSES)
-    (tmp_path / "dask").mkdir()
-    with running_dask_cluster(tmp_path / "dask") as address:
-        with connect(address) as client:
-            bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, combine=True, client=client)
+    with connect(dask_address) as client:
+        bounded = rdbscope.analyze(paths, BATCHES_ONLY, passes=PASSES, chunk_keys=5000, combine=True, client=client)
     assert_same(in_memory, bounded, tables=TABLES)
     assert any(f.code == "EXP003" for f in bounded.finding_list)
 

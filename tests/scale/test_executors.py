@@ -7,7 +7,6 @@ import gc
 import importlib.util
 import json
 import os
-import pathlib
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import time
 
 import pytest
 from conftest import SAMPLE_DUMPS, sample_dumps, skip_or_fail
-from dask_cluster import MISSING, free_port, require_dask, running_dask_cluster
+from dask_cluster import MISSING, free_port, require_dask
 from oracle import read_oracle
 
 import rdbscope
@@ -31,7 +30,6 @@ from rdbscope.scale.executors import (
 )
 from rdbscope.sources import expand_url, import_extra, is_url, open_dump
 
-HERE = pathlib.Path(__file__).resolve().parent
 #: Every sample dump, not in name order: results must come back in the order given.
 DUMPS = [str(p) for p in sorted(sample_dumps(), key=lambda p: (p.stat().st_size, p.name), reverse=True)]
 
@@ -54,13 +52,6 @@ def stop_the_process(item):
 def oracle_keys(path):
     """Keys in the dump by the INFO keyspace of the server that wrote it."""
     return sum(db["keys"] for db in read_oracle(str(path.with_suffix(".json")))["keyspace"].values())
-
-
-@pytest.fixture(scope="module")
-def dask_address(tmp_path_factory):
-    require_dask()
-    with running_dask_cluster(tmp_path_factory.mktemp("dask"), test_dirs=[HERE]) as address:
-        yield address
 
 
 @pytest.fixture(scope="module")
@@ -300,6 +291,7 @@ def test_a_failed_connection_leaves_no_client_and_no_thread_behind():
     assert (threading.active_count(), len(clients())) == before
 
 
+@pytest.mark.slow
 def test_connect_gives_a_client_of_the_cluster_with_its_workers(dask_client, dask_address):
     assert dask_client.scheduler.address == dask_address
     workers = dask_client.scheduler_info()["workers"].values()

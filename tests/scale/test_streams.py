@@ -62,6 +62,7 @@ def test_a_stream_over_the_budget_turns_bounded_part_way(populated):
     assert overflow is None and held.to_arrow().equals(rdbscope.load(dump).to_arrow())
 
 
+@pytest.mark.slow
 def test_standard_input_over_the_budget_is_reported_in_bounded_memory(populated):
     _running, dump = populated
     piped = rdbscope_cli("report", "-", "--memory-budget", BUDGET, "--format", "json", stdin=dump)
@@ -77,6 +78,7 @@ def test_standard_input_over_the_budget_is_reported_in_bounded_memory(populated)
     assert stream_doc == file_doc
 
 
+@pytest.mark.slow
 def test_standard_input_within_the_budget_is_read_in_memory(populated):
     _running, dump = populated
     piped = rdbscope_cli("report", "-", "--format", "json", "--quiet", stdin=dump)
@@ -87,6 +89,7 @@ def test_standard_input_within_the_budget_is_read_in_memory(populated):
     assert stream_doc["expiry"]["bursts"] and stream_doc == file_doc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["lint", "expiry"])
 def test_lint_and_expiry_of_a_stream_over_the_budget_run_in_bounded_memory(populated, command):
     _running, dump = populated
@@ -109,6 +112,7 @@ def test_lint_and_expiry_of_a_stream_over_the_budget_run_in_bounded_memory(popul
         from_file.stdout.replace(str(SAMPLE_DUMPS / "redis-7.0-default.rdb"), "-")
 
 
+@pytest.mark.slow
 def test_a_live_server_over_the_budget_is_analysed_in_bounded_memory(populated, tmp_path):
     """Compared with the snapshot it sent (kept with save_dump): TTLs are measured at the snapshot's ctime."""
     running, _dump = populated
