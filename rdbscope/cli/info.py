@@ -5,7 +5,6 @@ from dataclasses import asdict
 from typing import Annotated
 
 from ..errors import RdbError
-from ..rdb.instants import ctime_seconds, iso_ms
 from ._console import exits_on_bad_input, out, print_wrapped, scan_progress
 from ._formats import write_json
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
@@ -115,6 +114,8 @@ def _aux_value(name, value):
     """AUX values for people: ctime as ISO 8601 UTC (raw, saying so, when no clock could have written it),
     used-mem in MB."""
     if name == "ctime" and value.removeprefix("-").isdigit():
+        from ..rdb.instants import ctime_seconds, iso_ms
+
         seconds = ctime_seconds({"ctime": value})
         return value + " (out of range)" if seconds is None else iso_ms(seconds * 1000)
     if not value.isdigit():
