@@ -49,13 +49,13 @@ def hostile_report(tmp_path_factory):
         client.execute_command("SAVE")
         shutil.copy(server.dump_path, folder / "dump.rdb")
     page = write_report(folder / "dump.rdb", folder / "report.html")
-    return page, [datetime.datetime.fromtimestamp(s, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
-                  for s in seconds]
+    moments = [datetime.datetime.fromtimestamp(s, datetime.timezone.utc) for s in seconds]
+    return page, folder / "dump.rdb", [f"{moment:%Y-%m-%d %H:%M:%S}Z" for moment in moments]
 
 
 @pytest.mark.server
 def test_savings_escape_key_text_and_set_the_code_apart(hostile_report):
-    page, _seconds = hostile_report
+    page, _dump, _seconds = hostile_report
     assert ESCAPE not in page
     savings = re.search(r'<ol class="savings">(.*?)</ol>', page, re.DOTALL).group(1)
     first = re.search(r"<li>(.*?)</li>", savings).group(1)
@@ -65,17 +65,21 @@ def test_savings_escape_key_text_and_set_the_code_apart(hostile_report):
 
 @pytest.mark.server
 def test_the_empty_key_shows_as_two_quotes(hostile_report):
-    page, _seconds = hostile_report
+    page, dump, _seconds = hostile_report
     biggest = page[page.index('<section id="keys">'):]
     first_key = re.search(r'<td class="key"><div class="clip" title="([^"]*)">([^<]*)</div>', biggest)
     assert html.unescape(first_key.group(1)) == html.unescape(first_key.group(2)) == '""'
     by_type = page[page.index("<h3>Memory by type</h3>"):page.index("<h3>Top patterns by memory</h3>")]
     assert 'title="&quot;&quot;">&quot;&quot;</div>' in by_type  # the largest string
+    res = rdbscope.analyze(dump)
+    for fig in (res.plot.memory_by_pattern(), res.plot.treemap()):
+        texts = chart_texts(fig) + [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert any(text.split("\n")[0] == '""' for text in texts)
 
 
 @pytest.mark.server
 def test_the_summary_lists_incidents_as_the_terminal_does_with_times_on_one_line(hostile_report):
-    page, (one_pattern, whole_dump) = hostile_report
+    page, _dump, (one_pattern, whole_dump) = hostile_report
     incidents = page[page.index("<h3>Expiry incidents</h3>"):page.index("<h3>Cold and hot memory</h3>")]
     heads = re.findall(r"<th[^>]*>([^<]*)</th>", incidents)
     assert heads == ["pattern", "starts", "for", "keys", "memory"]
