@@ -71,7 +71,7 @@ def plot_memory_by_pattern(res, top=15, ax=None) -> Figure:
     fig, ax = _figure(ax, (9, 0.42 * (min(top, _n_patterns(res)) + 2) + 1.2))
     frame = _patterns(res)
     shown, rest = frame.head(top), frame.iloc[top:]
-    labels = [_pattern_label(db, p, res) for db, p in zip(shown["db"], shown["pattern"], strict=True)]
+    labels = [_pattern_label(db, _named(p), res) for db, p in zip(shown["db"], shown["pattern"], strict=True)]
     values = list(shown["memory_bytes_sum"].astype(float))
     colors = [TYPE_COLORS.get(_main_type(t), OTHER_COLOR) for t in shown["types"]]
     notes = [f"{bytes_label(m)}  {format_share(s)}  ·  {_keys(n)}"
@@ -105,7 +105,7 @@ def plot_pattern_treemap(res, top=30, ax=None) -> Figure:
     frame = _patterns(res)
     frame = frame[frame["memory_bytes_sum"] > 0]
     shown, rest = frame.head(top), frame.iloc[top:]
-    items = [(_pattern_label(db, p, res), float(m), TYPE_COLORS.get(_main_type(t), OTHER_COLOR), s)
+    items = [(_pattern_label(db, _named(p), res), float(m), TYPE_COLORS.get(_main_type(t), OTHER_COLOR), s)
              for db, p, m, t, s in zip(shown["db"], shown["pattern"], shown["memory_bytes_sum"], shown["types"],
                                       shown["memory_share"], strict=True)]
     if len(rest):
@@ -328,7 +328,7 @@ def _mark_incidents(ax, incidents, left, right, labelled=4):
         ax.axvline(row["start"], color=ACCENT, linewidth=1.2, linestyle="--")
         if rank >= labelled:
             continue
-        label = row["pattern"] if row["pattern"] else "whole dump"
+        label = "whole dump" if row["scope"] == "all" else _named(row["pattern"])
         span = human_seconds((row["end"] - row["start"]).total_seconds())
         on_right = row["start"] < middle
         ax.annotate(f"{_keys(row['n_keys'])} in {span}\n{_printable(label)}",
@@ -537,6 +537,11 @@ def _patterns(res):
 
 def _n_patterns(res):
     return res.tables["patterns"].num_rows if "patterns" in res.tables else 0
+
+
+def _named(pattern):
+    """The empty key's pattern as two quotes, not a blank."""
+    return '""' if pattern == "" else pattern
 
 
 def _pattern_label(db, pattern, res):
