@@ -15,18 +15,22 @@ from ..keyspace.weighted_counts import WeightedCounts
 from ..rdb.format import TYPE_NAMES
 from .base import PassOutput
 
-KEY_SIZES_SCHEMA = pa.schema([
-    pa.field("type", pa.string()),
-    pa.field("memory_bytes", pa.uint64()),
-    pa.field("n_keys", pa.int64()),
-    pa.field("memory_bytes_sum", pa.uint64()),
-])
-TTL_LEFT_SCHEMA = pa.schema([
-    pa.field("type", pa.string()),
-    pa.field("ttl_left_ms", pa.uint64()),  # 0: expired already when the dump was saved
-    pa.field("n_keys", pa.int64()),
-    pa.field("memory_bytes_sum", pa.uint64()),
-])
+
+def _schema(value, value_doc):
+    docs = {
+        "type": "the keys' type",
+        value: value_doc,
+        "n_keys": "keys of the type with this value",
+        "memory_bytes_sum": "their memory (est_memory_bytes, else rdb_bytes)",
+    }
+    types = {"type": pa.string(), value: pa.uint64(), "n_keys": pa.int64(), "memory_bytes_sum": pa.uint64()}
+    return pa.schema([pa.field(name, types[name], metadata={"doc": doc}) for name, doc in docs.items()])
+
+
+KEY_SIZES_SCHEMA = _schema("memory_bytes", "a key's memory (est_memory_bytes, else rdb_bytes), rounded down to "
+                                           "fewer significant bits past 65,536 distinct values")
+TTL_LEFT_SCHEMA = _schema("ttl_left_ms", "time left before expiry at the dump's ctime, in ms (0: expired already "
+                                         "when the dump was saved), rounded down likewise")
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def test_table_names_are_unique_and_documented():
     result = rdbscope.analyze(make_keys([key("user:1", ttl_s=10), key("user:2")]))
     assert set(result.tables) == {"patterns", "namespaces", "big_keys", "top_keys", "ttl_coverage",
                                   "ttl_overview", "expiry_bursts", "expiry_timeline", "cluster_slots",
-                                  "activity", "types", "ttl_buckets"}
+                                  "activity", "types", "ttl_buckets", "key_sizes", "ttl_left"}
     for name, table in result.tables.items():
         assert isinstance(table, pa.Table)
         for field in table.schema:
@@ -95,7 +95,8 @@ def test_result_frames_and_repr():
     assert all(isinstance(f, rdbscope.Finding) for f in result.finding_list)
     assert "3 keys" in repr(result) and "<table" in result._repr_html_()
     assert result.info.aux["ctime"]
-    assert set(result.seconds) == {"pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity", "rules"}
+    assert set(result.seconds) == {"pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity",
+                                   "distributions", "rules"}
     with pytest.raises(KeyError, match="no table 'nope'"):
         result.table("nope")
 
