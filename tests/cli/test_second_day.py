@@ -1,5 +1,6 @@
 """The second day with rdbscope (issue 29): units, options and the small things, through the CLI."""
 
+import gzip
 import hashlib
 import io
 import json
@@ -10,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 
 import pyarrow.parquet as pq
 import pytest
@@ -195,3 +197,18 @@ def test_letters_a_to_f_alone_are_a_word_not_a_hex_id(letters_and_hashes):
     (letters,) = [pattern for pattern in shown if not pattern.startswith(("deadbeef", "session"))]
     assert letters.startswith("a" * 200) and "{" not in letters  # the key itself (the text may be cut)
     assert shown == {letters: 1, "deadbeefcafe:config": 1, "session:{hex}": 10}
+
+
+def test_a_gzip_cut_short_says_how_far_it_got(tmp_path):
+    whole = gzip.compress(DUMP.read_bytes())
+    cut = len(whole) // 2
+    path = tmp_path / "trunc.rdb.gz"
+    path.write_bytes(whole[:cut])
+    reached = len(zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(whole[:cut]))  # what gzip gives before the cut
+    assert 0 < reached < len(DUMP.read_bytes())
+    result = invoke("info", path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {path}: offset {reached}: the gzip stream is damaged at byte {cut:,} of the compressed file, "
+        f"{reached:,} bytes into the dump (Compressed file ended before the end-of-stream marker was reached) "
+        "while reading gzip data")
