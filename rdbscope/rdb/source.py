@@ -92,7 +92,7 @@ class Source:
                 break
         self.stream = _decompressor(self.compression, raw, self.name)
         if self.compression is not None:
-            self.stream = _Guarded(self.stream, self.compression, self.name)
+            self.stream = _Guarded(self.stream, self.compression, self.name, self.position)
 
     def mapped(self):
         """The whole uncompressed dump mapped read-only in memory, or None when it is not a plain file.
@@ -137,12 +137,14 @@ class Source:
 
 
 class _Guarded(io.RawIOBase):
-    """Turns a decompressor's own exceptions into RdbFormatError."""
+    """Turns a decompressor's own exceptions into RdbFormatError at the offset of the dump reached, and says
+    how far into the compressed file (``position()``) that was."""
 
-    def __init__(self, stream, kind, name):
+    def __init__(self, stream, kind, name, position):
         self._stream = stream
         self._kind = kind
         self._name = name
+        self._position = position
         self._done = 0
 
     def readable(self):
@@ -150,10 +152,13 @@ class _Guarded(io.RawIOBase):
 
     def readinto(self, b):
         try:
-            n = _readinto(self._stream, b)
+            # one step of the decompressor at a time: what came out before the damage is counted
+            n = self._stream.readinto1(b)
         except Exception as exc:  # each decompressor raises its own types
-            raise RdbFormatError(f"the {self._kind} stream is damaged ({exc})", self._done,
-                                 context=f"{self._kind} data", path=self._name) from None
+            compressed = self._position()
+            where = f" at byte {compressed:,} of the compressed file" if compressed is not None else ""
+            raise RdbFormatError(f"the {self._kind} stream is damaged{where}, {self._done:,} bytes into the dump "
+                                 f"({exc})", self._done, context=f"{self._kind} data", path=self._name) from None
         self._done += n or 0
         return n
 

@@ -1,6 +1,8 @@
 """The second day with rdbscope (issue 29): units, options and the small things, through the CLI."""
 
+import gzip
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -10,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 
 import pyarrow.parquet as pq
 import pytest
@@ -195,3 +198,40 @@ def test_letters_a_to_f_alone_are_a_word_not_a_hex_id(letters_and_hashes):
     (letters,) = [pattern for pattern in shown if not pattern.startswith(("deadbeef", "session"))]
     assert letters.startswith("a" * 200) and "{" not in letters  # the key itself (the text may be cut)
     assert shown == {letters: 1, "deadbeefcafe:config": 1, "session:{hex}": 10}
+
+
+def test_a_gzip_cut_short_says_how_far_it_got(tmp_path):
+    whole = gzip.compress(DUMP.read_bytes())
+    cut = len(whole) // 2
+    path = tmp_path / "trunc.rdb.gz"
+    path.write_bytes(whole[:cut])
+    reached = len(zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(whole[:cut]))  # what gzip gives before the cut
+    assert 0 < reached < len(DUMP.read_bytes())
+    result = invoke("info", path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {path}: offset {reached}: the gzip stream is damaged at byte {cut:,} of the compressed file, "
+        f"{reached:,} bytes into the dump (Compressed file ended before the end-of-stream marker was reached) "
+        "while reading gzip data")
+
+
+def test_what_the_readme_first_command_writes_is_ignored_by_git():
+    readme = (ROOT / "README.md").read_text()
+    first = re.search(r"^pip install \. && (rdbscope report .+)$", readme, re.MULTILINE).group(1)
+    written = re.search(r"--html (\S+)", first).group(1)
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", written], cwd=ROOT)
+    assert ignored.returncode == 0, f"{written} is not ignored by .gitignore"
+
+
+def test_the_notebook_command_the_readme_suggests_comes_with_the_test_extra():
+    import tomllib
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "nbconvert" not in readme  # not in the test extra: nbclient's jupyter-execute is
+    command = re.search(r"`(jupyter-\w+) notebooks/explore\.ipynb`", readme).group(1)
+    (script,) = importlib.metadata.entry_points(group="console_scripts", name=command)
+    provider = script.dist.metadata["Name"].lower()
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert provider in {re.split(r"[<>=\[; ]", requirement)[0].lower() for requirement in extras}

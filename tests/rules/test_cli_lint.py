@@ -119,7 +119,7 @@ def test_bad_input_exits_2(tmp_path):
     config = tmp_path / "rdbscope.toml"
     config.write_text("[rules.NAM006]\nmax_bytes = 'long'\n")
     result = run("lint", DUMP, "--config", config)
-    assert result.exit_code == 2 and "max_bytes: expected int" in result.stderr
+    assert result.exit_code == 2 and "max_bytes: not a size: 'long'" in result.stderr
     bad = tmp_path / "bad.rdb"
     bad.write_bytes(DUMP.read_bytes()[:3000])
     assert run("lint", bad).exit_code == 2

@@ -60,7 +60,8 @@ def test_options_by_code_or_name():
 @pytest.mark.parametrize("table, message", [
     ({"rules": {"NAM099": {"x": 1}}}, r"\[rules.NAM099\]: no lint rule has this code or name"),
     ({"rules": {"NAM006": {"max_byte": 1}}}, r"\[rules.NAM006\] max_byte: unknown key \(known: max_bytes\)"),
-    ({"rules": {"NAM006": {"max_bytes": "long"}}}, r"max_bytes: expected int, got 'long'"),
+    ({"rules": {"NAM006": {"max_bytes": "long"}}}, r"max_bytes: not a size: 'long'"),
+    ({"rules": {"NAM006": {"max_bytes": [64]}}}, r"max_bytes: expected int, got \[64\]"),
     ({"rules": {"NAM003": {"anything": 1}}}, r"anything: unknown key \(known: none: it takes no options\)"),
     ({"rules": {"CLU001": {"masters": 1}}}, r"masters must be 0 \(off\) or at least 2"),
     ({"rules": {"NAM006": {"max_bytes": 1}, "key-over-max-length": {"max_bytes": 2}}}, r"given twice"),
