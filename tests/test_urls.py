@@ -348,8 +348,9 @@ def without_credentials(env, home):
 
 @pytest.mark.parametrize("args, url, doing", [
     (["report", f"s3://{BUCKET}/dump.rdb"], f"s3://{BUCKET}/dump.rdb", "reading"),
-    (["info", f"s3://{BUCKET}/dump.rdb"], f"s3://{BUCKET}/dump.rdb", "reading"),
-    (["diff", f"s3://{BUCKET}/dump.rdb", DUMP], f"s3://{BUCKET}/dump.rdb", "reading"),
+    pytest.param(["info", f"s3://{BUCKET}/dump.rdb"], f"s3://{BUCKET}/dump.rdb", "reading", marks=pytest.mark.slow),
+    pytest.param(["diff", f"s3://{BUCKET}/dump.rdb", DUMP], f"s3://{BUCKET}/dump.rdb", "reading",
+                 marks=pytest.mark.slow),
     (["report", DUMP, "--out", f"s3://{BUCKET}/reports"], f"s3://{BUCKET}/reports", "writing"),
 ])
 def test_no_credentials_is_one_line_and_exit_2(s3, tmp_path, args, url, doing):
@@ -360,7 +361,8 @@ def test_no_credentials_is_one_line_and_exit_2(s3, tmp_path, args, url, doing):
                              "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)\n")
 
 
-@pytest.mark.parametrize("args", [["report", f"s3://{BUCKET}/dump.rdb"], ["info", f"s3://{BUCKET}/dump.rdb"]])
+@pytest.mark.parametrize("args", [["report", f"s3://{BUCKET}/dump.rdb"],
+                                  pytest.param(["info", f"s3://{BUCKET}/dump.rdb"], marks=pytest.mark.slow)])
 def test_an_endpoint_that_does_not_answer_is_one_line_within_seconds(s3, args):
     """Nothing listens on the endpoint's port: botocore's default retries took 12 to 22 s to say so."""
     import time

@@ -182,7 +182,8 @@ def two_db_server():
         yield running
 
 
-@pytest.mark.parametrize("url", ["redis://127.0.0.1:{port}/2", "redis://127.0.0.1:{port}?db=2"])
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:{port}/2",
+                                 pytest.param("redis://127.0.0.1:{port}?db=2", marks=pytest.mark.slow)])
 def test_the_db_a_url_names_is_the_only_one_read(two_db_server, url):
     url = url.format(port=two_db_server.port)
     code, out, err = run_apart("report", url, "--format", "json", "--quiet")

@@ -25,8 +25,8 @@ def rdbscope(*args, fsize=None):
 @pytest.mark.skipif(PRLIMIT is None, reason="prlimit (util-linux) is not installed")
 @pytest.mark.parametrize("args, written", [
     (["report", DUMP, "--html", "{out}/report.html", "--quiet"], "{out}/report.html"),
-    (["scan", DUMP, "-o", "{out}/keys.parquet"], "{out}/keys.parquet"),
-    (["report", DUMP, "--out", "{out}/reports", "--quiet"], "{out}/reports"),
+    pytest.param(["scan", DUMP, "-o", "{out}/keys.parquet"], "{out}/keys.parquet", marks=pytest.mark.slow),
+    pytest.param(["report", DUMP, "--out", "{out}/reports", "--quiet"], "{out}/reports", marks=pytest.mark.slow),
 ])
 def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path, args, written):
     out = tmp_path / "out"
