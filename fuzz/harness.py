@@ -87,6 +87,7 @@ with atheris.instrument_imports(include=["rdbscope"], exclude=modules_a_load_nev
     sys.meta_path.insert(1, SourcesFirst())
     import rdbscope
     import rdbscope.rdb
+    import rdbscope.rdb._memory  # loaded at the first key otherwise: its cache below needs it now
 from fuzz import values
 from rdbscope.report import views  # uninstrumented: see modules_a_load_never_runs
 
