@@ -137,3 +137,17 @@ def test_a_writer_version_out_of_range_is_no_version(dumps, field, version, tmp_
     assert f"{field.decode()} {version} is not a version" in " ".join(invoke("info", dump).output.split())
     for command in ("ttl", "expiry", "patterns", "lint", "bigkeys", "report"):
         invoke(command, dump)
+
+
+@pytest.mark.parametrize("expire_ms", [-(1 << 63), (1 << 63) - 1])
+def test_without_a_ctime_the_expiry_counts_from_an_expiry_at_either_end_of_int64(dumps, expire_ms, tmp_path):
+    """Without a usable ctime the expiry pass counts from the earliest expiry: -2**63, less its milliseconds,
+    did not fit in an int64. No server writes either edit."""
+    data = hostile_dumps.with_expiry(dumps["year-9999"].read_bytes(), 253402300799000, expire_ms)
+    dump = tmp_path / "no-ctime.rdb"
+    dump.write_bytes(hostile_dumps.with_aux(data, b"ctime", str(1 << 64).encode()))
+    for args in (["expiry"], ["expiry", "--timeline"], ["report"], ["expiry", "--memory-budget", "1MB"],
+                 ["report", "--memory-budget", "1MB"]):
+        invoke(*args, dump)
+    ttl = json.loads(invoke("ttl", "--format", "json", dump).output)
+    assert ttl["overview"][-1]["n_with_ttl"] == 1 + hostile_dumps.N_USERS
