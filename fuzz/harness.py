@@ -79,14 +79,23 @@ def modules_a_load_never_runs():
     return [name for name in names if name != "rdbscope" and not name.startswith(reader)]
 
 
+#: The scanner's own modules, each with a compiled twin (their .pxd beside them).
+READER_MODULES = sorted(path.stem for path in (ROOT / "rdbscope" / "rdb").glob("_*.pxd") if path.stem != "_words")
+
+
 import numpy  # noqa: F401  (the big imports happen outside the instrumented block)
 import pyarrow  # noqa: F401
 
 with atheris.instrument_imports(include=["rdbscope"], exclude=modules_a_load_never_runs()):
-    # After atheris's own finder, which instruments what the finders behind it find.
-    sys.meta_path.insert(1, SourcesFirst())
+    # Right after atheris's own finder (which sits after the builtin and frozen importers), which
+    # instruments what the finders behind it find; before it, nothing this finds was instrumented.
+    hook = next(i for i, finder in enumerate(sys.meta_path) if type(finder).__name__ == "AtherisMetaPathFinder")
+    sys.meta_path.insert(hook + 1, SourcesFirst())
     import rdbscope
     import rdbscope.rdb
+    # The scanner's modules load at the first scan otherwise, outside this block, uninstrumented.
+    for name in READER_MODULES:
+        importlib.import_module(f"rdbscope.rdb.{name}")
 from fuzz import values
 from rdbscope.report import views  # uninstrumented: see modules_a_load_never_runs
 

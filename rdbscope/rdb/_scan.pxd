@@ -121,6 +121,7 @@ cdef class Scanner(Columns):
     cdef readonly int writer_redis_ver
     cdef int embstr_limit
     cdef i64 expire_ms
+    cdef bint has_expire
     cdef int lfu
     cdef i64 idle
     cdef i64 prefix_start

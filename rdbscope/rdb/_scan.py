@@ -134,7 +134,6 @@ VALUE_NAMES = {
 
 
 INT64_MIN = cython.declare(cython.longlong, -9223372036854775807 - 1)
-NO_EXPIRE = cython.declare(cython.longlong, -9223372036854775807 - 1)
 MAX_BLOB = cython.declare(cython.longlong, 4294967296)  # listpacks and ziplists are at most 4 GiB
 MAX_KEY = cython.declare(cython.ulonglong, 4294967296)
 MAX_COUNT = cython.declare(cython.ulonglong, 281474976710656)  # 2**48: more than any real dump holds
@@ -443,7 +442,8 @@ class Scanner(Columns):
         self.writer_redis_ver = 0  # major*100 + minor
         self.embstr_limit = 44
         # Per-entry state.
-        self.expire_ms = NO_EXPIRE
+        self.expire_ms = 0
+        self.has_expire = False  # any int64 is an expiry time, -2**63 included
         self.lfu = -1
         self.idle = -1
         self.prefix_start = -1
@@ -1456,7 +1456,7 @@ class Scanner(Columns):
             else:
                 khdr = 9
             size = 8 + khdr + k + 1 + 1 + (n + 4)
-            if self.expire_ms != NO_EXPIRE:
+            if self.has_expire:
                 size += 8
             return E_EMBSTR if size <= 128 else E_RAW
         if (self.writer_redis_ver >= 800 or self.writer_valkey_ver >= 801) and n <= 44:
@@ -1466,7 +1466,7 @@ class Scanner(Columns):
             # 9.0 count the expiry field in it; Redis 8.6 places it before the
             # object and does not, and Valkey 8.1 sets it after the object is made.
             size = 16 + (self.cur_klen + 3) + (n + 4)
-            if self.expire_ms != NO_EXPIRE and (self.writer_valkey_ver >= 900 or
+            if self.has_expire and (self.writer_valkey_ver >= 900 or
                                                 (self.writer_valkey_ver == 0 and self.writer_redis_ver < 806)):
                 size += 8
             return E_EMBSTR if size <= 64 else E_RAW
@@ -2008,11 +2008,13 @@ class Scanner(Columns):
                         self.prefix_start = start
                     self.context = "expire time"
                     self.expire_ms = self.le_signed(8)
+                    self.has_expire = True
                 elif op == OP_EXPIRETIME:
                     if self.prefix_start < 0:
                         self.prefix_start = start
                     self.context = "expire time"
                     self.expire_ms = self.le_signed(4) * 1000
+                    self.has_expire = True
                 elif op == OP_FREQ:
                     if self.prefix_start < 0:
                         self.prefix_start = start
@@ -2078,7 +2080,7 @@ class Scanner(Columns):
                 self.c_koff[r + 1] = self.klen
                 self.c_type[r] = self.r_type
                 self.c_enc[r] = self.r_enc
-                if self.expire_ms != NO_EXPIRE:
+                if self.has_expire:
                     self.c_expire[r] = self.expire_ms
                     self.c_v_expire[byte] |= bit
                 else:
@@ -2114,7 +2116,7 @@ class Scanner(Columns):
                     if self.r_type == T_STRING:
                         est = self.string_cost()
                     else:
-                        est = self.mm.estimate(self.cur_klen, self.expire_ms != NO_EXPIRE, self.r_type, self.r_enc,
+                        est = self.mm.estimate(self.cur_klen, self.has_expire, self.r_type, self.r_enc,
                                                self.value_type, self.r_n, self.m_blob, self.m_elems,
                                                self.m_nodes, self.r_ttl_fields)
                     if est == 0:  # no model: a module value costs what it serializes to, at least
@@ -2133,7 +2135,7 @@ class Scanner(Columns):
                     self.full = True
             else:
                 self.klen = kstart
-            self.expire_ms = NO_EXPIRE
+            self.has_expire = False
             self.lfu = -1
             self.idle = -1
             self.prefix_start = -1
@@ -2145,7 +2147,7 @@ class Scanner(Columns):
         String keys come in few shapes (key length, value length, encoding,
         expiry), and neighbours often share one: the last shape is kept.
         """
-        has_expire = self.expire_ms != NO_EXPIRE
+        has_expire = self.has_expire
         if (self.cur_klen == self.sc_klen and self.r_n == self.sc_n and self.r_enc == self.sc_enc
                 and has_expire == self.sc_expire):
             return self.sc_est

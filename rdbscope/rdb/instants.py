@@ -12,7 +12,7 @@ import numpy as np
 
 #: 9999-12-31T23:59:59Z, the last second a datetime holds.
 LAST_SECOND = 253402300799
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT64_MIN = -(1 << 63)
 #: How far apart two instants may be told: differences saturate here (146 million years), never wrap.
 SPAN_MS = 1 << 62
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -31,9 +31,10 @@ def ctime_seconds(aux):
 
 def ms_after(expire_ms, now_ms):
     """``expire_ms - now_ms`` (an int64 array and an int) saturated at ±:data:`SPAN_MS`, never wrapped
-    around: an expiry at 2**63-1 stays in the future and one at -2**63 in the past."""
-    low, high = max(now_ms - SPAN_MS, INT64_MIN), min(now_ms + SPAN_MS, INT64_MAX)
-    return np.clip(np.asarray(expire_ms, np.int64), low, high) - np.int64(now_ms)
+    around: an expiry at 2**63-1 stays in the future and one at -2**63 in the past. A ``now_ms`` itself
+    beyond ±2**62 (the earliest of such expiries, in a dump without ctime) counts as ±2**62."""
+    now_ms = min(max(int(now_ms), -SPAN_MS), SPAN_MS - 1)
+    return np.clip(np.asarray(expire_ms, np.int64), now_ms - SPAN_MS, now_ms + SPAN_MS) - np.int64(now_ms)
 
 
 def datetime_ms(ms):

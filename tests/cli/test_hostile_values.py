@@ -98,12 +98,15 @@ def test_every_command_ends_and_shows_the_real_expiry(dumps, name, tmp_path):
                                                            * (1000 if name == "year-9999" else 1)]
 
 
-def test_an_expiry_before_the_year_1_is_an_expired_key(dumps, tmp_path):
-    """No server writes it (it deletes such a key): the 9999 expiry of a real dump, edited."""
+@pytest.mark.parametrize(("expire_ms", "shown"), [(BEFORE_YEAR_1_MS, "0000-12-31T23:59:59.999Z"),
+                                                  (-(1 << 63), f"{-(1 << 63)} ms since the epoch")])
+def test_an_expiry_before_the_year_1_is_an_expired_key(dumps, tmp_path, expire_ms, shown):
+    """No server writes it (it deletes such a key): the 9999 expiry of a real dump, edited. -2**63 was the
+    scanner's mark of "no expiry", and such a key was counted as one without TTL."""
     dump = tmp_path / "before-year-1.rdb"
-    dump.write_bytes(hostile_dumps.with_expiry(dumps["year-9999"].read_bytes(), 253402300799000, BEFORE_YEAR_1_MS))
+    dump.write_bytes(hostile_dumps.with_expiry(dumps["year-9999"].read_bytes(), 253402300799000, expire_ms))
     rows = json.loads(invoke("bigkeys", "--top", 500, "--format", "json", dump).output)
-    assert {row["key"]: row["expire_at"] for row in rows}["never"] == "0000-12-31T23:59:59.999Z"
+    assert {row["key"]: row["expire_at"] for row in rows}["never"] == shown
     ttl = json.loads(invoke("ttl", "--format", "json", dump).output)
     assert [row["n_expired"] for row in ttl["patterns"] if row["pattern"] == "never"] == [1]
     for command in ("info", "expiry", "patterns", "lint", "report"):
@@ -134,3 +137,17 @@ def test_a_writer_version_out_of_range_is_no_version(dumps, field, version, tmp_
     assert f"{field.decode()} {version} is not a version" in " ".join(invoke("info", dump).output.split())
     for command in ("ttl", "expiry", "patterns", "lint", "bigkeys", "report"):
         invoke(command, dump)
+
+
+@pytest.mark.parametrize("expire_ms", [-(1 << 63), (1 << 63) - 1])
+def test_without_a_ctime_the_expiry_counts_from_an_expiry_at_either_end_of_int64(dumps, expire_ms, tmp_path):
+    """Without a usable ctime the expiry pass counts from the earliest expiry: -2**63, less its milliseconds,
+    did not fit in an int64. No server writes either edit."""
+    data = hostile_dumps.with_expiry(dumps["year-9999"].read_bytes(), 253402300799000, expire_ms)
+    dump = tmp_path / "no-ctime.rdb"
+    dump.write_bytes(hostile_dumps.with_aux(data, b"ctime", str(1 << 64).encode()))
+    for args in (["expiry"], ["expiry", "--timeline"], ["report"], ["expiry", "--memory-budget", "1MB"],
+                 ["report", "--memory-budget", "1MB"]):
+        invoke(*args, dump)
+    ttl = json.loads(invoke("ttl", "--format", "json", dump).output)
+    assert ttl["overview"][-1]["n_with_ttl"] == 1 + hostile_dumps.N_USERS

@@ -5,7 +5,8 @@ one that loads must also get through every pass and the views that print its exp
 ``hostile-*.rdb`` are valid dumps of a real Redis 7.0 (one key with a TTL, one ``never``) with hostile
 values (issue 29): ``EXPIREAT never 253402300799`` and ``PEXPIREAT`` of 2**62 and 2**63-1 as the server
 wrote them; an expiry before the year 1 or at -2**63, a ctime of 2**64, 2**63-1 or -2**63, and a
-redis-ver of 2**64.1.1 edited into its dump, the checksum recomputed (tests/hostile_dumps.py).
+redis-ver of 2**64.1.1 edited into its dump (``hostile-no-ctime-*``: both an expiry at an end of int64
+and a ctime of 2**64), the checksum recomputed (tests/hostile_dumps.py).
 
 Each runs in a child process capped at 256 MB of address space beyond what the interpreter maps
 after its imports, from memory (as a stream) and from a file (which the compiled build maps).
