@@ -9,7 +9,7 @@ import time
 
 import pytest
 from conftest import SAMPLE_DUMPS
-from hostile_keyspace import BIDI, HIGH_BYTE, LITERAL_ESCAPE, LONG, SHORTCODES, write_hostile_dump
+from hostile_keyspace import BIDI, HIGH_BYTE, LITERAL_ESCAPE, LONG, write_hostile_dump
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from typer.testing import CliRunner
 
