@@ -62,6 +62,7 @@ def test_csv_escapes_control_and_bidi_characters_and_reads_back_exactly(hostile)
     assert "\\x1b]0;pwned\\x07:title" in shown and "nul:\\x00:key" in shown and "bidi:\\u202egnp.exe" in shown
 
 
+@pytest.mark.slow  # a whole report (or two lint runs)
 def test_terminal_report_shows_names_verbatim_escaped_and_cut(hostile):
     dump, _ = hostile
     result = invoke("report", dump)
@@ -85,6 +86,7 @@ def test_an_error_line_names_the_key_verbatim(hostile, tmp_path):
     assert "key 'big:key:45386'" in result.stderr and "🔑" not in result.stderr
 
 
+@pytest.mark.slow  # a whole report (or two lint runs)
 def test_openmetrics_labels_are_escaped_and_cut(hostile):
     dump, _ = hostile
     text = invoke("report", dump, "--format", "openmetrics", "--quiet").stdout
@@ -95,6 +97,7 @@ def test_openmetrics_labels_are_escaped_and_cut(hostile):
     assert max(len(p) for p in patterns) == SHOWN_CHARS and any(p.startswith("long:word:") for p in patterns)
 
 
+@pytest.mark.slow  # a whole report (or two lint runs)
 def test_html_report_is_escaped_and_bounded(hostile, tmp_path):
     dump, _ = hostile
     page = tmp_path / "report.html"
@@ -106,6 +109,7 @@ def test_html_report_is_escaped_and_bounded(hostile, tmp_path):
     assert "bidi:\\u202egnp.exe" in text and "bin:\\\\xff:{id}" in text
 
 
+@pytest.mark.slow  # a whole report (or two lint runs)
 def test_lint_warns_of_a_bidi_override_and_costs_no_more_than_a_larger_dump(hostile):
     dump, _ = hostile
     started = time.perf_counter()
