@@ -55,7 +55,7 @@ class Finding:
         n_keys: how many keys the finding is about.
         est_memory_bytes: memory those keys hold (the estimate when the dump has
             one, else their size in the dump; ``details["memory_basis"]`` says which).
-        examples: a few of the keys, as text (non-UTF-8 bytes escaped ``\\xNN``).
+        examples: a few of the keys, as text (non-UTF-8 bytes escaped ``\\xNN``, a backslash as ``\\\\``).
         details: machine-readable figures, as JSON text.
     """
 
@@ -147,7 +147,7 @@ _FIELDS = (
      "memory those keys hold: est_memory_bytes where the dump has estimates, else rdb_bytes "
      "(details.memory_basis says which)"),
     ("message", pa.string(), False, "one sentence for a human"),
-    ("examples", pa.list_(pa.string()), False, "a few keys, as text with non-UTF-8 bytes escaped"),
+    ("examples", pa.list_(pa.string()), False, "a few keys, as text with non-UTF-8 bytes and backslashes escaped"),
     ("details", pa.string(), False, "machine-readable figures, JSON text"),
 )
 

@@ -17,8 +17,10 @@ TERMINAL_ATTACKS = {
 }
 BIDI = "bidi:\u202egnp.exe".encode()
 NUL = b"nul:\x00:key"
-LONG = b"long:" + b"a" * (1 << 20)
-SHORTCODES = (b"big:key:45386", b"bull:email:events")
+#: A name of 1 MiB in 200,000 segments: its pattern is as long (one key of its form).
+LONG = b"long:" + b"word:" * ((1 << 20) // 5)
+#: Names with emoji shortcodes (``:key:``, ``:email:``), given the biggest values: the summary shows them.
+SHORTCODES = {b"big:key:45386": 3_000_000, b"bull:email:events": 2_000_000}
 #: The same ten ids under a prefix of the byte 0xFF and under one of the four characters ``\xff``.
 HIGH_BYTE = [b"bin:\xff:%d" % i for i in range(10)]
 LITERAL_ESCAPE = [b"bin:\\xff:%d" % i for i in range(10)]
@@ -32,6 +34,10 @@ def hostile_keys():
     return [*TERMINAL_ATTACKS.values(), BIDI, NUL, LONG, *SHORTCODES, *HIGH_BYTE, *LITERAL_ESCAPE, *PLAIN]
 
 
+def value_bytes(key):
+    return SHORTCODES.get(key, 8 if key in PLAIN else HOSTILE_VALUE_BYTES)
+
+
 def write_hostile_dump(path):
     """Write the hostile keyspace on Debian's redis-server 7.0 and copy its dump to ``path``; returns the keys
     the server listed (``KEYS``), the oracle of what the dump holds."""
@@ -39,7 +45,7 @@ def write_hostile_dump(path):
         client = running.client(0)
         pipe = client.pipeline(transaction=False)
         for key in hostile_keys():
-            pipe.set(key, b"v" * (8 if key in PLAIN else HOSTILE_VALUE_BYTES))
+            pipe.set(key, b"v" * value_bytes(key))
         pipe.execute()
         listed = set(client.keys())
         client.execute_command("SAVE")

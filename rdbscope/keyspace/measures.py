@@ -38,7 +38,7 @@ MEASURE_DOCS = {
     **{f"ttl_s_{name}": f"{name} of the remaining TTL in seconds at the dump's ctime "
                         "(keys with a TTL; expired ones count 0); null without ctime"
        for name, _q in PERCENTILES},
-    "examples": "a few keys of the group, as text (non-UTF-8 bytes escaped \\xNN)",
+    "examples": "a few keys of the group, as text (non-UTF-8 bytes escaped \\xNN, a backslash as \\\\)",
 }
 
 _QUANTILES = [q for _name, q in PERCENTILES]

@@ -8,6 +8,9 @@ from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, SCHEMAS, STORE_ENTRIES, KeySc
 _COMPILED = tuple((schema, re.compile(schema.regex, re.S)) for schema in SCHEMAS)
 _BULL_QUEUE = re.compile(r"(.*?bull:[^:]+):")
 _BULLMQ_ONLY = re.compile(r".*?bull:[^:]+:(?:events|meta|marker)")
+#: Longest pattern held against the schemas: no library names its keys longer, and a key of a megabyte
+#: would cost every schema's regex a pass over it.
+MAX_PATTERN_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class Recognized:
 
 
 def _match(pattern, types):
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return None
     for schema, regex in _COMPILED:
         found = regex.fullmatch(pattern)
         if found and set(types) <= set(schema.types):

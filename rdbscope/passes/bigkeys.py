@@ -43,7 +43,7 @@ MEMORY_CONCENTRATED = Check(
 
 _KEY_COLUMNS = {
     "db": "database number",
-    "key": "the key as text (non-UTF-8 bytes escaped \\xNN)",
+    "key": "the key as text (non-UTF-8 bytes escaped \\xNN, a backslash as \\\\)",
     "pattern": "the key's pattern",
     "type": "the key's type",
     "encoding": "the key's encoding",

@@ -31,7 +31,7 @@ _ESCAPE = re.compile(rb"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([tnr\\]))")
 _SHORT = {b"t": b"\t", b"n": b"\n", b"r": b"\r", b"\\": b"\\"}
 
 
-def key_text(key) -> str:
+def key_text(key) -> str | None:
     """``key`` (bytes) as text: UTF-8 where valid, ``\\xHH`` for each byte that is not, ``\\\\`` for a
     backslash. ``None`` stays ``None``."""
     if key is None:

@@ -16,7 +16,7 @@ COLUMNS = (
     ("db", pa.int32(), False,
      "database number"),
     ("key", pa.binary(), False,
-     "the key, byte-exact (to_pandas gives text, non-UTF-8 bytes escaped \\xNN)"),
+     "the key, byte-exact (to_pandas gives text, non-UTF-8 bytes escaped \\xNN, a backslash as \\\\)"),
     ("type", pa.dictionary(pa.int8(), pa.string()), False,
      "string, list, set, zset, hash, stream, module, array (Redis 8.8) or gcra"),
     ("encoding", pa.dictionary(pa.int8(), pa.string()), False,

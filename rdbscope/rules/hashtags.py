@@ -23,7 +23,7 @@ class HashTags:
     Attributes:
         rows: positions of the keys with a tag (ascending).
         tag: per row, the index of its tag into ``texts`` and ``n_keys``.
-        texts: the distinct tags, as text (non-UTF-8 bytes escaped ``\\xNN``).
+        texts: the distinct tags, as text (non-UTF-8 bytes escaped ``\\xNN``, a backslash as ``\\\\``).
         n_keys: keys per distinct tag.
     """
 
