@@ -62,7 +62,8 @@ def report_json(*args, env=None):
     return document
 
 
-@pytest.mark.parametrize("key", ["dump.rdb", pytest.param("dump.rdb.gz", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["dump.rdb", "dump.rdb.gz"])
 def test_report_of_an_s3_dump_is_the_local_report(s3, key):
     env, _client = s3
     remote = report_json(f"s3://{BUCKET}/{key}", env=env)
@@ -73,6 +74,7 @@ def test_report_of_an_s3_dump_is_the_local_report(s3, key):
     assert remote == local
 
 
+@pytest.mark.slow
 def test_a_missing_key_is_one_line_and_exit_2(s3):
     env, _client = s3
     result = rdbscope("report", f"s3://{BUCKET}/nope.rdb", env=env)
@@ -135,6 +137,7 @@ def test_scan_and_info_read_s3(s3, tmp_path):
     assert pq.read_metadata(out).num_rows == 2073
 
 
+@pytest.mark.slow
 def test_a_scheme_without_its_backend_names_the_extra():
     if importlib.util.find_spec("gcsfs") is not None:
         pytest.skip("gcsfs is installed here")

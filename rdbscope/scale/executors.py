@@ -150,13 +150,15 @@ def connect(address, timeout=CONNECT_TIMEOUT_S):
     the scheduler has a worker. Use it as a context manager (``with connect(address) as client:``),
     or close it when done.
 
-    A malformed address fails before anything is opened, and a port nothing listens on as soon as
-    the connection is refused: no half-made client is left to close itself when collected.
+    A malformed address fails before anything is opened, a port nothing listens on as soon as the
+    connection is refused, and one that answers but is not a scheduler within KNOCK_TIMEOUT_S: Dask's
+    client is made only where a scheduler greets, so none is left half-made to close itself (and
+    hang) when it is collected.
 
     Raises:
         InputError: dask is not installed; ``address`` is not an address; no
-            scheduler answered there, or it had no worker, within ``timeout``
-            seconds.
+            scheduler answered there (what answered is not one), or it had no
+            worker, within ``timeout`` seconds.
     """
     host, port = scheduler_host_port(address)
     distributed = import_extra("distributed", "--dask")

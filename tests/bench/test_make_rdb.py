@@ -173,6 +173,7 @@ def test_version_11_dumps_load_in_newer_servers(label, tmp_path):
     check_against_server(dump, label, 2000, dbs=2, sample=300, same_writer=False)
 
 
+@pytest.mark.slow
 def test_the_same_arguments_give_the_same_bytes(tmp_path):
     args = ("--keys", 300_000, "--dbs", 2, "--seed", 5, "--ctime", 1_760_000_000)
     first = generate(tmp_path / "a.rdb", *args).read_bytes()

@@ -28,6 +28,7 @@ def run(*args, timeout=180, **kwargs):
                           cwd=ROOT, timeout=timeout, **kwargs)
 
 
+@pytest.mark.slow
 def test_cat_into_report_gives_the_files_report():
     result = piped(["cat", DUMP], "report", "-", "--format", "json", "--quiet")
     assert result.returncode == 0, result.stderr
