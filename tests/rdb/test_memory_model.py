@@ -440,3 +440,18 @@ def test_an_unstable_build_of_2024_needs_its_release_named():
                                 catch_exceptions=False)
     model = json.loads(result.stdout)["memory_model"]
     assert (model["layout"], model["layout_guessed"]) == ("redis-7.2", False)
+
+
+def test_the_report_says_when_the_layout_is_a_guess(tmp_path):
+    from typer.testing import CliRunner
+
+    from rdbscope.cli import app
+
+    dump = str(SAMPLE_DUMPS / "redis-unstable-2024-rdb12-lru.rdb")
+    guessed = CliRunner().invoke(app, ["report", dump], catch_exceptions=False).stdout
+    assert "Memory model: redis-8.4 layout" in guessed and "a guess" in guessed and "--server-version X.Y" in guessed
+    config = tmp_path / "settings.toml"
+    config.write_text('server_version = "7.4"\n')
+    named = CliRunner().invoke(app, ["report", dump, "--config", str(config)], catch_exceptions=False).stdout
+    assert "Memory model: redis-7.2 layout" in named and "named Redis 7.4 by server_version" in named
+    assert "a guess" not in named
