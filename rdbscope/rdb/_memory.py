@@ -59,6 +59,7 @@ E_LISTPACKEX = cython.declare(cython.int, 11)
 
 ROBJ = cython.declare(cython.int, 16)
 STREAM_INDEX_KEY = cython.declare(cython.int, 58)  # a key of a stream's id-to-groups index (Redis 8.4+)
+CONSUMER_PEL_KEY = cython.declare(cython.int, 52)  # a key of a consumer's PEL (Redis 8.6+, fitted)
 SMALL = cython.declare(cython.int, 4096)
 DICT_ENTRY = cython.declare(cython.int, 24)
 
@@ -263,18 +264,64 @@ class MemoryModel:
         """One listpack of a stream: its bytes up to 6.2, its allocation since 7.0."""
         return self.counted(n)
 
-    def stream_group(self, pel, shared, pel_nodes, pel_bytes):
+    def stream_group(self, pel, shared, nacked, pel_nodes, pel_bytes):
         """A consumer group with ``pel`` pending entries (``shared`` of them pending in
-        an earlier group too) in a tree of ``pel_nodes`` nodes: struct, PEL tree, NACKs."""
+        an earlier group too, ``nacked`` released by XNACK) in a tree of ``pel_nodes``
+        nodes: struct, PEL tree, NACKs."""
         if self.tracked:
             # Struct, name, its PEL and consumer trees, and per pending entry a
             # NACK, its keys in the group's and the consumer's PEL and, once per id,
-            # the stream's id-to-groups index (fitted on unstable builds writing RDB 13 and 14).
+            # the stream's id-to-groups index (fitted on unstable builds writing RDB 13 and 14);
+            # an entry released by XNACK belongs to no consumer's PEL.
             if self.layout == L_REDIS84:
                 return 240 + 216 * pel - STREAM_INDEX_KEY * shared  # fitted on an unstable build writing RDB 12
-            return 216 + 208 * pel - STREAM_INDEX_KEY * shared
+            return 216 + 208 * pel - STREAM_INDEX_KEY * shared - CONSUMER_PEL_KEY * nacked
         group = 32 if self.layout == L_REDIS6 else 40
         return group + self.rax_size(pel, pel_nodes, pel_bytes) + 24 * pel
+
+    def idmp_entry(self, iid):
+        """An idempotent id of ``iid`` bytes a stream remembers (Redis 8.6+, src/t_stream.c
+        idmpEntryCreate: next pointer, stream ID and length, then the id)."""
+        return self.alloc(32 + iid)
+
+    def idmp_producers(self, pids):
+        """The producers of a stream's idempotent ids: one struct each and the radix
+        tree of their names (src/t_stream.c idmpProducerCreate, raxNewWithMetadata)."""
+        return 24 * len(pids) + 32 + self.rax_node_bytes(sorted(pids), 0, len(pids), 0)
+
+    def rax_node_bytes(self, keys, lo, hi, depth):
+        """Bytes of the radix-tree nodes under the node for the first ``depth`` bytes
+        shared by ``keys[lo:hi]`` (sorted), with the value pointers of the keys that end
+        there (src/rax.c): a node of one child and no key packs the chain of such
+        nodes below it; a node of several children is a branching node."""
+        is_key = len(keys[lo]) == depth
+        if is_key:
+            lo += 1
+        value = 8 if is_key else 0
+        if lo == hi:
+            return self.alloc(8 + value)  # a leaf: 4-byte header, padding, the value
+        if keys[lo][depth] == keys[hi - 1][depth]:
+            # one child: follow the chain while every key goes on the same way
+            end = depth + 1
+            while len(keys[lo]) > end and keys[lo][end] == keys[hi - 1][end]:  # no key ends at ``end``
+                end += 1
+            chars = end - depth
+            size = 4 + chars
+            size += (8 - size % 8) % 8
+            return self.alloc(size + 8 + value) + self.rax_node_bytes(keys, lo, hi, end)
+        children = 0
+        below = 0
+        start = lo
+        while start < hi:
+            stop = start + 1
+            while stop < hi and keys[stop][depth] == keys[start][depth]:
+                stop += 1
+            below += self.rax_node_bytes(keys, start, stop, depth + 1)
+            children += 1
+            start = stop
+        size = 4 + children
+        size += (8 - size % 8) % 8
+        return self.alloc(size + 8 * children + value) + below
 
     def stream_consumer(self, name, pel, pel_nodes, pel_bytes):
         """A consumer: struct, name, and its own PEL tree (NACKs are the group's)."""

@@ -275,7 +275,8 @@ cdef class Scanner(Columns):
 
     @cython.locals(nodes=u64, mx=u64, i=u64, clen=u64, ulen=u64, n=u64, length=u64, groups=u64,
                    g=u64, pel=u64, j=u64, consumers=u64, c=u64, cpel=u64, producers=u64, p=u64, iids=u64,
-                   name=u64, shared=u64, indexed=set, counting=bint, index=RaxNodes, pel_tree=RaxNodes)
+                   name=u64, shared=u64, nacked=u64, indexed=set, counting=bint, index=RaxNodes,
+                   pel_tree=RaxNodes, group_tree=RaxNodes, pids=list)
     cdef int read_stream(self, int rdbtype) except -1
 
     cdef Py_ssize_t lp_int(self, Py_ssize_t p, Py_ssize_t stop) except -1

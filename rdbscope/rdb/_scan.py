@@ -1598,12 +1598,12 @@ class Scanner(Columns):
                 self.read_plain_len()  # entries read
             pel = self.read_count()
             shared = 0
-            pel_tree = RaxNodes(self.mm) if counting else None
+            group_tree = RaxNodes(self.mm) if counting else None
             j = 0
             while j < pel:
-                if pel_tree is not None:
+                if group_tree is not None:
                     self.ensure(ID_BYTES)
-                    pel_tree.add(self.view, self.pos)
+                    group_tree.add(self.view, self.pos)
                 if indexed is not None:
                     self.ensure(16)
                     pending_id = bytes(self.view[self.pos:self.pos + 16])
@@ -1614,8 +1614,6 @@ class Scanner(Columns):
                 self.skip(16 + 8)  # raw id, delivery time
                 self.read_plain_len()  # delivery count
                 j += 1
-            if pel_tree is not None:
-                self.m_elems += self.mm.stream_group(pel, shared, pel_tree.nodes, pel_tree.alloc_bytes())
             consumers = self.read_count()
             c = 0
             while c < consumers:
@@ -1635,24 +1633,36 @@ class Scanner(Columns):
                 else:
                     self.skip(16 * cpel)
                 c += 1
+            nacked = 0
             if rdbtype >= 27:
-                self.skip(16 * self.read_count())  # NACKed ids
+                nacked = self.read_count()
+                self.skip(16 * nacked)  # NACKed ids
+            if group_tree is not None:
+                self.m_elems += self.mm.stream_group(pel, shared, nacked, group_tree.nodes, group_tree.alloc_bytes())
             g += 1
         if rdbtype >= 26:
             self.read_plain_len()  # idmp duration
             self.read_plain_len()  # idmp max entries
             producers = self.read_count()
+            pids = [] if counting else None
             p = 0
             while p < producers:
-                self.skip_string(False)
+                if pids is not None:
+                    pids.append(self.read_bytes_object())
+                else:
+                    self.skip_string(False)
                 iids = self.read_count()
                 j = 0
                 while j < iids:
                     self.skip_string(False)
+                    if counting:
+                        self.m_elems += self.mm.idmp_entry(self.slen)
                     self.read_plain_len()
                     self.read_plain_len()
                     j += 1
                 p += 1
+            if pids:
+                self.m_elems += self.mm.idmp_producers(pids)
             self.read_plain_len()  # iids added
             self.read_plain_len()  # iids duplicates
         self.r_type = T_STREAM

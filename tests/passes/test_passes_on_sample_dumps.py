@@ -57,7 +57,7 @@ def test_every_key_has_a_pattern_and_counts_match(analysed):
     assert set(patterns) == set(expected)
     for group, members in expected.items():
         assert patterns[group]["n_keys"] == len(members)
-        assert set(patterns[group]["types"]) <= {"string", "list", "set", "zset", "hash", "stream", "module"}
+        assert set(patterns[group]["types"]) <= {"string", "list", "set", "zset", "hash", "stream", "module", "array"}
 
 
 def test_ttl_counts_and_percentiles_per_pattern(analysed):
