@@ -327,6 +327,7 @@ def test_info_says_which_model_it_assumed():
     assert (model["layout"], model["allocator"], model["allocator_given"]) == ("redis-unstable", "jemalloc", False)
     assert "unstable build writing RDB 14" in model["layout_reason"]
     text = CliRunner().invoke(app, ["info", dump, "--allocator", "libc"], catch_exceptions=False).stdout
+    text = " ".join(text.split())  # prose wraps between words at the output's width
     assert "memory model: redis-unstable layout" in text and "libc allocator (given)" in text
 
 
@@ -448,10 +449,14 @@ def test_the_report_says_when_the_layout_is_a_guess(tmp_path):
     from rdbscope.cli import app
 
     dump = str(SAMPLE_DUMPS / "redis-unstable-2024-rdb12-lru.rdb")
-    guessed = CliRunner().invoke(app, ["report", dump], catch_exceptions=False).stdout
+
+    def words(result):  # prose wraps between words at the output's width
+        return " ".join(result.stdout.split())
+
+    guessed = words(CliRunner().invoke(app, ["report", dump], catch_exceptions=False))
     assert "Memory model: redis-8.4 layout" in guessed and "a guess" in guessed and "--server-version X.Y" in guessed
     config = tmp_path / "settings.toml"
     config.write_text('server_version = "7.4"\n')
-    named = CliRunner().invoke(app, ["report", dump, "--config", str(config)], catch_exceptions=False).stdout
+    named = words(CliRunner().invoke(app, ["report", dump, "--config", str(config)], catch_exceptions=False))
     assert "Memory model: redis-7.2 layout" in named and "named Redis 7.4 by server_version" in named
     assert "a guess" not in named
