@@ -82,38 +82,24 @@ def _stop(processes):
 
 
 def _wait_for_workers(address, workers, processes, directory):
-    from distributed import Client
+    from rdbscope.errors import InputError
+    from rdbscope.scale.executors import connect
 
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         stopped = [p for p in processes if p.poll() is not None]
         if stopped:
             raise RuntimeError(f"a dask process exited with code {stopped[0].returncode}; logs: {_logs(directory)}")
-        if not _listening(address):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the Dask scheduler did not listen in {START_TIMEOUT_S} s; "
-                                   f"logs: {_logs(directory)}")
-            time.sleep(0.2)
-            continue
         try:
-            with Client(address, timeout=5) as client:
+            # connect makes a client only once the scheduler greets: one made before may hang closing itself
+            with connect(address, timeout=5) as client:
                 client.wait_for_workers(workers, timeout=max(1.0, deadline - time.monotonic()))
                 return
-        except (OSError, TimeoutError):
+        except (InputError, OSError, TimeoutError):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the Dask cluster did not start in {START_TIMEOUT_S} s; "
                                    f"logs: {_logs(directory)}") from None
             time.sleep(0.2)
-
-
-def _listening(address):
-    """True once the scheduler accepts connections: a Client made before may hang closing itself."""
-    host, port = address.removeprefix("tcp://").rsplit(":", 1)
-    try:
-        with socket.create_connection((host, int(port)), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def _logs(directory):
