@@ -21,13 +21,14 @@ from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.groups import PatternGroups
 from ..passes import (
+    PASSES,
     ActivityPass,
     BigKeysPass,
-    DistributionsPass,
     ExpiryPass,
     PatternGroupsPass,
     PatternsPass,
     TtlPass,
+    measured_passes,
     pass_options,
 )
 from ..passes.base import PassOutput
@@ -61,10 +62,11 @@ from .partial import (
 from .progress import WorkerProgress, stretch_progress
 from .rule_rows import RulesPlan, merge_rule_rows
 
-#: The passes a bounded run makes from partial aggregates; the others need every key in memory.
+#: The passes a bounded run makes from partial aggregates (those holding a chunk contract among them
+#: by themselves); the others need every key in memory.
 #: Of the rules, those that say so (``Rule.bounded``) run; the others are listed as not run.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, DistributionsPass,
-                  RulesPass)
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass,
+                  *measured_passes(PASSES), RulesPass)
 
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
 #: a chunk holds more keys.
