@@ -106,20 +106,14 @@ class ValueCounts:
         precision = min((p.precision for p in parts), default=EXACT)
         merged = replace(cls._merged([p.rounded(precision) for p in parts], n_groups, new_groups),
                          precision=precision)
-        while len(merged.count) > MAX_ENTRIES and merged.precision > MIN_PRECISION:
-            merged = merged.rounded(min(merged.precision, int(bit_length(merged.value).max())) - 1)
-        return merged
+        return fitted(merged, MAX_ENTRIES)
 
     def rounded(self, precision):
         """These counts with each value rounded down to ``precision`` significant bits."""
         if precision >= self.precision or len(self.value) == 0:
             return self if precision >= self.precision else replace(self, precision=precision)
-        shift = np.maximum(bit_length(self.value), precision) - np.uint64(precision)
-        value = (self.value >> shift) << shift  # monotonic: entries stay sorted by group, then value
-        starts = np.concatenate(([0], np.flatnonzero((self.group[1:] != self.group[:-1])
-                                                     | (value[1:] != value[:-1])) + 1))
-        return replace(self, group=self.group[starts], value=value[starts], count=np.add.reduceat(self.count, starts),
-                       precision=precision)
+        group, value, (count,) = rounded_entries(self.group, self.value, precision, (self.count,))
+        return replace(self, group=group, value=value, count=count, precision=precision)
 
     @classmethod
     def _merged(cls, parts, n_groups, new_groups):
@@ -198,6 +192,24 @@ class ValueCounts:
             ranks = np.maximum(np.ceil(np.asarray(qs) * size).astype(np.int64), 1)
             out[u] = value[np.searchsorted(cumulative, ranks, side="left")]
         return out
+
+
+def rounded_entries(group, value, precision, sums):
+    """Entries sorted by group, then value, with each value rounded down to ``precision`` significant bits
+    and the entries that became equal summed: ``(group, value, sums)``. Rounding down keeps them sorted."""
+    shift = np.maximum(bit_length(value), precision) - np.uint64(precision)
+    value = (value >> shift) << shift
+    starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
+    return group[starts], value[starts], tuple(np.add.reduceat(column, starts).astype(column.dtype)
+                                               for column in sums)
+
+
+def fitted(counts, most):
+    """``counts`` (with ``value``, ``precision`` and ``rounded``) rounded one bit at a time until they hold
+    at most ``most`` entries, or keep :data:`MIN_PRECISION` bits."""
+    while len(counts.value) > most and counts.precision > MIN_PRECISION:
+        counts = counts.rounded(min(counts.precision, int(bit_length(counts.value).max())) - 1)
+    return counts
 
 
 def bit_length(values):

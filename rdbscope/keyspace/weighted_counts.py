@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .value_counts import EXACT, MIN_PRECISION, bit_length
+from .value_counts import EXACT, fitted, rounded_entries
 
 #: Distinct (group, value) pairs kept before values are rounded: far more than a figure's bins.
 MAX_ENTRIES = 1 << 16
@@ -41,8 +41,7 @@ class WeightedCounts:
         values = np.asarray(values, np.uint64)
         order = np.lexsort((values, groups))
         group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
-        counts = cls._summed(group, value, np.ones(len(group), np.int64), weight)
-        return counts._fitted()
+        return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
 
     @classmethod
     def merge(cls, parts):
@@ -56,26 +55,19 @@ class WeightedCounts:
         count = np.concatenate([p.count for p in rounded])[order] if rounded else np.zeros(0, np.int64)
         weight = np.concatenate([p.weight for p in rounded])[order] if rounded else np.zeros(0, np.uint64)
         merged = cls._summed(group[order], value[order], count, weight)
-        return replace(merged, precision=precision)._fitted()
+        return fitted(replace(merged, precision=precision), MAX_ENTRIES)
 
     def rounded(self, precision):
         """These counts with each value rounded down to ``precision`` significant bits."""
         if precision >= self.precision or len(self.value) == 0:
             return self if precision >= self.precision else replace(self, precision=precision)
-        shift = np.maximum(bit_length(self.value), precision) - np.uint64(precision)
-        value = (self.value >> shift) << shift  # monotonic: entries stay sorted
-        return replace(self._summed(self.group, value, self.count, self.weight), precision=precision)
+        group, value, (count, weight) = rounded_entries(self.group, self.value, precision, (self.count, self.weight))
+        return replace(self, group=group, value=value, count=count, weight=weight, precision=precision)
 
     def of_group(self, group):
         """``(values, counts, weights)`` of one group."""
         mine = self.group == group
         return self.value[mine], self.count[mine], self.weight[mine]
-
-    def _fitted(self):
-        fitted = self
-        while len(fitted.value) > MAX_ENTRIES and fitted.precision > MIN_PRECISION:
-            fitted = fitted.rounded(min(fitted.precision, int(bit_length(fitted.value).max())) - 1)
-        return fitted
 
     @classmethod
     def _summed(cls, group, value, count, weight):
