@@ -63,8 +63,12 @@ def test_csv_escapes_control_and_bidi_characters_and_reads_back_exactly(hostile)
 
 
 @pytest.mark.slow  # a whole report (or two lint runs)
-def test_terminal_report_shows_names_verbatim_escaped_and_cut(hostile):
+def test_terminal_report_shows_names_verbatim_escaped_and_cut(hostile, monkeypatch):
     dump, _ = hostile
+    from rdbscope.cli import _console
+
+    monkeypatch.setenv("COLUMNS", "1000")  # wide enough that no table cell folds a cut name
+    monkeypatch.setattr(_console.out, "_made", None)  # the command makes its console anew
     result = invoke("report", dump)
     out = result.stdout
     assert not RAW_CONTROL.search(out) and "🔑" not in out and "✉" not in out
