@@ -364,6 +364,7 @@ def test_no_credentials_is_one_line_and_exit_2(s3, tmp_path, args, url, doing):
                              "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["report", f"s3://{BUCKET}/dump.rdb"],
                                   pytest.param(["info", f"s3://{BUCKET}/dump.rdb"], marks=pytest.mark.slow)])
 def test_an_endpoint_that_does_not_answer_is_one_line_within_seconds(s3, args):

@@ -100,6 +100,7 @@ def minutes_dump(tmp_path_factory):
     return path, minutes
 
 
+@pytest.mark.slow
 @pytest.mark.server
 def test_minute_buckets_start_at_zero_seconds(minutes_dump):
     path, minutes = minutes_dump

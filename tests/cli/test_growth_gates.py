@@ -116,6 +116,7 @@ def grown_by_356_kb(tmp_path_factory):
     return out / "old.rdb", out / "new.rdb"
 
 
+@pytest.mark.slow
 def test_a_size_typed_reads_as_the_sizes_printed_1024_based(grown_by_356_kb):
     old, new = grown_by_356_kb
     within = invoke("diff", old, new, "--fail-on-growth", "360KB")

@@ -17,7 +17,7 @@ import rdbscope
 from rdbscope.cli import app
 from rdbscope.rdb.keytext import SHOWN_CHARS, SPOOFING, key_bytes
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.slow]  # each writes its dumps with a real server
 runner = CliRunner()
 #: What no output may hold raw: C0 controls but the newline, DEL, C1 controls, bidi and zero-width characters.
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f" + "".join(map(chr, sorted(SPOOFING))) + "]")

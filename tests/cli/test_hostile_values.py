@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 from rdbscope.cli import app
 from rdbscope.keyspace.grouping import SortedGroups
 
+pytestmark = pytest.mark.slow  # each writes its dumps with a real server
+
 #: Seconds any one command may take on a 121-key dump (the hang of item 10 never ended).
 TIME_LIMIT_S = 60
 #: How each sentinel prints as an expiry: the real date, years past 9999 included.

@@ -182,6 +182,7 @@ def two_db_server():
         yield running
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", ["redis://127.0.0.1:{port}/2",
                                  pytest.param("redis://127.0.0.1:{port}?db=2", marks=pytest.mark.slow)])
 def test_the_db_a_url_names_is_the_only_one_read(two_db_server, url):
@@ -196,6 +197,7 @@ def test_the_db_a_url_names_is_the_only_one_read(two_db_server, url):
     assert json.loads(out)["n_keys"] == 3
 
 
+@pytest.mark.slow
 def test_a_url_db_without_keys_is_the_usage_error_of_db(two_db_server, tmp_path):
     for command in (["report"], ["scan", "-o", tmp_path / "keys.parquet"]):
         code, out, err = run_apart(command[0], f"redis://127.0.0.1:{two_db_server.port}/5", *command[1:])

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from rdbscope.cli import app
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.slow]  # each writes its dumps with a real server
 
 
 def invoke(*args):

@@ -155,6 +155,7 @@ def sixty_second_ttls(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_a_60_second_ttl_shows_as_60_seconds(sixty_second_ttls):
     (row,) = json.loads(invoke("ttl", sixty_second_ttls, "--format", "json").stdout)["patterns"]
     assert (row["pattern"], row["ttl_s_p50"], row["ttl_s_max"]) == ("session:{id}", 60, 60)
@@ -162,6 +163,7 @@ def test_a_60_second_ttl_shows_as_60_seconds(sixty_second_ttls):
     assert re.search(r"│ session:\{id\} .* │ +1m │ +1m │$", table, re.MULTILINE), table
 
 
+@pytest.mark.slow
 def test_ttl_jitter_is_memory_at_risk_not_a_saving(tmp_path):
     html = tmp_path / "report.html"
     summary = json.loads(invoke("report", DUMP, "--format", "json", "--html", html).stdout)["summary"]
@@ -191,6 +193,7 @@ def letters_and_hashes(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_letters_a_to_f_alone_are_a_word_not_a_hex_id(letters_and_hashes):
     result = invoke("patterns", letters_and_hashes, "--format", "json")
     assert result.exit_code == 0, result.output

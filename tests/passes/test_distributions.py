@@ -34,7 +34,7 @@ def test_ttl_left_is_measured_from_the_ctime():
     assert sorted(got.tolist()) == sorted(left.tolist()) and len(left) > 600
 
 
-@pytest.mark.parametrize("chunk_keys", [97, 1000])
+@pytest.mark.parametrize("chunk_keys", [97, pytest.param(1000, marks=pytest.mark.slow)])
 def test_the_html_of_a_bounded_run_draws_the_figures_of_every_key(chunk_keys):
     bounded = rdbscope.analyze(DUMP, chunk_keys=chunk_keys)
     in_memory = rdbscope.analyze(rdbscope.load(DUMP))

@@ -322,6 +322,7 @@ def rdbscope_said(*args):
     return result.returncode, result.stderr
 
 
+@pytest.mark.slow
 def test_rediss_against_a_port_without_tls_says_the_handshake_failed():
     """The server takes the TLS hello for a command and waits for the rest: the connection was made."""
     with running("redis-7.0") as server:

@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 import rdbscope
 from rdbscope.cli import app
 
+pytestmark = pytest.mark.slow  # each writes its dumps with a real server
+
 SAMPLE = SAMPLE_DUMPS / "redis-8.2-default.rdb"
 ESCAPE = "\x1b"
 

@@ -24,7 +24,8 @@ def rdbscope(*args, fsize=None):
 
 @pytest.mark.skipif(PRLIMIT is None, reason="prlimit (util-linux) is not installed")
 @pytest.mark.parametrize("args, written", [
-    (["report", DUMP, "--html", "{out}/report.html", "--quiet"], "{out}/report.html"),
+    pytest.param(["report", DUMP, "--html", "{out}/report.html", "--quiet"], "{out}/report.html",
+                 marks=pytest.mark.slow),
     pytest.param(["scan", DUMP, "-o", "{out}/keys.parquet"], "{out}/keys.parquet", marks=pytest.mark.slow),
     pytest.param(["report", DUMP, "--out", "{out}/reports", "--quiet"], "{out}/reports", marks=pytest.mark.slow),
 ])

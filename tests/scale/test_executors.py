@@ -268,6 +268,7 @@ def connect_failure(address, timeout, within=60):
     return error
 
 
+@pytest.mark.slow
 def test_a_port_that_is_not_a_scheduler_is_told_within_seconds():
     require_dask()
     with silent_listener() as address:
