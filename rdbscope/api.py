@@ -16,7 +16,7 @@ from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import memory_basis
-from .passes import PASSES, PatternGroupsPass, dependency_order, measured_passes, run_passes
+from .passes import PASSES, PatternGroupsPass, dependency_order, grouped_passes, measured_passes, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 
@@ -133,7 +133,7 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     # the expiry pass reads what the chunks spilled here when it runs, after the scan
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
-    measured = [p for p in measured_passes(PIPELINE) if p.id in wanted_all]
+    measured = [p for p in (*measured_passes(PIPELINE), *grouped_passes(PIPELINE)) if p.id in wanted_all]
     plan = plan_for(config, sample_keys, spill_dir, rule_rows=chunk_keys if "rules" in wanted_all else None,
                     measured=measured)
     try:

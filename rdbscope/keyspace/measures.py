@@ -73,8 +73,6 @@ class GroupStats:
         ttl_s: remaining TTL in seconds of the keys with a TTL (as ``memory``), or None without ctime.
         example_offsets, example_rows: examples of group g are
             ``example_rows[example_offsets[g]:example_offsets[g + 1]]``.
-        activity: the groups' :class:`~rdbscope.keyspace.activity.ActivityCounts` when measured
-            with the rest (bounded runs, chunk by chunk); else the activity pass measures them.
     """
 
     n_keys: np.ndarray
@@ -90,7 +88,6 @@ class GroupStats:
     memory_expired: np.ndarray | None = None
     n_with_field_ttl: np.ndarray | None = None
     oldest_expire_ms: int | None = None
-    activity: object = None
 
     @property
     def n_groups(self):

@@ -23,8 +23,14 @@ def measured_passes(passes):
     return tuple(p for p in passes if hasattr(p, "measure"))
 
 
+def grouped_passes(passes):
+    """Those of ``passes`` that hold the grouped chunk contract (``measure_groups``, ``merge_groups``,
+    ``finish``): they measure per pattern group, alike on one table and on chunks."""
+    return tuple(p for p in passes if hasattr(p, "measure_groups"))
+
+
 #: Every finding code the passes can report, in code order.
 CHECKS = tuple(sorted((check for p in PASSES for check in p.checks), key=lambda c: c.code))
 
 __all__ = ["PASSES", "CHECKS", "Pass", "DistributionsPass", "PassContext", "PassOutput", "dependency_order",
-           "measured_passes", "pass_options", "run_passes"]
+           "grouped_passes", "measured_passes", "pass_options", "run_passes"]

@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, format_bytes, format_share
-from ..keyspace.activity import ActivityCounts, cold_rows, nullable
-from ..keyspace.grouping import example_positions, masked
+from ..keyspace.activity import ActivityCounts, cold_rows, nullable, recorded
+from ..keyspace.grouping import example_positions, first_per_group, masked
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -31,6 +31,9 @@ COLD_WITHOUT_TTL = Check(
     "Memory nobody reads and nothing expires stays until someone deletes it, or until eviction picks it "
     "under memory pressure, after it has already pushed out data in use. Only dumps of servers with an LRU "
     "maxmemory-policy record idle times. Delete what is dead, or give the pattern a TTL so it leaves on its own.")
+
+#: Example keys of a TTL005 finding.
+N_EXAMPLES = 3
 
 #: How each counter is written, for the note shown when a dump has neither.
 COUNTER_SETTINGS = ("set maxmemory-policy allkeys-lru/volatile-lru (idle times) "
@@ -74,13 +77,32 @@ class ActivityPass:
     Options = ActivityOptions
     checks = (COLD_WITHOUT_TTL,)
 
+    @staticmethod
+    def measure_groups(columns, groups, options) -> ActivityCounts:
+        """The idle times and LFU counters of a chunk's keys, per group of the chunk."""
+        return ActivityCounts.measure(groups.group, groups.n, columns, options.idle_thresholds_s,
+                                      options.cold_idle_s)
+
+    @staticmethod
+    def merge_groups(parts, n_groups) -> ActivityCounts:
+        return ActivityCounts.merge(parts, n_groups)
+
+    @staticmethod
+    def kept_rows(columns, groups, options):
+        """The first cold keys without a TTL of each group: the examples of TTL005."""
+        if not recorded(columns.table, "idle_s"):
+            return np.zeros(0, np.int64)
+        idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
+        cold = cold_rows(columns, idle, has_idle, options.cold_idle_s)
+        return cold[first_per_group(groups.group, groups.n, N_EXAMPLES, rows=cold)]
+
     def run(self, ctx):
+        groups = ctx.output("patterns").shared
+        return self.finish(self.measure_groups(ctx.columns, groups, ctx.options), ctx)
+
+    def finish(self, measured, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared
-        measured = groups.stats.activity  # set when a bounded run measured it chunk by chunk
-        if measured is None:
-            measured = ActivityCounts.measure(groups.group, groups.n, columns, options.idle_thresholds_s,
-                                              options.cold_idle_s)
         memory = groups.stats.memory.sums  # the patterns pass measured every group
         data = {
             "db": pa.array(groups.db, pa.int32()),
@@ -152,7 +174,7 @@ def _cold_findings(measured, memory, groups, columns, options):
     idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
     # the keys at hand: every key in memory, the kept ones (the first cold keys of each group) in a bounded run
     cold = cold_rows(columns, idle, has_idle, options.cold_idle_s)
-    offsets, rows = example_positions(groups.group[cold], groups.n, 3, positions=cold)
+    offsets, rows = example_positions(groups.group[cold], groups.n, N_EXAMPLES, positions=cold)
     idle_text = idle_label(options.cold_idle_s)
     findings = []
     for g in fired:

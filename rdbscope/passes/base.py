@@ -76,6 +76,13 @@ class Pass(Protocol):
     ``measure(columns, options) -> M`` of a chunk's KeyColumns (picklable: it may come from
     another process), ``merge(measures) -> M``, and ``finish(measure, ctx) -> PassOutput``;
     its ``run(ctx)`` is ``finish(measure(ctx.columns, ctx.options), ctx)``.
+
+    A pass that measures per pattern group holds the grouped form of the contract instead:
+    ``measure_groups(columns, groups, options) -> M`` of a chunk's keys in the chunk's own
+    groups (``groups.group`` per key, ``groups.n`` of them), ``merge_groups(parts, n_groups) -> M``
+    of ``(measure, new group of each of its groups)`` parts, and ``finish(measure, ctx)`` with the
+    measure numbered as the final pattern groups; ``kept_rows(columns, groups, options)``, when it has
+    one, names the rows of a chunk its findings may name (the engine keeps those keys).
     """
 
     id: ClassVar[str]

@@ -22,12 +22,12 @@ from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.groups import PatternGroups
 from ..passes import (
     PASSES,
-    ActivityPass,
     BigKeysPass,
     ExpiryPass,
     PatternGroupsPass,
     PatternsPass,
     TtlPass,
+    grouped_passes,
     measured_passes,
     pass_options,
 )
@@ -54,6 +54,7 @@ from .partial import (
     Plan,
     chunk_partial,
     merge,
+    merge_group_measures,
     merge_stats,
     renumber_rows,
     shift_rows,
@@ -65,8 +66,8 @@ from .rule_rows import RulesPlan, merge_rule_rows
 #: The passes a bounded run makes from partial aggregates (those holding a chunk contract among them
 #: by themselves); the others need every key in memory.
 #: Of the rules, those that say so (``Rule.bounded``) run; the others are listed as not run.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass,
-                  *measured_passes(PASSES), RulesPass)
+BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass,
+                  *measured_passes(PASSES), *grouped_passes(PASSES), RulesPass)
 
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
 #: a chunk holds more keys.
@@ -83,14 +84,16 @@ DEFAULT_CHUNK_KEYS = 1_000_000
 def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, measured=()):
     """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`;
     ``rule_rows``: the rule candidates kept at most (see :class:`~.rule_rows.RulesPlan`), None: no rules;
-    ``measured``: the passes with a chunk contract that run."""
+    ``measured``: the passes with a chunk contract (plain or grouped) that run."""
     rules = None
     if rule_rows is not None:
         enabled = tuple((rule, options) for rule, options in RulesPass.configure(config).enabled if rule.bounded)
         rules = RulesPlan(enabled, max(rule_rows, MIN_RULE_ROWS))
+    with_options = [(pass_class, pass_options(pass_class, config)) for pass_class in measured]
     plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, big=pass_options(BigKeysPass, config),
-                activity=pass_options(ActivityPass, config), spill_dir=spill_dir, rules=rules,
-                measured=tuple((pass_class, pass_options(pass_class, config)) for pass_class in measured))
+                spill_dir=spill_dir, rules=rules,
+                measured=tuple((p, options) for p, options in with_options if hasattr(p, "measure")),
+                grouped=tuple((p, options) for p, options in with_options if hasattr(p, "measure_groups")))
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 
@@ -386,7 +389,8 @@ def finish(partial, info, plan, summaries=None, threads=1):
     columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group),
                                        partial.spilled, group_of, columns.ctime_ms, len(final), threads=threads or 1)
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
-    return KeyTable(table, info, summaries), columns, given, partial.measures
+    measures = {**partial.measures, **merge_group_measures([(partial.group_measures, new_group)], len(final))}
+    return KeyTable(table, info, summaries), columns, given, measures
 
 
 def _global_patterns(partial):

@@ -15,13 +15,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import kernels
-from ..keyspace.activity import ActivityCounts, cold_rows, nullable, recorded
 from ..keyspace.columns import KeyColumns, dictionary_codes
 from ..keyspace.grouping import SlotCounter, first_per_group, largest_per_group, rows_above
 from ..keyspace.groups import PatternGroups
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
-from ..passes import PASSES, measured_passes
+from ..passes import PASSES, grouped_passes, measured_passes
 from ..passes.bigkeys import top_per_code
 from ..patterns import infer_patterns
 from ..rules.context import RuleContext
@@ -30,6 +29,8 @@ from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
 
 #: The passes that hold a chunk contract, by id.
 _MEASURED = {pass_class.id: pass_class for pass_class in measured_passes(PASSES)}
+#: The passes that hold the grouped chunk contract, by id.
+_GROUPED = {pass_class.id: pass_class for pass_class in grouped_passes(PASSES)}
 
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
@@ -48,7 +49,6 @@ class Plan:
     Attributes:
         n_examples: example keys kept per group.
         big: the bigkeys pass's options (which keys are over a threshold, the top-N).
-        activity: the activity pass's options (the idle times counted, what is cold).
         ttl_examples: example keys without a TTL kept per group, and expired keys kept.
         sample_keys: keys in the uniform sample the patterns are learned from.
         spill_dir: where the chunks' per-millisecond expiry tallies are written (see
@@ -56,16 +56,18 @@ class Plan:
         rules: the :class:`~.rule_rows.RulesPlan` of the lint rules; None: no rules run.
         measured: ``(pass class, options)`` of the passes that measure every chunk themselves (their
             chunk contract: see :class:`~rdbscope.passes.base.Pass`).
+        grouped: ``(pass class, options)`` of those that measure every chunk per group (the grouped
+            contract), and name the rows they keep.
     """
 
     n_examples: int
     big: object
-    activity: object
     ttl_examples: int = 3
     sample_keys: int = 1_000_000
     spill_dir: str | None = None
     rules: RulesPlan | None = None
     measured: tuple = ()
+    grouped: tuple = ()
 
     @property
     def rules_max_rows(self):
@@ -93,6 +95,7 @@ class Partial:
         ttl_buckets: keys and memory per bucket of TTL left (see ``KeyColumns.ttl_buckets``); None when
             a chunk's dump has no ctime to measure them from.
         measures: ``{pass id: measure}`` of the passes the plan lists as ``measured``.
+        group_measures: ``{pass id: measure}`` of those it lists as ``grouped``, in the partial's groups.
     """
 
     groups: tuple
@@ -110,6 +113,7 @@ class Partial:
     type_totals: dict = field(default_factory=dict)
     ttl_buckets: tuple | None = None
     measures: dict = field(default_factory=dict)
+    group_measures: dict = field(default_factory=dict)
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
@@ -126,9 +130,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     groups = PatternGroups.build(columns.db, codes, names)
     stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys,
                                values_of=functools.partial(ValueCounts.of_keys, counter=counter))
-    activity = ActivityCounts.measure(groups.group, groups.n, columns, plan.activity.idle_thresholds_s,
-                                      plan.activity.cold_idle_s)
-    stats = replace(stats, example_offsets=None, example_rows=None, activity=activity)
+    stats = replace(stats, example_offsets=None, example_rows=None)
     kept = _kept_rows(columns, groups, stats, plan)
     rules = None
     if plan.rules is not None:
@@ -159,6 +161,8 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         type_totals=columns.type_totals,
         ttl_buckets=columns.ttl_buckets if columns.ctime_ms is not None else None,
         measures={pass_class.id: pass_class.measure(columns, options) for pass_class, options in plan.measured},
+        group_measures={pass_class.id: pass_class.measure_groups(columns, groups, options)
+                        for pass_class, options in plan.grouped},
     )
 
 
@@ -189,10 +193,8 @@ def _kept_rows(columns, groups, stats, plan):
         parts.extend(top_per_code(values, type_codes, len(type_names), big.top_n, sample=20_000).values())
     without_ttl = np.flatnonzero(~columns.has_ttl)
     parts.append(without_ttl[first_per_group(groups.group, groups.n, plan.ttl_examples, rows=without_ttl)])
-    if recorded(columns.table, "idle_s"):
-        idle, has_idle = nullable(columns.table, "idle_s", np.uint64)
-        cold = cold_rows(columns, idle, has_idle, plan.activity.cold_idle_s)
-        parts.append(cold[first_per_group(groups.group, groups.n, plan.ttl_examples, rows=cold)])
+    parts.extend(pass_class.kept_rows(columns, groups, options) for pass_class, options in plan.grouped
+                 if hasattr(pass_class, "kept_rows"))
     if columns.ctime_ms is not None:
         expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
         parts.append(expired[:plan.ttl_examples])
@@ -285,7 +287,16 @@ def merge(parts, sample_keys):
         tuple(sum(values) for values in zip(*(part.ttl_buckets for part in parts), strict=True)),
         measures={pass_id: _MEASURED[pass_id].merge(part.measures[pass_id] for part in parts)
                   for pass_id in parts[0].measures},
+        group_measures=merge_group_measures([(part.group_measures, part_ids)
+                                             for part, part_ids in zip(parts, ids, strict=True)], len(groups)),
     )
+
+
+def merge_group_measures(parts, n_groups):
+    """``{pass id: measure}`` of ``({pass id: measure}, new group of each of its groups)`` parts, in
+    ``n_groups`` groups (see the grouped contract of :class:`~rdbscope.passes.base.Pass`)."""
+    return {pass_id: _GROUPED[pass_id].merge_groups([(measures[pass_id], ids) for measures, ids in parts], n_groups)
+            for pass_id in parts[0][0]}
 
 
 def _summed_totals(totals):
@@ -347,7 +358,6 @@ def merge_stats(parts, n_groups, n_pairs):
     with_ctime = all(stats.n_expired is not None for stats, _ids, _p in parts)
     oldest = [stats.oldest_expire_ms for stats, _ids, _p in parts if stats.oldest_expire_ms is not None]
     memory = value_counts("memory")
-    activity = [(stats.activity, ids) for stats, ids, _p in parts]
     return GroupStats(
         n_keys=total("n_keys", np.int64), memory=memory, rdb_bytes=value_counts("rdb_bytes"), kinds=kinds,
         n_with_ttl=total("n_with_ttl", np.int64),
@@ -358,5 +368,4 @@ def merge_stats(parts, n_groups, n_pairs):
         memory_expired=total("memory_expired", np.uint64) if with_ctime else None,
         n_with_field_ttl=total("n_with_field_ttl", np.int64),
         oldest_expire_ms=min(oldest) if oldest else None,
-        activity=ActivityCounts.merge(activity, n_groups) if all(a is not None for a, _ids in activity) else None,
     )
