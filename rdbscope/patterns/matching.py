@@ -41,6 +41,17 @@ class PatternMatcher:
                 return candidate
         return pattern
 
+    def narrower(self, pattern):
+        """The most specific of the other learned patterns, more specific than ``pattern``, that covers
+        it (``shop:{id}:price`` for ``shop:1:price``); ``pattern`` itself when none does."""
+        rank = _specificity(pattern)
+        for candidate, regex in self._by_shape.get(_shape(pattern), ()):
+            if _specificity(candidate) >= rank:
+                break
+            if regex.fullmatch(pattern):
+                return candidate
+        return pattern
+
 
 def _shape(pattern):
     return delimiter(pattern), len(segments(pattern))

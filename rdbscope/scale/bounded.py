@@ -34,6 +34,7 @@ from ..passes import (
 from ..passes.base import PassOutput
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
+from ..patterns.text import PLACEHOLDER
 from ..rdb import KEYS_SCHEMA, ReadPast, scan
 from ..rules import RulesPass
 from ..sources import (
@@ -396,13 +397,23 @@ def finish(partial, info, plan, summaries=None, threads=1):
 def _global_patterns(partial):
     """The (db, pattern) of the whole dump for each group of ``partial``.
 
-    A chunk's pattern maps to the learned pattern that covers it. Patterns no learned one
-    covers (too rare to be sampled) are inferred again, in a further round, from the keys
-    kept of them (each group keeps its first keys of every chunk).
+    A chunk's pattern maps to the learned pattern that covers it. A pattern no learned one covers
+    (too rare to be sampled) stands for its keys when it has a placeholder and more than one key: a
+    chunk that held many of them inferred it, and the literal patterns other chunks found for fewer
+    such keys map onto it (as do those a more specific one covers). What is left, literal and
+    covered by nothing, is inferred again, in a further round, from the keys kept of it (each group
+    keeps its first keys of every chunk).
     """
     learned = _learned_patterns(partial.sample)
     mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
-    unmatched = np.array([pattern not in learned.learned for _db, pattern in mapped], bool)
+    by_chunks = PatternMatcher(pattern for g, (_db, pattern) in enumerate(mapped)
+                               if pattern not in learned.learned and PLACEHOLDER.search(pattern)
+                               and partial.stats.n_keys[g] >= MIN_SAMPLED_KEYS)
+    mapped = [(db, pattern if pattern in learned.learned else
+               by_chunks.narrower(pattern) if pattern in by_chunks.learned else by_chunks.map(pattern))
+              for db, pattern in mapped]
+    unmatched = np.array([pattern not in learned.learned and pattern not in by_chunks.learned
+                          for _db, pattern in mapped], bool)
     if not unmatched.any():
         return mapped
     group = partial.rows[GROUP].to_numpy()

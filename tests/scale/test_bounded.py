@@ -308,3 +308,24 @@ def test_a_damaged_dump_among_several_in_bounded_memory_is_named(tmp_path, jobs)
 def test_a_missing_dump_among_several_in_bounded_memory_is_named(tmp_path):
     with pytest.raises(InputError, match="no-such.rdb"):
         rdbscope.analyze([CLUSTER_DUMPS[0], tmp_path / "no-such.rdb"], passes=PASSES, chunk_keys=100)
+
+
+def chunking_invariants(result):
+    """What must not depend on how the keys were cut into chunks: the tables and the findings."""
+    tables = {name: result.tables[name].to_pylist() for name in ("patterns", "namespaces", "big_keys", "ttl_coverage",
+                                                                  "activity")}
+    return tables, finding_rows(result)
+
+
+@pytest.mark.parametrize("path", [SAMPLE_DUMPS / "libraries.rdb",
+                                  *one_quick(sorted(SAMPLE_DUMPS.glob("*default.rdb")))], ids=lambda p: p.name)
+@pytest.mark.parametrize("sample_keys", [300, 2000])
+def test_the_chunking_does_not_change_the_answers_when_the_keyspace_outgrows_the_sample(path, sample_keys):
+    """Patterns learned from a sample smaller than the keyspace: chunks of 97 keys, 500, and one chunk
+    give the same tables and findings (a pattern only a chunk's inference found, for a group of keys
+    the sample barely saw, is not replaced by the text of its first key)."""
+    one_chunk = _run_bounded(path, _as_config(None), None, chunk_keys=1_000_000, sample_keys=sample_keys)
+    assert one_chunk.n_keys > sample_keys or sample_keys == 2000
+    for chunk_keys in (97, 500):
+        chunked = _run_bounded(path, _as_config(None), None, chunk_keys=chunk_keys, sample_keys=sample_keys)
+        assert chunking_invariants(chunked) == chunking_invariants(one_chunk), chunk_keys
