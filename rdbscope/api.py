@@ -35,7 +35,9 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             dumps (a list, a directory, a glob) read as one keyspace. A dump whose size is not
             known before it is read (``"-"``, a live server, a compressed dump) is read in memory
             while it fits ``memory_budget``, and in bounded memory from there on; several such
-            dumps are read in bounded memory.
+            dumps are read in bounded memory. Or the :class:`~rdbscope.scale.planning.RunPlan` that
+            :func:`~rdbscope.scale.planning.plan_run` made of them: inputs expanded and sizes read
+            once (its budget, chunking and processes then hold, not the arguments here).
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
@@ -60,41 +62,37 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
         ConfigError: the config file or an option in it is invalid.
         InputError, RdbError: as :func:`load`.
     """
+    from .scale.planning import RunPlan, plan_run
+
     config = _as_config(config)
     if isinstance(keys, KeyTable):
         return _run(keys, config, passes)
-    if not isinstance(keys, (str, os.PathLike, list, tuple)):
+    if not isinstance(keys, (str, os.PathLike, list, tuple, RunPlan)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
-    from .keys import is_parquet
-    from .scale import budget
-    from .sources import input_paths
+    plan = keys if isinstance(keys, RunPlan) else plan_run(keys, memory_budget, chunk_keys, jobs, client)
+    return _run_plan(plan, config, passes, client, combine, scan_options)
 
-    paths = input_paths(keys)
-    source = paths[0] if len(paths) == 1 else paths
-    if len(paths) == 1 and is_parquet(source):  # a keys table written before: read as it is
-        return _run(load(source, **scan_options), config, passes)
-    limit = budget.budget_of(memory_budget)
-    peak = budget.in_memory_peak(paths)
-    if peak is None and len(paths) == 1:  # a stream or a compressed dump: its size is known once read
+
+def _run_plan(plan, config, passes, client, combine, scan_options):
+    """:func:`analyze` of the inputs a :class:`~rdbscope.scale.planning.RunPlan` names, as it says."""
+    from .keys import join_tables, load_one
+    from .scale.planning import STREAM, TABLE
+
+    source = plan.source
+    if plan.mode == TABLE:
+        if len(plan.paths) == 1:
+            return _run(load_one(source, **scan_options), config, passes)
+        tables = [load_one(path, **scan_options) for path in plan.paths]
+        return _run(join_tables(tables, list(plan.paths), any_dumps=combine), config, passes)
+    if plan.mode == STREAM:
         from .scale.streams import read_within
 
-        fits = 0 if chunk_keys is not None else limit
-        # the keys held when the stream turns out too large are measured beside the budget's chunks
-        chunk_keys = chunk_keys or budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
-        held, overflow = read_within(source, fits, chunk_keys, **scan_options)
+        held, overflow = read_within(source, plan.in_memory_up_to, plan.chunk_keys, **scan_options)
         if overflow is None:
             return _run(held, config, passes)
-        return _run_bounded(overflow, config, passes, chunk_keys, budget.sample_keys_for(limit))
-    if chunk_keys is None and peak is not None and peak <= limit:
-        return _run(load(source, combine=combine, **scan_options), config, passes)
-    # Each of the ``jobs`` processes of a bounded run holds a chunk of its own; a budget too small
-    # for several is better spent on one.
-    jobs = max(1, jobs or 1)
-    if jobs > 1 and client is None and budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS:
-        jobs = 1
-    chunk_keys = chunk_keys or budget.chunk_keys_for(limit, jobs)
-    return _run_bounded(source, config, passes, chunk_keys, budget.sample_keys_for(limit), scan_options, jobs=jobs,
+        return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys)
+    return _run_bounded(source, config, passes, plan.chunk_keys, plan.sample_keys, scan_options, jobs=plan.jobs,
                         client=client, combine=combine)
 
 

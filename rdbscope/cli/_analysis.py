@@ -88,12 +88,14 @@ def load_keys(paths, load=None, *, jobs=1, client=None, combine=False):
 
     Exits 2 when the filters leave no key: there is nothing to analyse.
     """
+    return _load_paths(_inputs(paths), load or LoadOptions(), client, combine)
+
+
+def _load_paths(names, load, client, combine):
+    """:func:`load_keys` of the inputs ``names``, expanded already."""
+    from ..keys import join_tables, load_one
     from ..sources import shown_name
 
-    load = load or LoadOptions()
-    from ..keys import join_tables, load_one
-
-    names = _inputs(paths)
     if client is not None:
         tables = _load_on_dask(client, names, load)
     else:
@@ -162,10 +164,13 @@ def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, 
     Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
     dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
     """
-    paths = _inputs(path)
-    load = with_url_db((load or LoadOptions()).with_config(config), paths)
-    with _out_of_memory(paths, load):
-        return _analyze_paths(path, paths, config, passes, load, jobs, client, combine)
+    from ..scale.planning import plan_run
+
+    load = (load or LoadOptions()).with_config(config)
+    plan = plan_run(_input(path), load.memory_budget, jobs=jobs, client=client)
+    load = with_url_db(load, plan.paths)
+    with _out_of_memory(plan.paths, load):
+        return _analyze_plan(plan, config, passes, load, client, combine)
 
 
 @contextlib.contextmanager
@@ -183,23 +188,22 @@ def _out_of_memory(paths, load):
                          "--memory-budget") from None
 
 
-def _analyze_paths(path, paths, config, passes, load, jobs, client, combine):
-    bounded = bounded_run(paths, load)
-    if bounded is not None and bounded[1] is None and len(paths) == 1:
-        return _analyze_stream(paths[0], config, passes, load)
+def _analyze_plan(plan, config, passes, load, client, combine):
     from ..api import analyze
+    from ..scale.planning import STREAM, TABLE
 
-    if bounded is None:
-        keys = load_keys(path, load, jobs=jobs, client=client, combine=combine)
+    if plan.mode == TABLE:
+        keys = _load_paths(list(plan.paths), load, client, combine)
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
-    limit, peak = bounded
-    label = f"reading {_label(paths)} in bounded memory ({format_size(limit)})"
+    if plan.mode == STREAM:
+        return _analyze_stream(plan, config, passes, load)
+    label = f"reading {_label(plan.paths)} in bounded memory ({format_size(plan.budget)})"
     with scan_progress(load.quiet, label) as on_progress:
-        res = analyze(paths[0] if len(paths) == 1 else paths, config=config, passes=passes, memory_budget=limit,
-                      jobs=jobs, client=client, combine=combine, on_progress=on_progress, **load.scan_options())
-    needed = f"about {format_size(peak)}" if peak is not None else "an amount known only once they are read"
-    return _checked(res, load, limit, needed)
+        res = analyze(plan, config=config, passes=passes, client=client, combine=combine, on_progress=on_progress,
+                      **load.scan_options())
+    needed = f"about {format_size(plan.peak)}" if plan.peak is not None else "an amount known only once they are read"
+    return _checked(res, load, plan.budget, needed)
 
 
 def _label(paths):
@@ -239,18 +243,17 @@ def _checked(res, load, limit, needed):
     return res
 
 
-def _analyze_stream(path, config, passes, load):
+def _analyze_stream(plan, config, passes, load):
     """:func:`analyze_input` of one dump whose size is known only once read (standard input, a live
     server, a compressed dump): in memory while it fits the budget, bounded from there on (see
     :mod:`rdbscope.scale.streams`)."""
     from ..api import analyze
     from ..sources import shown_name
 
-    limit = _budget(load)
+    path = plan.paths[0]
     with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
-        res = analyze(path, config=config, passes=passes, memory_budget=limit, on_progress=on_progress,
-                      **load.scan_options())
-    return _checked(res, load, limit, f"more than {format_size(limit)}")
+        res = analyze(plan, config=config, passes=passes, on_progress=on_progress, **load.scan_options())
+    return _checked(res, load, plan.budget, f"more than {format_size(plan.budget)}")
 
 
 def _budget(load):
@@ -259,26 +262,20 @@ def _budget(load):
     return budget_of(load.memory_budget)
 
 
-def bounded_run(paths, load):
-    """``(budget, estimated peak)`` when ``paths`` (dumps, not a keys Parquet file; see :func:`_inputs`)
-    would not fit the memory budget, ``(budget, None)`` when a dump's size is known only once it is read
-    (standard input, a live server, a compressed dump), else None."""
-    from ..keys import is_parquet
-    from ..scale.budget import in_memory_peak
-
-    if any(is_parquet(p) for p in paths):
-        return None
-    limit = _budget(load)
-    peak = in_memory_peak(paths)
-    return (limit, peak) if peak is None or peak > limit else None
-
-
 def _inputs(path):
     """The dumps ``path`` names (see :func:`rdbscope.sources.input_paths`); a single input must be one dump
     (``-``, a URL, or a readable file)."""
-    from ..sources import check_dump, input_paths
+    from ..sources import input_paths
 
-    return input_paths(list(path) if isinstance(path, (list, tuple)) else [check_dump(path)])
+    return input_paths(_input(path))
+
+
+def _input(path):
+    """``path`` as :func:`rdbscope.sources.input_paths` takes it: several as a list, a single one checked
+    to be one dump."""
+    from ..sources import check_dump
+
+    return list(path) if isinstance(path, (list, tuple)) else [check_dump(path)]
 
 
 def exit_for_findings(findings, fail_on, families=None):

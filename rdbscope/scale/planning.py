@@ -1,0 +1,72 @@
+"""The plan of a run: its inputs expanded once, their sizes read once, and how they are read."""
+
+from dataclasses import dataclass
+
+from . import budget
+
+#: How a run reads its inputs (see :class:`RunPlan`).
+TABLE, STREAM, BOUNDED = "table", "stream", "bounded"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What :func:`plan_run` decided; :func:`rdbscope.analyze` takes it in place of the inputs.
+
+    Attributes:
+        paths: the inputs, expanded once (see :func:`rdbscope.sources.input_paths`).
+        mode: ``"table"``: every key read into memory (dumps that fit the budget, or a keys Parquet
+            file); ``"stream"``: one dump whose size is known only once read (standard input, a live
+            server, a compressed dump), in memory while it fits, chunk by chunk from there on;
+            ``"bounded"``: chunk by chunk.
+        budget: the memory budget, in bytes.
+        peak: the estimated peak of reading every key into memory; None when not known before reading.
+        chunk_keys: keys per chunk (None in a table run).
+        sample_keys: keys in the sample the patterns are learned from, in a chunked run.
+        jobs: processes a bounded run reads on.
+        in_memory_up_to: of a stream, the memory its keys may take before it is read chunk by chunk.
+    """
+
+    paths: tuple
+    mode: str
+    budget: int
+    peak: int | None
+    chunk_keys: int | None = None
+    sample_keys: int = 0
+    jobs: int = 1
+    in_memory_up_to: int = 0
+
+    @property
+    def source(self):
+        """The one input, or the list of several."""
+        return self.paths[0] if len(self.paths) == 1 else list(self.paths)
+
+
+def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None) -> RunPlan:
+    """The :class:`RunPlan` of reading ``source`` (a dump's path or URL, or several: a list, a directory,
+    a glob) within ``memory_budget`` (default: see :func:`~.budget.default_budget`); ``chunk_keys`` makes
+    the run chunked whatever the size; ``jobs``/``client``: the processes or Dask workers a bounded
+    run may use (each holds a chunk of its own: a budget too small for several is spent on one).
+
+    Raises:
+        InputError: as :func:`rdbscope.sources.input_paths`.
+    """
+    from ..keys import is_parquet
+    from ..sources import input_paths
+
+    paths = tuple(input_paths(source))
+    limit = budget.budget_of(memory_budget)
+    if len(paths) == 1 and is_parquet(paths[0]):  # a keys table written before: read as it is
+        return RunPlan(paths, TABLE, limit, None)
+    peak = budget.in_memory_peak(paths)
+    sample_keys = budget.sample_keys_for(limit)
+    if peak is None and len(paths) == 1:
+        # the keys held when the stream turns out too large are measured beside the budget's chunks
+        chunks = chunk_keys or budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
+        return RunPlan(paths, STREAM, limit, None, chunks, sample_keys,
+                       in_memory_up_to=0 if chunk_keys is not None else limit)
+    if chunk_keys is None and peak is not None and peak <= limit:
+        return RunPlan(paths, TABLE, limit, peak)
+    jobs = max(1, jobs or 1)
+    if jobs > 1 and client is None and budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS:
+        jobs = 1
+    return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, jobs), sample_keys, jobs)

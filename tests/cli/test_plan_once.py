@@ -1,0 +1,75 @@
+"""A run is planned once: its inputs are expanded once and their sizes read once, by the CLI and by
+``analyze()`` alike (for dumps in object storage, each of those is a request to the store)."""
+
+import json
+import shutil
+from collections import Counter
+
+import pytest
+from conftest import SAMPLE_DUMPS
+from typer.testing import CliRunner
+
+import rdbscope
+from rdbscope import sources
+from rdbscope.cli import app
+from rdbscope.scale.planning import BOUNDED, STREAM, TABLE, plan_run
+
+NODES = [SAMPLE_DUMPS / "redis-6.2-lfu.rdb", SAMPLE_DUMPS / "redis-6.2-lru.rdb"]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """How often the inputs were expanded and their sizes read, per name (the real functions run)."""
+    counted = Counter()
+
+    def counting(name, real):
+        def call(path, *args, **kwargs):
+            counted[(name, str(path))] += 1
+            return real(path, *args, **kwargs)
+        return call
+
+    monkeypatch.setattr(sources, "_expand", counting("expand", sources._expand))
+    monkeypatch.setattr(sources, "size_and_head", counting("size", sources.size_and_head))
+    return counted
+
+
+@pytest.fixture
+def backups(tmp_path):
+    for node in NODES:
+        shutil.copy(node, tmp_path / node.name)
+    return tmp_path
+
+
+@pytest.mark.parametrize("budget", [None, "100KB"], ids=["in-memory", "bounded"])
+def test_the_cli_expands_a_directory_and_reads_each_size_once(backups, calls, budget):
+    args = ["report", str(backups), "--combine", "--format", "json", "--quiet"]
+    result = CliRunner().invoke(app, args + (["--memory-budget", budget] if budget else []))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["overview"]["n_sources"] == 2
+    assert calls[("expand", str(backups))] == 1
+    for node in NODES:
+        assert calls[("size", str(backups / node.name))] == 1
+
+
+@pytest.mark.parametrize("budget", [None, "100KB"], ids=["in-memory", "bounded"])
+def test_analyze_expands_a_glob_and_reads_each_size_once(backups, calls, budget):
+    result = rdbscope.analyze(str(backups / "*.rdb"), memory_budget=budget, combine=True, passes=["patterns"])
+    assert result.bounded == (budget is not None) and result.keys.n_sources == 2
+    assert calls[("expand", str(backups / "*.rdb"))] == 1
+    assert sorted(v for (kind, _p), v in calls.items() if kind == "size") == [1, 1]
+
+
+def test_the_plan_says_how_each_input_is_read(tmp_path):
+    dump = SAMPLE_DUMPS / "redis-6.2-default.rdb"
+    assert plan_run(dump).mode == TABLE
+    bounded = plan_run(dump, memory_budget="100KB")
+    assert bounded.mode == BOUNDED and bounded.chunk_keys >= 50_000 and bounded.peak > bounded.budget
+    assert plan_run(dump, chunk_keys=97).mode == BOUNDED and plan_run(dump, chunk_keys=97).chunk_keys == 97
+    compressed = tmp_path / "dump.rdb.gz"
+    import gzip
+    compressed.write_bytes(gzip.compress(dump.read_bytes()))
+    stream = plan_run(compressed)
+    assert stream.mode == STREAM and stream.peak is None and stream.in_memory_up_to == stream.budget
+    # a plan is what analyze() takes in place of the inputs
+    assert rdbscope.analyze(bounded, passes=["patterns"]).bounded
+    assert rdbscope.analyze(stream, passes=["patterns"]).n_keys == rdbscope.load(dump).num_rows
