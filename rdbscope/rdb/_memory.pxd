@@ -59,6 +59,11 @@ cdef class MemoryModel:
     cpdef u64 stream_consumer(self, u64 name, u64 pel, u64 pel_nodes, u64 pel_bytes) noexcept
     @cython.locals(struct=u64)
     cpdef u64 stream_size(self, u64 klen, bint has_expire, u64 listpack_bytes, u64 index_and_groups) noexcept
+    cpdef u64 array_string(self, u64 n) noexcept
+    @cython.locals(cap=u64, window=u64)
+    cpdef u64 array_slice(self, u64 n, u64 first, u64 tenth, u64 last) noexcept
+    @cython.locals(table=u64)
+    cpdef u64 array_directory(self, u64 top_slice, u64 blocks) noexcept
     cpdef u64 key_entry(self, u64 klen) noexcept
     @cython.locals(size=u64)
     cpdef u64 embedded_object(self, u64 klen, bint has_expire, u64 extra) noexcept

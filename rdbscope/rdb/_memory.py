@@ -49,6 +49,7 @@ T_SET = cython.declare(cython.int, 2)
 T_ZSET = cython.declare(cython.int, 3)
 T_HASH = cython.declare(cython.int, 4)
 T_STREAM = cython.declare(cython.int, 5)
+T_ARRAY = cython.declare(cython.int, 7)
 E_INT = cython.declare(cython.int, 0)
 E_EMBSTR = cython.declare(cython.int, 1)
 E_RAW = cython.declare(cython.int, 2)
@@ -62,6 +63,16 @@ STREAM_INDEX_KEY = cython.declare(cython.int, 58)  # a key of a stream's id-to-g
 CONSUMER_PEL_KEY = cython.declare(cython.int, 52)  # a key of a consumer's PEL (Redis 8.6+, fitted)
 SMALL = cython.declare(cython.int, 4096)
 DICT_ENTRY = cython.declare(cython.int, 24)
+
+# Redis 8.8 arrays (src/sparsearray.h), at the server's defaults: slices of 4096 indexes
+# (array-slice-size), kept sparse up to 10 elements (array-sparse-kmax).
+ARRAY_STRUCT = cython.declare(cython.int, 80)  # struct redisArray
+ARRAY_SLICE_HEADER = cython.declare(cython.int, 32)  # struct arSlice, before its payload
+ARRAY_SLICE_SIZE = cython.declare(cython.int, 4096)
+ARRAY_SPARSE_MAX = cython.declare(cython.int, 10)
+ARRAY_DENSE_MIN = cython.declare(cython.int, 8)  # the first window of a dense slice
+ARRAY_BLOCK_SLICES = cython.declare(cython.int, 2048)  # slices a directory block points to
+ARRAY_INLINE_MAX = cython.declare(cython.int, 7)  # longest string kept in the tagged word
 
 
 def sds_header(n):
@@ -351,6 +362,51 @@ class MemoryModel:
             struct = 80
         return self.object_size(klen, has_expire) + struct + listpack_bytes + index_and_groups
 
+    def array_string(self, n):
+        """A string element of n bytes: kept in the tagged word up to 7 bytes, else its own
+        allocation with a length header of 2 bytes, 8 past 32767 (src/sparsearray.c arStringNew)."""
+        if n <= ARRAY_INLINE_MAX:
+            return 0
+        return self.alloc((2 if n <= 32767 else 8) + n)
+
+    def array_slice(self, n, first, tenth, last):
+        """One slice of an array loaded in index order: ``n`` elements, the first, tenth and
+        last at these offsets in the slice (src/sparsearray.c arSet).
+
+        A slice starts sparse, offsets and values of 4 elements, grown to 8 then 10; the 11th
+        makes it dense: a window of the next power of two over the first ten, at least 8,
+        which doubles to the right as later elements need, within the slice.
+        """
+        if n <= ARRAY_SPARSE_MAX:
+            cap = 4 if n <= 4 else 8 if n <= 8 else ARRAY_SPARSE_MAX
+            return self.alloc(ARRAY_SLICE_HEADER + (2 * cap + 7) // 8 * 8 + 8 * cap)
+        if tenth < first:  # not in index order: no server wrote it so
+            tenth = first
+        window = ARRAY_DENSE_MIN
+        while window < tenth - first + 1:
+            window <<= 1
+        if window >= ARRAY_SLICE_SIZE:
+            return self.alloc(ARRAY_SLICE_HEADER + 8 * ARRAY_SLICE_SIZE)
+        if first + window > ARRAY_SLICE_SIZE:  # the window ends at the slice's end: all fits
+            return self.alloc(ARRAY_SLICE_HEADER + 8 * window)
+        while last >= first + window and window < ARRAY_SLICE_SIZE:
+            window <<= 1
+        return self.alloc(ARRAY_SLICE_HEADER + 8 * window)
+
+    def array_directory(self, top_slice, blocks):
+        """The array's struct and its directory of slices: a flat table of pointers, a power
+        of two past the highest slice; from slice 2048 on, blocks of 2048 pointers, one per
+        block in use, listed 24 bytes each in a table of 4, 8, ... (src/sparsearray.c arDirGrow)."""
+        if top_slice < ARRAY_BLOCK_SLICES:
+            table = 1
+            while table <= top_slice:
+                table <<= 1
+            return self.alloc(ARRAY_STRUCT) + self.alloc(8 * table)
+        table = 4
+        while table < blocks:
+            table <<= 1
+        return self.alloc(ARRAY_STRUCT) + self.alloc(24 * table) + blocks * self.alloc(8 * ARRAY_BLOCK_SLICES)
+
     # ---------------------------------------------------------------- keys
 
     def key_entry(self, klen):
@@ -505,6 +561,9 @@ class MemoryModel:
             return self.quicklist_size(klen, has_expire, nodes, elements)
         if rtype == T_STREAM:
             return self.stream_size(klen, has_expire, blob_bytes, elements)
+        if rtype == T_ARRAY:
+            # src/object.c kvobjAllocSize: the header, and what the array tracks it allocated.
+            return self.object_size(klen, has_expire) + elements
         if enc == E_HASHTABLE or enc == E_SKIPLIST:
             size = self.hashtable_size(klen, has_expire, rtype, n, elements)
             if rtype == T_HASH and (rdbtype == 22 or rdbtype == 24) and not self.valkey:

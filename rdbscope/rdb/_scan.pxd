@@ -289,7 +289,8 @@ cdef class Scanner(Columns):
     @cython.locals(op=u64)
     cdef int skip_module_value(self) except -1
 
-    @cython.locals(n=u64, mx=u64, i=u64, tag=u64, ln=u64)
+    @cython.locals(n=u64, mx=u64, i=u64, tag=u64, ln=u64, v=i64, elems=u64, index=u64, slice_id=u64,
+                   offset=u64, cur=u64, in_slice=u64, first=u64, tenth=u64, last=u64, blocks=u64)
     cdef int read_array(self) except -1
 
     @cython.locals(classes=u64, i=u64)

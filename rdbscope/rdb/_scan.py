@@ -78,6 +78,7 @@ E_ZIPMAP = cython.declare(cython.int, 10)
 E_LISTPACKEX = cython.declare(cython.int, 11)
 E_STREAM = cython.declare(cython.int, 12)
 E_ARRAY = cython.declare(cython.int, 13)
+ARRAY_INT_LIMIT = cython.declare(cython.longlong, 1 << 61)  # integers a tagged word holds (src/sparsearray.h)
 E_GCRA = cython.declare(cython.int, 14)
 
 # How a compact blob's entries group into elements.
@@ -1765,18 +1766,32 @@ class Scanner(Columns):
                 self.fail(RdbFormatError, f"unknown module value opcode {op}")
 
     def read_array(self):
-        """Redis 8.8 ARRAY: count, insert cursor, then (index, tag, value) triples."""
+        """Redis 8.8 ARRAY: count, insert cursor, then (index, tag, value) triples in index order.
+
+        Loading sets them one by one into slices of 4096 indexes (src/rdb.c rdbLoadObject): what
+        each slice allocates follows from its count and its first, tenth and last offsets.
+        """
         n = self.read_count()
         mx = 0
+        elems = 0
         if n:
             if self.read_plain_len():
                 self.read_plain_len()
+            cur = 0
+            in_slice = 0
+            first = 0
+            tenth = 0
+            last = 0
+            blocks = 0
             i = 0
             while i < n:
-                self.read_plain_len()  # index
+                index = self.read_plain_len()
                 tag = self.read_plain_len()
                 if tag == 1:
-                    ln = int_text_len(self.le_signed(8))
+                    v = self.le_signed(8)
+                    ln = int_text_len(v)
+                    if v < -ARRAY_INT_LIMIT or v >= ARRAY_INT_LIMIT:  # past the tagged word: a string
+                        elems += self.mm.array_string(ln)
                 elif tag == 2:
                     self.ensure(8)
                     ln = len(_double_text(bytes(self.buf[self.pos:self.pos + 8])))
@@ -1784,15 +1799,32 @@ class Scanner(Columns):
                 elif tag == 0 or tag == 3:
                     self.skip_string(False)
                     ln = self.slen
+                    elems += self.mm.array_string(ln)
                 else:
                     self.fail(RdbFormatError, f"unknown array element tag {tag}")
                 if ln > mx:
                     mx = ln
+                slice_id = index >> 12
+                offset = index & 4095
+                if i == 0 or slice_id != cur:
+                    if i:
+                        elems += self.mm.array_slice(in_slice, first, tenth, last)
+                    if i == 0 or (slice_id >> 11) != (cur >> 11):
+                        blocks += 1
+                    cur = slice_id
+                    in_slice = 0
+                    first = offset
+                in_slice += 1
+                if in_slice == 10:
+                    tenth = offset
+                last = offset
                 i += 1
+            elems += self.mm.array_slice(in_slice, first, tenth, last) + self.mm.array_directory(cur, blocks)
         self.r_type = T_ARRAY
         self.r_enc = E_ARRAY
         self.r_n = n
         self.r_max = mx
+        self.m_elems = elems
 
     # ------------------------------------------------------------------ file structure
 

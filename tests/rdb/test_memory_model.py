@@ -61,8 +61,8 @@ OPEN_GAPS = {
 
 
 #: Types without a model, whose estimate is their serialized size (est_memory_fallback): module
-#: values, and Redis 8.8 arrays, whose slices and directories (src/sparsearray.c) are not modelled.
-NO_MODEL = ("module", "array")
+#: values, whose layout only their module knows.
+NO_MODEL = ("module",)
 
 
 @pytest.mark.parametrize("path", sample_dumps(), ids=lambda p: p.stem)
