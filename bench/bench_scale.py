@@ -76,8 +76,8 @@ seconds, cpu = since(mark)
 keys = keys_table.num_rows
 detail = {"load": load_seconds, **result.seconds}
 """),
-    Mode("report", "`rdbscope report DUMP --format json > /dev/null` (whole process)",
-         argv=(sys.executable, "-m", "rdbscope", "report", "{dump}", "--format", "json")),
+    Mode("report", "`rdbscope report DUMP --format json > /dev/null` (every process)",
+         argv=(sys.executable, "-m", "rdbscope", "report", "{dump}", "--format", "json"), tree=True),
     Mode("bounded-1GB", "`rdbscope.analyze(dump, memory_budget='1GB', jobs=1)`: scan and analysis, bounded", code="""
 import rdbscope
 mark = clock()

@@ -70,7 +70,9 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     if not isinstance(keys, (str, os.PathLike, list, tuple, RunPlan)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
-    plan = keys if isinstance(keys, RunPlan) else plan_run(keys, memory_budget, chunk_keys, jobs, client)
+    if not isinstance(keys, RunPlan):
+        keys = plan_run(keys, memory_budget, chunk_keys, jobs, client, every_key=needs_every_key(config, passes))
+    plan = keys
     return _run_plan(plan, config, passes, client, combine, scan_options)
 
 
@@ -94,6 +96,15 @@ def _run_plan(plan, config, passes, client, combine, scan_options):
         return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys)
     return _run_bounded(source, config, passes, plan.chunk_keys, plan.sample_keys, scan_options, jobs=plan.jobs,
                         client=client, combine=combine)
+
+
+def needs_every_key(config, passes=None):
+    """True when a run of ``passes`` (default: all) with ``config`` holds a check that needs every key in
+    memory (GRO001): dumps that fit the budget are then read whole."""
+    wanted = [p.id for p in dependency_order(PIPELINE, passes)]
+    if RulesPass.id not in wanted:
+        return False
+    return any(not rule.bounded for rule, _options in RulesPass.configure(_as_config(config)).enabled)
 
 
 def lint(keys, config=None, **options) -> Result:

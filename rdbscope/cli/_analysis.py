@@ -157,17 +157,19 @@ def nothing_kept(info, load):
     return UsageError(said)
 
 
-def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, combine=False):
-    """Load ``path`` (see :func:`load_keys`, which takes ``jobs``, ``client`` and ``combine``) and run the passes
-    (all, or ``passes`` and what they need) with ``config`` (see :func:`settings`).
-
-    Dumps whose keys table would not fit ``--memory-budget`` are analysed in bounded memory (several
-    dumps on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate).
-    """
+def analyze_input(path, config, *, passes=None, load=None, jobs=1, client=None, combine=False, every_key=False):
+    """Analyse ``path`` (one input or several, see :func:`load_keys`) with the passes (all, or ``passes``
+    and what they need) and ``config`` (see :func:`settings`), planned once (see
+    :func:`~rdbscope.scale.planning.plan_run`): chunk by chunk within ``--memory-budget``, several dumps
+    on ``jobs`` processes or the ``client``'s Dask workers, each returning its partial aggregate.
+    ``every_key``: the caller needs every key (``report --out --keys``), as GRO001 does: dumps that fit
+    the budget are read whole."""
+    from ..api import needs_every_key
     from ..scale.planning import plan_run
 
     load = (load or LoadOptions()).with_config(config)
-    plan = plan_run(_input(path), load.memory_budget, jobs=jobs, client=client)
+    plan = plan_run(_input(path), load.memory_budget, jobs=jobs, client=client,
+                    every_key=every_key or needs_every_key(config, passes))
     load = with_url_db(load, plan.paths)
     with _out_of_memory(plan.paths, load):
         return _analyze_plan(plan, config, passes, load, client, combine)
@@ -198,8 +200,7 @@ def _analyze_plan(plan, config, passes, load, client, combine):
             return analyze(keys, config=config, passes=passes)
     if plan.mode == STREAM:
         return _analyze_stream(plan, config, passes, load)
-    label = f"reading {_label(plan.paths)} in bounded memory ({format_size(plan.budget)})"
-    with scan_progress(load.quiet, label) as on_progress:
+    with scan_progress(load.quiet, f"reading {_label(plan.paths)}") as on_progress:
         res = analyze(plan, config=config, passes=passes, client=client, combine=combine, on_progress=on_progress,
                       **load.scan_options())
     needed = f"about {format_size(plan.peak)}" if plan.peak is not None else "an amount known only once they are read"
@@ -226,17 +227,13 @@ def with_url_db(load, paths):
 
 
 def _checked(res, load, limit, needed):
-    """``res`` of a run that may have been bounded (by ``limit``), once it is known to hold keys; says
-    on stderr what a bounded run left out (the passes that need ``needed`` memory) and rounded."""
+    """``res`` of a chunked run (within ``limit``), once it is known to hold keys; says on stderr what it
+    left out (the checks that need every key in memory, ``needed``) and rounded."""
     if load.filtered and res.n_keys == 0:
         raise nothing_kept(res.info, load)
-    if res.bounded and not load.quiet:
-        if res.skipped:
-            message(f"note: analysed in bounded memory ({format_size(limit)}); not run: {', '.join(res.skipped)} "
-                    f"(they need every key in memory, {needed})")
-        else:
-            message(f"note: analysed in bounded memory ({format_size(limit)}), chunk by chunk "
-                    f"(every key in memory would need {needed})")
+    if res.bounded and res.skipped and not load.quiet:
+        message(f"note: not run: {', '.join(res.skipped)} (they need every key in memory, {needed}, more than "
+                f"the memory budget of {format_size(limit)})")
     if res.percentile_error and not load.quiet:
         said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
         message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")

@@ -228,9 +228,9 @@ BUDGET_PARAMETERS = (
     ("memory_budget", Annotated[str | None, typer.Option(
         "--memory-budget", metavar="SIZE",
         help="Memory the analysis may use, e.g. 2GB or 512MB (1024-based, as every size; KiB/MiB/GiB too). "
-             "A dump whose keys table would not fit is analysed chunk by chunk in bounded memory (without the "
-             "naming rules, which need every key).",
-        show_default=f"half the available memory, {_default_budget()} here now")], None),
+             "Every dump is analysed chunk by chunk, in chunks that fit it; GRO001, which needs every key in "
+             "memory, runs on dumps that fit it whole.",
+        show_default=f"1 GB, at most half the available memory: {_default_budget()} here now")], None),
 )
 
 
@@ -341,8 +341,8 @@ class ParallelOptions:
 PARALLEL_PARAMETERS = (
     ("jobs", Annotated[int, typer.Option(
         "--jobs", min=1, metavar="N",
-        help="When several dumps are analysed in bounded memory (see --memory-budget), read this many at "
-             "once, each in a process of its own that returns its dump's partial aggregate.",
+        help="Read this many dumps at once, or stretches of one large dump, each in a process of its own "
+             "that returns its partial aggregate (the memory budget is shared among them).",
         show_default=f"one per core, {core_count()} here")],
      core_count()),
     ("dask", Annotated[str | None, typer.Option(

@@ -1,5 +1,6 @@
 """rdbscope bigkeys: the largest keys, and the ones over the size thresholds."""
 
+from dataclasses import replace
 from enum import Enum
 from typing import Annotated
 
@@ -31,7 +32,10 @@ def bigkeys_command(
     """
     from ..report import views
 
-    res = analyze_input(dump, settings(output.config), passes=["bigkeys"], load=load)
+    config = settings(output.config)
+    if output.top and output.top > config.bigkeys.top_n:  # the chunks keep the largest top_n keys of each type
+        config = replace(config, bigkeys=replace(config.bigkeys, top_n=output.top))
+    res = analyze_input(dump, config, passes=["bigkeys"], load=load)
     rows = views.big_key_rows(res, output.top, by.value)
     emit(rows, output, title=f"Largest {len(rows)} key{'s' if len(rows) != 1 else ''} by {by.value}")
     if output.fmt == Format.table:

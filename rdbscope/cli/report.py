@@ -76,7 +76,8 @@ def report_command(
     check_out(out_dir)
     config = with_masters(settings(output.config, select, extend_select, ignore), masters)
     with where_to_run(parallel) as where:
-        res = analyze_input(dump, config, load=load, **where)
+        # the keys of --out --keys are every key: read whole when they fit the budget
+        res = analyze_input(dump, config, load=load, every_key=keys and out_dir is not None, **where)
     source = input_name(res.keys)
     if out_dir is not None:
         from ..report.dataset import write_report

@@ -765,7 +765,10 @@ def _timeline(expiring, options, dump_seconds):
     def n_buckets_of(width):
         return -(-(horizon + expiring.base_s - _bucket_origin(expiring.base_s, width)) // width)
 
-    width = next((w for w in _NICE_WIDTHS_S if n_buckets_of(w) <= options.timeline_buckets), _NICE_WIDTHS_S[-1])
+    width = next((w for w in _NICE_WIDTHS_S if n_buckets_of(w) <= options.timeline_buckets), None)
+    if width is None:  # expiries centuries apart (the year 9999, 2**62 ms): whole numbers of the longest width
+        longest = _NICE_WIDTHS_S[-1]
+        width = longest * -(-n_buckets_of(longest) // options.timeline_buckets)
     origin_s = _bucket_origin(expiring.base_s, width)
     n_buckets = n_buckets_of(width)
     since_origin = dump_seconds.window + (expiring.base_s - origin_s)

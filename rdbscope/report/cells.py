@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..findings import format_bytes, format_share
+from ..rdb.instants import iso_ms
 from ..rdb.keytext import SHOWN_CHARS, printable
 
 __all__ = ["LABELS", "cell_text", "human_seconds", "is_numeric_column", "label", "plain", "printable"]
@@ -136,6 +137,8 @@ def _missing(value):
 
 def _iso(value):
     if isinstance(value, pd.Timestamp):
+        if not 1 <= value.year <= 9999:  # past what a datetime holds (an expiry of 2**62 ms, say)
+            return iso_ms(int(value.as_unit("ms").asm8.view("i8")))
         value = value.to_pydatetime()
     if value.tzinfo is not None:
         value = value.astimezone(datetime.timezone.utc)

@@ -154,10 +154,9 @@ def render_html(res, source=None, top=25, title=None) -> str:
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body><main>"),
              f"<h1>{_e(title)}</h1>", f"<p class=\"sub\">{_e(_subtitle(o))}</p>", f"<nav>{nav}</nav>"]
-    if res.bounded:
-        left_out = (f": {_e(', '.join(res.skipped))} did not run (they need every key in memory)" if res.skipped
-                    else "")
-        parts.append(f"<p class=\"sub\">Analysed in bounded memory, chunk by chunk{left_out}.</p>")
+    if res.skipped:
+        parts.append(f"<p class=\"sub\">Not run: {_e(', '.join(res.skipped))} (they need every key in memory, more "
+                     f"than the memory budget).</p>")
     sections: dict[str, list[str]] = {
         "overview": [_cards(o)],
         "summary": _summary(triage(res)),

@@ -8,8 +8,10 @@ import os
 
 from ..sizes import parse_size
 
-#: Share of the available memory a run may use when no budget is given.
+#: Share of the available memory a run may use at most when no budget is given.
 DEFAULT_SHARE = 0.5
+#: The memory budget when none is given (one process, chunks of ~700,000 keys).
+DEFAULT_BUDGET = 1024**3
 #: Peak bytes of an in-memory analysis per byte of an uncompressed dump (small keys: ~170 bytes
 #: of table and temporaries per key, ~27 bytes per key in the dump).
 MEMORY_PER_DUMP_BYTE = 7
@@ -41,9 +43,10 @@ def available_memory():
 
 
 def default_budget():
-    """The budget when none is given: half the available memory (2 GB where that is unknown)."""
+    """The budget when none is given: ``DEFAULT_BUDGET``, at most half the available memory. Larger
+    chunks make a run no faster; a larger budget given lets ``--jobs`` processes share it."""
     available = available_memory()
-    return int(available * DEFAULT_SHARE) if available else 2 * 1024**3
+    return min(DEFAULT_BUDGET, int(available * DEFAULT_SHARE)) if available else DEFAULT_BUDGET
 
 
 def budget_of(size=None):

@@ -191,6 +191,8 @@ class SpillSegment:
     def inline(self):
         """The segment with its files read into memory and removed: for a Dask worker whose disk the
         client may not reach."""
+        if self.buffers:
+            return self
         buffers = []
         for path in (*self.paths, self.keys, self.ends, self.places):
             with open(path, "rb") as file:
@@ -267,25 +269,30 @@ def places_end(segments):
     return max((s.place_offset + s.end for s in segments), default=0)
 
 
+#: What one process's spill holds in memory before it writes it to files: a dump with fewer keys
+#: with a TTL than this holds (about 2.8 million) never touches the disk.
+IN_MEMORY_BYTES = 64 << 20
+
+
 class Spill:
-    """Writes the per-millisecond tallies of one process's chunks under ``directory``, and their keys
-    unless they can be read again from ``dump`` (a plain dump file's path).
+    """Gathers the per-millisecond tallies of one process's chunks, and their keys unless they can be
+    read again from ``dump`` (a plain dump file's path): in memory up to ``IN_MEMORY_BYTES``, then in
+    files under ``directory``.
 
     Each chunk's tally names its groups by number; the spill numbers (db, pattern) pairs once
     for all its chunks, so that the records of every chunk read back through one table.
     """
 
     def __init__(self, directory, dump=None):
-        os.makedirs(directory, exist_ok=True)
-        self.directory = tempfile.mkdtemp(prefix="part-", dir=directory)
+        self._parent = directory
+        self.directory = None
         self.dump = None if dump is None else os.path.abspath(dump)
         self.stamp = _stamp(self.dump) if self.dump is not None else ()
         self._numbers = {}
-        self.paths = tuple(os.path.join(self.directory, f"{i:02d}.records") for i in range(PARTITIONS))
-        self._files = [open(path, "wb") for path in self.paths]  # noqa: SIM115 (closed in close())
-        self._keys = open(os.path.join(self.directory, "keys"), "wb")  # noqa: SIM115
-        self._ends = open(os.path.join(self.directory, "ends"), "wb")  # noqa: SIM115
-        self._places = open(os.path.join(self.directory, "places"), "wb")  # noqa: SIM115
+        # the partitions' records, then the keys, their ends and their places
+        self._held = [bytearray() for _ in range(PARTITIONS + 3)]
+        self._in_memory_bytes = IN_MEMORY_BYTES
+        self._files = None
         self._written = 0
         self._first, self._end = None, 0
 
@@ -299,14 +306,14 @@ class Spill:
         offsets = np.frombuffer(keys.buffers()[1], np.int32)[keys.offset:keys.offset + len(keys) + 1]
         data = keys.buffers()[2]
         start, stop = int(offsets[0]), int(offsets[-1])
-        self._keys.write(memoryview(data)[start:stop] if data is not None else b"")
-        (offsets[1:].astype(np.int64) - start + self._written).tofile(self._ends)
-        np.asarray(places, np.uint64).tofile(self._places)
+        self._add(PARTITIONS, memoryview(data)[start:stop] if data is not None else b"")
+        self._add(PARTITIONS + 1, (offsets[1:].astype(np.int64) - start + self._written).tobytes())
+        self._add(PARTITIONS + 2, np.asarray(places, np.uint64).tobytes())
         self._written += stop - start
 
     def write(self, group, value, memory, places, groups):
         """Add a chunk's expiring keys: a group (``groups[g]`` is its (db, pattern)), epoch millisecond,
-        memory and place each (places ascending). They are written as they come, a record per key: a
+        memory and place each (places ascending). They are kept as they come, a record per key: a
         chunk holds few keys of one millisecond, so counting them here would save little."""
         if len(group) == 0:
             return
@@ -322,17 +329,48 @@ class Spill:
         records["value"] = value[order]
         records["memory"] = memory[order]
         records["place"] = places[order]
-        for i, file in enumerate(self._files):
+        for i in range(PARTITIONS):
             if bounds[i + 1] > bounds[i]:
-                records[bounds[i]:bounds[i + 1]].tofile(file)
+                self._add(i, records[bounds[i]:bounds[i + 1]].tobytes())
+
+    def _add(self, index, data):
+        try:
+            if self._files is not None:
+                self._files[index].write(data)
+                return
+            self._held[index] += data
+            if sum(len(held) for held in self._held) > self._in_memory_bytes:
+                self._to_files()
+        except OSError as exc:
+            raise self._error(exc) from None
+
+    def _to_files(self):
+        """Go on in files: what is held is written there first."""
+        os.makedirs(self._parent, exist_ok=True)
+        self.directory = tempfile.mkdtemp(prefix="part-", dir=self._parent)
+        names = [f"{i:02d}.records" for i in range(PARTITIONS)] + ["keys", "ends", "places"]
+        self._files = [open(os.path.join(self.directory, name), "wb") for name in names]  # noqa: SIM115
+        for file, held in zip(self._files, self._held, strict=True):
+            file.write(held)
+        self._held = []
+
+    def _error(self, exc):
+        return InputError(f"{self._parent}: cannot write the expiry counts spilled there "
+                          f"({exc.strerror or exc}): give TMPDIR a disk with room")
 
     def close(self):
-        """The :class:`SpillSegment` of what was written."""
-        for file in (*self._files, self._keys, self._ends, self._places):
-            file.close()
-        return SpillSegment(self.paths, self._keys.name, self._ends.name, self._places.name,
-                            tuple(sorted(self._numbers, key=self._numbers.get)), dump=self.dump, stamp=self.stamp,
-                            first=self._first or 0, end=self._end)
+        """The :class:`SpillSegment` of what was kept."""
+        common = {"groups": tuple(sorted(self._numbers, key=self._numbers.get)), "dump": self.dump,
+                  "stamp": self.stamp, "first": self._first or 0, "end": self._end}
+        if self._files is None:
+            return SpillSegment((), "", "", "", buffers=tuple(bytes(held) for held in self._held), **common)
+        try:
+            for file in self._files:
+                file.close()
+        except OSError as exc:
+            raise self._error(exc) from None
+        paths = tuple(file.name for file in self._files)
+        return SpillSegment(paths[:PARTITIONS], *paths[PARTITIONS:], **common)
 
 
 def read_partition(segments, index, group_of, keep_second, min_keys):

@@ -14,10 +14,11 @@ class RunPlan:
 
     Attributes:
         paths: the inputs, expanded once (see :func:`rdbscope.sources.input_paths`).
-        mode: ``"table"``: every key read into memory (dumps that fit the budget, or a keys Parquet
-            file); ``"stream"``: one dump whose size is known only once read (standard input, a live
-            server, a compressed dump), in memory while it fits, chunk by chunk from there on;
-            ``"bounded"``: chunk by chunk.
+        mode: ``"bounded"``: chunk by chunk, as every dump is read; ``"table"``: every key read into
+            memory (a keys Parquet file, or dumps that fit the budget when a check needs every key);
+            ``"stream"``: one dump whose size is known only once read (standard input, a live server,
+            a compressed dump) when a check needs every key: in memory while it fits, chunk by chunk
+            from there on.
         budget: the memory budget, in bytes.
         peak: the estimated peak of reading every key into memory; None when not known before reading.
         chunk_keys: keys per chunk (None in a table run).
@@ -41,11 +42,15 @@ class RunPlan:
         return self.paths[0] if len(self.paths) == 1 else list(self.paths)
 
 
-def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None) -> RunPlan:
+def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, every_key=False) -> RunPlan:
     """The :class:`RunPlan` of reading ``source`` (a dump's path or URL, or several: a list, a directory,
-    a glob) within ``memory_budget`` (default: see :func:`~.budget.default_budget`); ``chunk_keys`` makes
-    the run chunked whatever the size; ``jobs``/``client``: the processes or Dask workers a bounded
-    run may use (each holds a chunk of its own: a budget too small for several is spent on one).
+    a glob) within ``memory_budget`` (default: see :func:`~.budget.default_budget`).
+
+    Every dump is read chunk by chunk, through the same measures whatever its size; a keys Parquet
+    file is read whole. ``every_key``: the run holds a check that needs every key in memory (GRO001):
+    dumps that fit the budget are then read whole. ``chunk_keys`` sets the chunks' size (default: from
+    the budget); ``jobs``/``client``: the processes or Dask workers a chunked run may use (each holds
+    a chunk of its own: a budget too small for several is spent on one).
 
     Raises:
         InputError: as :func:`rdbscope.sources.input_paths`.
@@ -54,19 +59,21 @@ def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None) -
     from ..sources import input_paths
 
     paths = tuple(input_paths(source))
+    jobs = max(1, jobs or 1)
     limit = budget.budget_of(memory_budget)
     if len(paths) == 1 and is_parquet(paths[0]):  # a keys table written before: read as it is
         return RunPlan(paths, TABLE, limit, None)
     peak = budget.in_memory_peak(paths)
     sample_keys = budget.sample_keys_for(limit)
-    if peak is None and len(paths) == 1:
-        # the keys held when the stream turns out too large are measured beside the budget's chunks
-        chunks = chunk_keys or budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
-        return RunPlan(paths, STREAM, limit, None, chunks, sample_keys,
-                       in_memory_up_to=0 if chunk_keys is not None else limit)
-    if chunk_keys is None and peak is not None and peak <= limit:
-        return RunPlan(paths, TABLE, limit, peak)
-    jobs = max(1, jobs or 1)
-    if jobs > 1 and client is None and budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS:
-        jobs = 1
+    if every_key and chunk_keys is None:
+        if peak is None and len(paths) == 1:
+            # in memory while it fits; the keys held when it turns out too large are measured beside
+            # the budget's chunks
+            chunks = budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
+            return RunPlan(paths, STREAM, limit, None, chunks, sample_keys, in_memory_up_to=limit)
+        if peak is not None and peak <= limit:
+            return RunPlan(paths, TABLE, limit, peak)
+    if peak is None or (jobs > 1 and client is None and chunk_keys is None and
+                        budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS):
+        jobs = 1  # a stream's stretches cannot be found without reading what comes before them
     return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, jobs), sample_keys, jobs)

@@ -153,3 +153,6 @@ def test_without_a_ctime_the_expiry_counts_from_an_expiry_at_either_end_of_int64
         invoke(*args, dump)
     ttl = json.loads(invoke("ttl", "--format", "json", dump).output)
     assert ttl["overview"][-1]["n_with_ttl"] == 1 + hostile_dumps.N_USERS
+    # buckets a whole number of years wide when even years are too many (not 292 million of them)
+    timeline = json.loads(invoke("expiry", "--timeline", "--top", "1000", "--format", "json", dump).output)["timeline"]
+    assert len(timeline) <= 401 and timeline[-1]["n_keys_cumulative"] >= hostile_dumps.N_USERS

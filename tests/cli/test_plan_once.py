@@ -1,6 +1,7 @@
 """A run is planned once: its inputs are expanded once and their sizes read once, by the CLI and by
 ``analyze()`` alike (for dumps in object storage, each of those is a request to the store)."""
 
+import gzip
 import json
 import shutil
 from collections import Counter
@@ -54,21 +55,26 @@ def test_the_cli_expands_a_directory_and_reads_each_size_once(backups, calls, bu
 @pytest.mark.parametrize("budget", [None, "100KB"], ids=["in-memory", "bounded"])
 def test_analyze_expands_a_glob_and_reads_each_size_once(backups, calls, budget):
     result = rdbscope.analyze(str(backups / "*.rdb"), memory_budget=budget, combine=True, passes=["patterns"])
-    assert result.bounded == (budget is not None) and result.keys.n_sources == 2
+    assert result.bounded and result.n_keys == sum(rdbscope.load(node).num_rows for node in NODES)
     assert calls[("expand", str(backups / "*.rdb"))] == 1
     assert sorted(v for (kind, _p), v in calls.items() if kind == "size") == [1, 1]
 
 
 def test_the_plan_says_how_each_input_is_read(tmp_path):
     dump = SAMPLE_DUMPS / "redis-6.2-default.rdb"
-    assert plan_run(dump).mode == TABLE
+    chunked = plan_run(dump)  # every dump, whatever its size
+    assert chunked.mode == BOUNDED and chunked.budget <= 1024**3 and chunked.peak < chunked.budget
+    assert plan_run(dump, jobs=2).jobs == 1  # the default budget is too small to share
     bounded = plan_run(dump, memory_budget="100KB")
     assert bounded.mode == BOUNDED and bounded.chunk_keys >= 50_000 and bounded.peak > bounded.budget
     assert plan_run(dump, chunk_keys=97).mode == BOUNDED and plan_run(dump, chunk_keys=97).chunk_keys == 97
+    # a check that needs every key (GRO001) reads a dump that fits whole, and one that does not in chunks
+    assert plan_run(dump, every_key=True).mode == TABLE
+    assert plan_run(dump, memory_budget="100KB", every_key=True).mode == BOUNDED
     compressed = tmp_path / "dump.rdb.gz"
-    import gzip
     compressed.write_bytes(gzip.compress(dump.read_bytes()))
-    stream = plan_run(compressed)
+    assert plan_run(compressed).mode == BOUNDED
+    stream = plan_run(compressed, every_key=True)
     assert stream.mode == STREAM and stream.peak is None and stream.in_memory_up_to == stream.budget
     # a plan is what analyze() takes in place of the inputs
     assert rdbscope.analyze(bounded, passes=["patterns"]).bounded

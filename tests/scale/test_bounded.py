@@ -76,11 +76,14 @@ def test_every_pass_runs_and_the_rules_that_need_every_key_are_named_as_skipped(
     assert growth.skipped == ("GRO001",) and "GRO001" not in growth.checked
 
 
-def test_a_dump_that_fits_the_budget_is_analysed_in_memory():
-    result = rdbscope.analyze(SAMPLE_DUMPS / "redis-7.0-default.rdb", memory_budget="1GB")
-    assert not result.bounded and "expiry" in result.ran
-    small = rdbscope.analyze(SAMPLE_DUMPS / "redis-7.0-default.rdb", memory_budget="100KB")
-    assert small.bounded and small.n_keys == result.n_keys
+def test_every_dump_is_read_in_chunks_and_one_that_fits_is_read_whole_only_for_gro001():
+    path = SAMPLE_DUMPS / "redis-7.0-default.rdb"
+    result = rdbscope.analyze(path, memory_budget="1GB")
+    assert result.bounded and "expiry" in result.ran and result.skipped == ()
+    assert result.keys.num_rows < result.n_keys == rdbscope.load(path).num_rows
+    growth = rdbscope.analyze(path, Config(extend_select=("GRO001",)), memory_budget="1GB")
+    assert not growth.bounded and "GRO001" in growth.checked and growth.keys.num_rows == result.n_keys
+    assert finding_rows(result) == [f for f in finding_rows(growth) if f[0] != "GRO001"]
 
 
 def test_memory_sizes_parse_and_bad_ones_say_what_is_expected():

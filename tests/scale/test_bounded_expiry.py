@@ -24,6 +24,13 @@ TABLES = ["patterns", "expiry_bursts", "expiry_timeline"]
 BATCHES_ONLY = Config(expiry=ExpiryOptions(min_ratio=1e9))
 
 
+@pytest.fixture(autouse=True)
+def in_files(monkeypatch):
+    """Every spill of these tests goes to files (a dump of 50,000 keys spills less than a process keeps in
+    memory before it writes files): what a large dump does."""
+    monkeypatch.setattr(expiry_counts, "IN_MEMORY_BYTES", 0)
+
+
 @pytest.fixture(scope="module")
 def batched_dump(tmp_path_factory):
     """50,000 keys of two patterns on two dbs, 60% with a TTL, a fifth of those in same-millisecond batches."""
@@ -181,3 +188,26 @@ def test_seconds_of_spans_keep_exactly_the_milliseconds_inside(table_limit, monk
     assert inside <= found  # never one inside left out
     if table_limit > 1:  # the table tells exactly
         assert found == inside == {2, 3, 4, 7, 8}
+
+
+def test_a_spill_that_fits_in_memory_writes_no_file_and_counts_alike(batched_dump, tmp_path, monkeypatch):
+    """The same batches, incidents and examples from records kept in memory as from records in files; and
+    nothing under the spill directory (a report on a full disk fails only where it writes its report)."""
+    in_files = rdbscope.analyze(batched_dump, BATCHES_ONLY, passes=PASSES, chunk_keys=4000)
+    monkeypatch.setattr(expiry_counts, "IN_MEMORY_BYTES", 64 << 20)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    in_memory = rdbscope.analyze(batched_dump, BATCHES_ONLY, passes=PASSES, chunk_keys=4000)
+    assert in_memory.tables["expiry_bursts"].equals(in_files.tables["expiry_bursts"])
+    assert [f.examples for f in in_memory.finding_list] == [f.examples for f in in_files.finding_list]
+    assert any(f.code == "EXP003" for f in in_memory.finding_list)
+    spilled = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert spilled == []
+
+
+def test_a_spill_that_cannot_be_written_is_one_line_naming_where(batched_dump, tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    spill = expiry_counts.Spill(str(blocked))
+    with pytest.raises(InputError, match=f"^{blocked}: cannot write the expiry counts spilled there"):
+        spill.write(np.zeros(3, np.int64), np.arange(3, dtype=np.int64), np.ones(3, np.uint64),
+                    np.arange(3, dtype=np.uint64), [(0, "p")])

@@ -325,7 +325,7 @@ def test_the_help_shows_both_options_and_the_core_count(command):
     from rdbscope.cli import app
 
     text = " ".join(CliRunner().invoke(app, [command, "--help"], terminal_width=200).stdout.split())
-    assert "--jobs N When several dumps are analysed in bounded memory" in text
+    assert "--jobs N Read this many dumps at once, or stretches of one large dump" in text
     assert f"[default: (one per core, {core_count()} here)" in text
     assert '--dask ADDRESS Read the dumps on the Dask cluster' in text and 'pip install "rdbscope[dask]"' in text
 

@@ -67,8 +67,7 @@ def test_standard_input_over_the_budget_is_reported_in_bounded_memory(populated)
     _running, dump = populated
     piped = rdbscope_cli("report", "-", "--memory-budget", BUDGET, "--format", "json", stdin=dump)
     assert piped.returncode == 0, piped.stderr
-    assert "note: analysed in bounded memory (20 MB), chunk by chunk (every key in memory would need " \
-           "more than 20 MB)" in piped.stderr
+    assert "note:" not in piped.stderr  # nothing left out
     from_file = rdbscope_cli("report", dump, "--memory-budget", BUDGET, "--format", "json", "--quiet")
     assert from_file.returncode == 0, from_file.stderr
     stream_doc, file_doc = json.loads(piped.stdout), json.loads(from_file.stdout)
@@ -97,7 +96,7 @@ def test_lint_and_expiry_of_a_stream_over_the_budget_run_in_bounded_memory(popul
     result = rdbscope_cli(command, "-", "--memory-budget", "5MB", "--format", "json", "--fail-on", "never",
                           stdin=dump)
     assert result.returncode == 0, result.stderr
-    assert "note: analysed in bounded memory (5 MB)" in result.stderr
+    assert "note:" not in result.stderr
     from_file = rdbscope_cli(command, dump, "--memory-budget", "5MB", "--format", "json", "--fail-on", "never")
     assert result.stdout.replace("<stdin>", "-") == from_file.stdout.replace(str(dump), "-")
     document = json.loads(result.stdout)
