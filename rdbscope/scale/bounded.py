@@ -47,6 +47,7 @@ from ..sources import (
     opened,
     summarize_source,
 )
+from .ahead import read_ahead
 from .expiry_counts import CountedExpiring, Spill, places_end
 from .partial import (
     GROUP,
@@ -133,8 +134,8 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
             scan_options["verify_crc"] = False
     with opened(source) as readable:
         result = scan(readable, batch_rows=chunk_keys, **scan_options)
-        tables = (pa.Table.from_batches([batch], schema=KEYS_SCHEMA) if isinstance(batch, pa.RecordBatch) else batch
-                  for batch in result)
+        tables = read_ahead(pa.Table.from_batches([batch], schema=KEYS_SCHEMA) if isinstance(batch, pa.RecordBatch)
+                            else batch for batch in result)
         try:
             rereadable = None if log_keys or not isinstance(source, (str, os.PathLike)) or not is_local(source) \
                 else source
@@ -143,6 +144,7 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
         except RdbError as exc:
             raise error_naming(exc, source) from None
         finally:
+            tables.close()
             result.close()
     name_by_url(result.info, source)
     return done
