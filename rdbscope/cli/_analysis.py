@@ -200,7 +200,8 @@ def _analyze_plan(plan, config, passes, load, client, combine):
             return analyze(keys, config=config, passes=passes)
     if plan.mode == STREAM:
         return _analyze_stream(plan, config, passes, load)
-    with scan_progress(load.quiet, f"reading {_label(plan.paths)}") as on_progress:
+    waiting = waiting_for(plan.paths[0]) if len(plan.paths) == 1 else None
+    with scan_progress(load.quiet, f"reading {_label(plan.paths)}", waiting) as on_progress:
         res = analyze(plan, config=config, passes=passes, client=client, combine=combine, on_progress=on_progress,
                       **load.scan_options())
     needed = f"about {format_size(plan.peak)}" if plan.peak is not None else "an amount known only once they are read"
