@@ -31,25 +31,23 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
     Args:
-        keys: what :func:`load` returned, or what it reads: a dump's path or URL, or several
-            dumps (a list, a directory, a glob) read as one keyspace. A dump whose size is not
-            known before it is read (``"-"``, a live server, a compressed dump) is read in memory
-            while it fits ``memory_budget``, and in bounded memory from there on; several such
-            dumps are read in bounded memory. Or the :class:`~rdbscope.scale.planning.RunPlan` that
-            :func:`~rdbscope.scale.planning.plan_run` made of them: inputs expanded and sizes read
-            once (its budget, chunking and processes then hold, not the arguments here).
+        keys: what :func:`load` returned, or what it reads: a dump's path or URL (``"-"``, a live
+            server, a compressed dump too), or several dumps (a list, a directory, a glob) read as
+            one keyspace; dumps are read chunk by chunk (see :func:`~rdbscope.scale.planning.plan_run`).
+            Or the :class:`~rdbscope.scale.planning.RunPlan` that ``plan_run`` made of them: inputs
+            expanded and sizes read once (its budget, chunking and processes then hold, not the
+            arguments here).
         config: a :class:`~rdbscope.config.Config`, the path of an ``rdbscope.toml``
             or ``pyproject.toml``, or None for the defaults.
         passes: ids of the passes to run (the ones they require run too);
             default: all of them, and the lint rules (id ``"rules"``).
         memory_budget: for dumps given by path, the memory the analysis may use (bytes or
-            text such as ``"2GB"``); default: half the available memory. Dumps whose
-            table would not fit are analysed in bounded memory, chunk by chunk (see
-            :mod:`rdbscope.scale`): the result's ``bounded`` is then True, its ``keys``
-            hold only the keys the tables and findings name, and the rules that need
-            every key in memory (``GRO001``, CLU001) are listed in ``skipped``.
-        chunk_keys: keys per chunk of a bounded run (default: from the budget); giving it
-            makes the run bounded whatever the dumps' size.
+            text such as ``"2GB"``); default: 1 GB, at most half the available memory. It sets
+            the chunks' size; the result's ``bounded`` is True and its ``keys`` hold only the keys
+            the tables and findings name. A check that needs every key in memory (``GRO001``)
+            reads dumps that fit the budget whole, and is listed in ``skipped`` for larger ones.
+        chunk_keys: keys per chunk (default: from the budget); giving it makes the run chunked
+            even when GRO001 would read the dumps whole.
         jobs, client: in a bounded run, read several dumps on ``jobs`` local processes, or
             on the workers of a ``dask.distributed.Client``, each returning its dump's partial
             aggregate; one large dump is measured on ``jobs`` processes, each taking every
@@ -70,9 +68,8 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     if not isinstance(keys, (str, os.PathLike, list, tuple, RunPlan)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
-    if not isinstance(keys, RunPlan):
-        keys = plan_run(keys, memory_budget, chunk_keys, jobs, client, every_key=needs_every_key(config, passes))
-    plan = keys
+    plan = keys if isinstance(keys, RunPlan) else \
+        plan_run(keys, memory_budget, chunk_keys, jobs, client, every_key=needs_every_key(config, passes))
     return _run_plan(plan, config, passes, client, combine, scan_options)
 
 

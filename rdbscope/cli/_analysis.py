@@ -198,13 +198,16 @@ def _analyze_plan(plan, config, passes, load, client, combine):
         keys = _load_paths(list(plan.paths), load, client, combine)
         with stage(load.quiet, "analysing"):
             return analyze(keys, config=config, passes=passes)
-    if plan.mode == STREAM:
-        return _analyze_stream(plan, config, passes, load)
     waiting = waiting_for(plan.paths[0]) if len(plan.paths) == 1 else None
     with scan_progress(load.quiet, f"reading {_label(plan.paths)}", waiting) as on_progress:
         res = analyze(plan, config=config, passes=passes, client=client, combine=combine, on_progress=on_progress,
                       **load.scan_options())
-    needed = f"about {format_size(plan.peak)}" if plan.peak is not None else "an amount known only once they are read"
+    if plan.peak is not None:
+        needed = f"about {format_size(plan.peak)}"
+    elif plan.mode == STREAM:  # read in memory until it outgrew the budget
+        needed = f"more than {format_size(plan.budget)}"
+    else:
+        needed = "an amount known only once they are read"
     return _checked(res, load, plan.budget, needed)
 
 
@@ -239,19 +242,6 @@ def _checked(res, load, limit, needed):
         said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
         message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")
     return res
-
-
-def _analyze_stream(plan, config, passes, load):
-    """:func:`analyze_input` of one dump whose size is known only once read (standard input, a live
-    server, a compressed dump): in memory while it fits the budget, bounded from there on (see
-    :mod:`rdbscope.scale.streams`)."""
-    from ..api import analyze
-    from ..sources import shown_name
-
-    path = plan.paths[0]
-    with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
-        res = analyze(plan, config=config, passes=passes, on_progress=on_progress, **load.scan_options())
-    return _checked(res, load, plan.budget, f"more than {format_size(plan.budget)}")
 
 
 def _budget(load):

@@ -41,6 +41,9 @@ MEMORY_CONCENTRATED = Check(
     "a key that is appended to forever or one tenant far larger than the rest. "
     "Look at those keys first.")
 
+#: The largest keys a report lists at most (its HTML big-keys table): every chunk keeps as many of each type.
+SHOWN_KEYS = 20
+
 _KEY_COLUMNS = {
     "db": "database number",
     "key": "the key as text (non-UTF-8 bytes escaped \\xNN, a backslash as \\\\)",

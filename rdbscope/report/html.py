@@ -15,6 +15,7 @@ import os
 
 import pandas as pd
 
+from ..passes.bigkeys import SHOWN_KEYS
 from .atomic import atomic_path
 from .cells import cell_text, is_numeric_column, label, printable
 from .plots import PlotAccessor
@@ -164,7 +165,7 @@ def render_html(res, source=None, top=25, title=None) -> str:
                    "<h3>Top patterns by memory</h3>", _table(*_with_library(pattern_rows(res, top))),
                    _figure(plots, "key_sizes"), _figure(plots, "key_sizes_memory"), _figure(plots, "types")],
         "findings": _finding_groups(findings, top * 2) if len(findings) else ["<p>No findings.</p>"],
-        "keys": [_table(big_key_rows(res, min(top, 20)), ["db", "key", "source", "pattern", "type", "encoding",
+        "keys": [_table(big_key_rows(res, min(top, SHOWN_KEYS)), ["db", "key", "source", "pattern", "type", "encoding",
                                                           "memory_bytes", "rdb_bytes", "n_elements", "expire_at",
                                                           "codes"])],
         "ttl": [_figure(plots, "ttl"), _figure(plots, "ttl_memory"), _table(ttl_overview_rows(res), None), "<p></p>",

@@ -21,7 +21,7 @@ from ..keyspace.groups import PatternGroups
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes import PASSES, grouped_passes, measured_passes
-from ..passes.bigkeys import top_per_code
+from ..passes.bigkeys import SHOWN_KEYS, top_per_code
 from ..patterns import infer_patterns
 from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
@@ -32,8 +32,6 @@ _MEASURED = {pass_class.id: pass_class for pass_class in measured_passes(PASSES)
 #: The passes that hold the grouped chunk contract, by id.
 _GROUPED = {pass_class.id: pass_class for pass_class in grouped_passes(PASSES)}
 
-#: The largest keys a report lists (its HTML big-keys table): every chunk keeps as many of each type.
-SHOWN_BIG_KEYS = 20
 #: Column of the kept rows: their position among the keys read (of several dumps, in their order).
 ROW = "row"
 #: Column of the kept rows: their group in the partial.
@@ -192,7 +190,7 @@ def _kept_rows(columns, groups, stats, plan):
     ]
     for values in (columns.memory, columns.n_elements):
         # a small sample suffices for a chunk's top few (the result is exact whatever its size)
-        parts.extend(top_per_code(values, type_codes, len(type_names), max(big.top_n, SHOWN_BIG_KEYS),
+        parts.extend(top_per_code(values, type_codes, len(type_names), max(big.top_n, SHOWN_KEYS),
                                   sample=20_000).values())
     without_ttl = np.flatnonzero(~columns.has_ttl)
     parts.append(without_ttl[first_per_group(groups.group, groups.n, plan.ttl_examples, rows=without_ttl)])
