@@ -6,19 +6,26 @@ selection and without the pattern tables it does not report.
 """
 
 import dataclasses
+import functools
 import os
+import time
 from types import MappingProxyType
 
+import numpy as np
 import pyarrow as pa
 
 from .codes import CODES
 from .config import Config, load_config
 from .findings import sort_findings
 from .keys import KeyTable, load
-from .keyspace.columns import memory_basis
+from .keyspace.columns import KeyColumns, memory_basis
+from .keyspace.groups import PatternGroups
 from .passes import PASSES, PatternGroupsPass, dependency_order, grouped_passes, measured_passes, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
+from .rules.context import RuleContext
+from .rules.rules_pass import run_rules, several_sources
+from .rules.settings import RuleSettings
 
 __all__ = ["load", "analyze", "lint", "PIPELINE"]
 
@@ -64,7 +71,11 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
 
     config = _as_config(config)
     if isinstance(keys, KeyTable):
-        return _run(keys, config, passes)
+        from .scale import budget
+
+        limit = budget.budget_of(memory_budget)
+        return _run_table(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit),
+                          budget.sample_keys_for(limit))
     if not isinstance(keys, (str, os.PathLike, list, tuple, RunPlan)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
@@ -76,20 +87,24 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
 def _run_plan(plan, config, passes, client, combine, scan_options):
     """:func:`analyze` of the inputs a :class:`~rdbscope.scale.planning.RunPlan` names, as it says."""
     from .keys import join_tables, load_one
+    from .scale import budget
     from .scale.planning import STREAM, TABLE
 
     source = plan.source
+    in_memory = functools.partial(_run_table, config=config, wanted=passes, sample_keys=plan.sample_keys
+                                  or budget.sample_keys_for(plan.budget),
+                                  chunk_keys=plan.chunk_keys or budget.chunk_keys_for(plan.budget))
     if plan.mode == TABLE:
         if len(plan.paths) == 1:
-            return _run(load_one(source, **scan_options), config, passes)
+            return in_memory(load_one(source, **scan_options))
         tables = [load_one(path, **scan_options) for path in plan.paths]
-        return _run(join_tables(tables, list(plan.paths), any_dumps=combine), config, passes)
+        return in_memory(join_tables(tables, list(plan.paths), any_dumps=combine))
     if plan.mode == STREAM:
         from .scale.streams import read_within
 
         held, overflow = read_within(source, plan.in_memory_up_to, plan.chunk_keys, **scan_options)
         if overflow is None:
-            return _run(held, config, passes)
+            return in_memory(held)
         return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys)
     return _run_bounded(source, config, passes, plan.chunk_keys, plan.sample_keys, scan_options, jobs=plan.jobs,
                         client=client, combine=combine)
@@ -130,6 +145,15 @@ def lint_selection(config):
 
 def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
                  combine=False):
+    result, _columns, _groups = _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options, jobs,
+                                            client, combine)
+    return result
+
+
+def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
+                combine=False, rule_rows=None):
+    """The :class:`Result` of ``source`` read chunk by chunk, with the kept keys' columns and the pattern
+    groups; ``rule_rows``: the rules' candidates kept at most (default: from ``chunk_keys``)."""
     import shutil
     import tempfile
 
@@ -140,22 +164,67 @@ def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=N
     # the expiry pass reads what the chunks spilled here when it runs, after the scan
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
     measured = [p for p in (*measured_passes(PIPELINE), *grouped_passes(PIPELINE)) if p.id in wanted_all]
-    plan = plan_for(config, sample_keys, spill_dir, rule_rows=chunk_keys if "rules" in wanted_all else None,
-                    measured=measured)
+    plan = plan_for(config, sample_keys, spill_dir, rule_rows=(rule_rows or chunk_keys) if "rules" in wanted_all
+                    else None, measured=measured)
+    started = time.perf_counter()
     try:
         keys, columns, given, measures = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs,
                                                       client=client, combine=combine)
+        read = time.perf_counter() - started
         result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
                       given=given, measures=measures)
     finally:
         if spill_dir is not None:
             shutil.rmtree(spill_dir, ignore_errors=True)
-    stats = given[PatternGroupsPass.id].shared.stats
+    groups = given[PatternGroupsPass.id].shared
+    stats = groups.stats
     errors = {name: counts.relative_error for name, counts in
               (("memory", stats.memory), ("rdb_bytes", stats.rdb_bytes), ("ttl", stats.ttl_s))
               if counts is not None and counts.relative_error}
-    return dataclasses.replace(result, bounded=True, skipped=skipped + result.skipped, key_count=columns.n_keys,
-                               percentile_error=MappingProxyType(errors))
+    result = dataclasses.replace(result, bounded=True, skipped=skipped + result.skipped, key_count=columns.n_keys,
+                                 percentile_error=MappingProxyType(errors),
+                                 seconds={PatternGroupsPass.id: read, **result.seconds})
+    return result, columns, groups
+
+
+def _run_table(keys, config, wanted, chunk_keys, sample_keys):
+    """:func:`analyze` of a :class:`KeyTable` in memory: measured chunk by chunk as a dump is read, every
+    key given its pattern; the checks that need every key (GRO001) run beside, over the whole table."""
+    if not dependency_order(PIPELINE, wanted):  # a selection of no pass: nothing to measure
+        return _run(keys, config, wanted)
+    result, kept, groups = _run_chunks(keys, config, wanted, chunk_keys, sample_keys, rule_rows=keys.num_rows)
+    every_key = kept.every_key
+    table = keys.to_arrow()
+    names, name_of_group = np.unique(np.array(groups.pattern, object), return_inverse=True)
+    patterns = pa.DictionaryArray.from_arrays(pa.array(name_of_group[every_key.group].astype(np.int32), pa.int32()),
+                                              pa.array(names.tolist(), pa.string()))
+    table = _with_column(table, "pattern", patterns)
+    columns = KeyColumns(table, keys.info)
+    if "slot" in result.keys.to_arrow().column_names:
+        table = _with_column(table, "slot", pa.array(columns.slots, pa.uint16()))
+    findings, checked, skipped = list(result.finding_list), set(result.checked), result.skipped
+    beside = _every_key_rules(config, skipped)
+    if beside.enabled:
+        stats = groups.stats
+        if stats is not None:
+            stats = dataclasses.replace(stats, example_rows=every_key.rows[stats.example_rows])
+        whole = PatternGroups(group=every_key.group, db=groups.db, pattern=groups.pattern, n_keys=groups.n_keys,
+                              stats=stats)
+        context = RuleContext(columns, whole, keys.info, sources=several_sources(keys))
+        found, _seconds, _not_checked = run_rules(context, beside)
+        findings.extend(f for f in found if _enabled(config, CODES[f.code]))
+        ran = {rule.code for rule, _options in beside.enabled}
+        checked |= ran
+        skipped = tuple(code for code in skipped if code not in ran)
+    return dataclasses.replace(result, keys=keys.with_table(table), finding_list=tuple(sort_findings(findings)),
+                               checked=tuple(sorted(checked)), skipped=skipped, bounded=False, key_count=None)
+
+
+def _every_key_rules(config, skipped):
+    """The rules a chunked run skipped as they need every key (GRO001; CLU005 for a slot holding more keys
+    than the dump's slot record says), with their options."""
+    return RuleSettings(tuple((rule, options) for rule, options in RulesPass.configure(config).enabled
+                              if rule.code in skipped))
 
 
 def _run(keys, config, wanted, columns=None, given=None, measures=None):

@@ -31,7 +31,8 @@ class Result:
         memory_basis: ``"est_memory_bytes"`` when memory figures are the dump's
             memory estimates, ``"rdb_bytes"`` when they are sizes in the dump.
         config: the :class:`~rdbscope.config.Config` used.
-        seconds: wall time of each pass.
+        seconds: wall time of each pass (``pattern_groups``: reading and measuring the chunks, which every
+            measuring pass shares).
         ran: ids of the passes that ran, in order (``"rules"`` for the lint rules).
         checked: the finding codes that were checked (enabled and their pass ran).
         bounded: True when the analysis ran in bounded memory, chunk by chunk: ``keys``

@@ -324,6 +324,11 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None, co
     if isinstance(source, Overflow):  # a stream, part read
         partial, info, _summary = partial_of_tables(source.tables(), source.result, plan)
         return finish(partial, info, plan, threads=jobs)
+    if isinstance(source, KeyTable):
+        from .tables import partial_of_keys
+
+        partial = partial_of_keys(source, plan, chunk_keys)
+        return finish(partial, source.info, plan, source.sources if source.n_sources > 1 else None, threads=jobs)
     if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
         paths = [source]
     else:
@@ -375,7 +380,9 @@ def finish(partial, info, plan, summaries=None, threads=1):
     patterns = tuple(p for _d, p in final)
     groups = PatternGroups(group=group, db=db, pattern=patterns, n_keys=stats.n_keys, stats=stats)
     table = rows.select(KEYS_SCHEMA.names)
-    if summaries is not None:
+    if SOURCE_FIELD.name in rows.column_names:  # a table of several dumps, in memory
+        table = table.append_column(SOURCE_FIELD, rows[SOURCE_FIELD.name])
+    elif summaries is not None:
         starts = np.cumsum([s.n_keys for s in summaries])
         source = np.searchsorted(starts, rows[ROW].to_numpy(), side="right").astype(np.int16)
         dictionary = pa.array([s.path for s in summaries], pa.string())
@@ -384,6 +391,8 @@ def finish(partial, info, plan, summaries=None, threads=1):
     pattern_column = pa.DictionaryArray.from_arrays(pa.array(group.astype(np.int32), pa.int32()),
                                                     pa.array(patterns, pa.string()))
     columns = KeptColumns(table, info, partial)
+    if partial.key_groups:
+        columns.every_key = EveryKey(_group_of_every_key(partial, new_group), rows[ROW].to_numpy())
     if partial.rules is not None:
         columns.rule_rows = merge_rule_rows([partial.rules], [new_group], len(final))
     index = {pair: i for i, pair in enumerate(partial.groups)}
@@ -394,6 +403,25 @@ def finish(partial, info, plan, summaries=None, threads=1):
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
     measures = {**partial.measures, **merge_group_measures([(partial.group_measures, new_group)], len(final))}
     return KeyTable(table, info, summaries), columns, given, measures
+
+
+def _group_of_every_key(partial, new_group):
+    """The final group of every key of a partial that kept each key's group (see ``Plan.key_groups``)."""
+    final = {pair: new_group[g] for g, pair in enumerate(partial.groups)}
+    group = np.empty(partial.n_keys, np.int64)
+    for first, chunk_group, pairs in partial.key_groups:
+        of_pair = np.array([final[pair] for pair in pairs] or [0], np.int64)
+        group[first:first + len(chunk_group)] = of_pair[chunk_group]
+    return group
+
+
+class EveryKey:
+    """Of a run that kept each key's group: the final group of every key (``group``), and the row among
+    all keys of each kept key (``rows``)."""
+
+    def __init__(self, group, rows):
+        self.group = group
+        self.rows = rows
 
 
 def _global_patterns(partial):
@@ -457,6 +485,8 @@ class KeptColumns(KeyColumns):
         self._partial = partial
         #: the merged :class:`~.rule_rows.RuleRows`, when the chunks measured for the rules
         self.rule_rows = None
+        #: the :class:`EveryKey` of a table in memory (None for dumps)
+        self.every_key = None
 
     @property
     def type_totals(self):

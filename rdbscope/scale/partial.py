@@ -58,6 +58,7 @@ class Plan:
             chunk contract: see :class:`~rdbscope.passes.base.Pass`).
         grouped: ``(pass class, options)`` of those that measure every chunk per group (the grouped
             contract), and name the rows they keep.
+        key_groups: keep each key's group (a chunk of a table in memory, whose every key gets its pattern).
     """
 
     n_examples: int
@@ -68,6 +69,7 @@ class Plan:
     rules: RulesPlan | None = None
     measured: tuple = ()
     grouped: tuple = ()
+    key_groups: bool = False
 
     @property
     def rules_max_rows(self):
@@ -96,6 +98,8 @@ class Partial:
             a chunk's dump has no ctime to measure them from.
         measures: ``{pass id: measure}`` of the passes the plan lists as ``measured``.
         group_measures: ``{pass id: measure}`` of those it lists as ``grouped``, in the partial's groups.
+        key_groups: when the plan says so, ``(first row, group of each key, (db, pattern) of each group)``
+            of every chunk, in the chunk's own groups.
     """
 
     groups: tuple
@@ -114,6 +118,7 @@ class Partial:
     ttl_buckets: tuple | None = None
     measures: dict = field(default_factory=dict)
     group_measures: dict = field(default_factory=dict)
+    key_groups: tuple = ()
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
@@ -163,6 +168,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         measures={pass_class.id: pass_class.measure(columns, options) for pass_class, options in plan.measured},
         group_measures={pass_class.id: pass_class.measure_groups(columns, groups, options)
                         for pass_class, options in plan.grouped},
+        key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
     )
 
 
@@ -290,6 +296,7 @@ def merge(parts, sample_keys):
                   for pass_id in parts[0].measures},
         group_measures=merge_group_measures([(part.group_measures, part_ids)
                                              for part, part_ids in zip(parts, ids, strict=True)], len(groups)),
+        key_groups=tuple(chunk for part in parts for chunk in part.key_groups),
     )
 
 
@@ -326,7 +333,8 @@ def shift_rows(partial, offset, place_offset):
     rows = partial.rows.set_column(partial.rows.column_names.index(ROW), ROW, pa.array(row, pa.uint64()))
     spilled = tuple(replace(s, place_offset=s.place_offset + place_offset) for s in partial.spilled)
     rules = partial.rules.shifted(offset) if partial.rules is not None else None
-    return replace(partial, rows=rows, spilled=spilled, rules=rules)
+    key_groups = tuple((first + offset, group, pairs) for first, group, pairs in partial.key_groups)
+    return replace(partial, rows=rows, spilled=spilled, rules=rules, key_groups=key_groups)
 
 
 def renumber_rows(rows, new_group):
