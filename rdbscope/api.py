@@ -20,7 +20,7 @@ from .findings import sort_findings
 from .keys import KeyTable, load
 from .keyspace.columns import KeyColumns, memory_basis
 from .keyspace.groups import PatternGroups
-from .passes import PASSES, PatternGroupsPass, dependency_order, grouped_passes, measured_passes, run_passes
+from .passes import PASSES, PatternGroupsPass, dependency_order, run_passes
 from .result import Result
 from .rules import FAMILIES, RulesPass
 from .rules.context import RuleContext
@@ -157,22 +157,18 @@ def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=No
     import shutil
     import tempfile
 
-    from .scale.bounded import BOUNDED_PASSES, bounded_keys, plan_for
-    ids = {p.id for p in BOUNDED_PASSES}
+    from .scale.bounded import bounded_keys, plan_for
     wanted_all = [p.id for p in dependency_order(PIPELINE, wanted)]
-    skipped = tuple(pass_id for pass_id in wanted_all if pass_id not in ids)
     # the expiry pass reads what the chunks spilled here when it runs, after the scan
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
-    measured = [p for p in (*measured_passes(PIPELINE), *grouped_passes(PIPELINE)) if p.id in wanted_all]
     plan = plan_for(config, sample_keys, spill_dir, rule_rows=(rule_rows or chunk_keys) if "rules" in wanted_all
-                    else None, measured=measured)
+                    else None, passes=[p for p in PIPELINE if p.id in wanted_all])
     started = time.perf_counter()
     try:
         keys, columns, given, measures = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs,
                                                       client=client, combine=combine)
         read = time.perf_counter() - started
-        result = _run(keys, config, [pass_id for pass_id in wanted_all if pass_id in ids], columns=columns,
-                      given=given, measures=measures)
+        result = _run(keys, config, wanted_all, columns=columns, given=given, measures=measures)
     finally:
         if spill_dir is not None:
             shutil.rmtree(spill_dir, ignore_errors=True)
@@ -181,7 +177,7 @@ def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=No
     errors = {name: counts.relative_error for name, counts in
               (("memory", stats.memory), ("rdb_bytes", stats.rdb_bytes), ("ttl", stats.ttl_s))
               if counts is not None and counts.relative_error}
-    result = dataclasses.replace(result, bounded=True, skipped=skipped + result.skipped, key_count=columns.n_keys,
+    result = dataclasses.replace(result, bounded=True, key_count=columns.n_keys,
                                  percentile_error=MappingProxyType(errors),
                                  seconds={PatternGroupsPass.id: read, **result.seconds})
     return result, columns, groups

@@ -96,10 +96,6 @@ class ActivityPass:
         cold = cold_rows(columns, idle, has_idle, options.cold_idle_s)
         return cold[first_per_group(groups.group, groups.n, N_EXAMPLES, rows=cold)]
 
-    def run(self, ctx):
-        groups = ctx.output("patterns").shared
-        return self.finish(self.measure_groups(ctx.columns, groups, ctx.options), ctx)
-
     def finish(self, measured, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared

@@ -72,10 +72,9 @@ class Pass(Protocol):
             columns it reads that may be computed in the background from the
             start of the run (see ``KeyColumns.prefetch``).
 
-    A pass that runs alike on one table and on chunks holds its chunk contract:
-    ``measure(columns, options) -> M`` of a chunk's KeyColumns (picklable: it may come from
-    another process), ``merge(measures) -> M``, and ``finish(measure, ctx) -> PassOutput``;
-    its ``run(ctx)`` is ``finish(measure(ctx.columns, ctx.options), ctx)``.
+    Every run reads the keys chunk by chunk (a table in memory too), and a pass that measures the keys
+    holds its chunk contract: ``measure(columns, options) -> M`` of a chunk's KeyColumns (picklable: it
+    may come from another process), ``merge(measures) -> M``, and ``finish(measure, ctx) -> PassOutput``.
 
     A pass that measures per pattern group holds the grouped form of the contract instead:
     ``measure_groups(columns, groups, options) -> M`` of a chunk's keys in the chunk's own
@@ -83,6 +82,9 @@ class Pass(Protocol):
     of ``(measure, new group of each of its groups)`` parts, and ``finish(measure, ctx)`` with the
     measure numbered as the final pattern groups; ``kept_rows(columns, groups, options)``, when it has
     one, names the rows of a chunk its findings may name (the engine keeps those keys).
+
+    A pass with neither (``bigkeys``, ``ttl``, ``expiry``, ``rules``) has ``run(ctx)``, over the keys the
+    chunks kept and the merged measures the engine hands its context.
     """
 
     id: ClassVar[str]

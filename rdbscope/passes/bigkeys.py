@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
-from ..keyspace.grouping import rows_above
+from ..keyspace.grouping import largest_per_group, rows_above
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -113,16 +113,31 @@ class BigKeysPass:
     Options = BigKeyOptions
     checks = (BIG_STRING, BIG_COLLECTION, BIG_STREAM, BIG_MEMORY, MEMORY_CONCENTRATED)
 
+    @staticmethod
+    def kept_rows(columns, groups, options):
+        """The rows of a chunk this pass may name: keys over a threshold, the largest keys of each group
+        (``groups.stats`` measured) and the largest of each type, by memory and by length."""
+        type_codes, type_names = columns.types
+        stats = groups.stats
+        parts = [
+            rows_above(columns.n_elements, type_codes, _limit_of_type(type_names, options)),
+            np.flatnonzero(columns.memory > options.memory_bytes),
+            largest_per_group(columns.memory, groups.group,
+                              stats.memory.kth_largest(np.arange(groups.n), options.concentration_top_keys),
+                              options.concentration_top_keys),
+        ]
+        for values in (columns.memory, columns.n_elements):
+            # a small sample suffices for a chunk's top few (the result is exact whatever its size)
+            parts.extend(top_per_code(values, type_codes, len(type_names), max(options.top_n, SHOWN_KEYS),
+                                      sample=20_000).values())
+        return np.concatenate([np.asarray(p, np.int64) for p in parts])
+
     def run(self, ctx):
         options = ctx.options
         columns = ctx.columns
         groups = ctx.output("patterns").shared
         type_codes, type_names = columns.types
-        element_limits = {"string": options.string_bytes, **options.element_limits()}
-        never = np.iinfo(np.uint64).max
-        limit_of_type = np.array([element_limits.get(name, never) for name in type_names] or [never],
-                                 dtype=np.uint64)
-        over_elements = rows_above(columns.n_elements, type_codes, limit_of_type)
+        over_elements = rows_above(columns.n_elements, type_codes, _limit_of_type(type_names, options))
         kind = np.array(list(type_names) or [""], dtype=object)[type_codes[over_elements]]
         over = {
             BIG_STRING: over_elements[np.flatnonzero(kind == "string")],
@@ -146,6 +161,13 @@ class BigKeysPass:
             "types": _type_table(columns),
         }
         return PassOutput(tables=tables, findings=tuple(findings))
+
+
+def _limit_of_type(type_names, options):
+    """The element (or byte, for strings) threshold of each type; types without one: none."""
+    limits = {"string": options.string_bytes, **options.element_limits()}
+    never = np.iinfo(np.uint64).max
+    return np.array([limits.get(name, never) for name in type_names] or [never], np.uint64)
 
 
 def _threshold_findings(check, rows, columns, groups, options, over_memory):

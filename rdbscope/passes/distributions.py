@@ -2,8 +2,7 @@
 
 The pass holds its whole chunk contract: :meth:`DistributionsPass.measure` a chunk's keys,
 :meth:`~DistributionsPass.merge` the measures of chunks, :meth:`~DistributionsPass.finish` the
-merged measure into tables. A run in memory measures its table as one chunk, so every run draws
-the same figures.
+merged measure into tables: every run draws the same figures, whatever its chunks.
 """
 
 from dataclasses import dataclass
@@ -83,9 +82,6 @@ class DistributionsPass:
         tables = {"key_sizes": _table(measure.sizes, "memory_bytes", KEY_SIZES_SCHEMA),
                   "ttl_left": _table(measure.ttl_left, "ttl_left_ms", TTL_LEFT_SCHEMA)}
         return PassOutput(tables=tables)
-
-    def run(self, ctx) -> PassOutput:
-        return self.finish(self.measure(ctx.columns, ctx.options), ctx)
 
 
 def _table(counts, value_name, schema):

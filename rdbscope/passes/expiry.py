@@ -27,9 +27,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, count, format_bytes, format_share
-from ..keyspace.grouping import SortedGroups, counts, example_positions
+from ..keyspace.grouping import counts
 from ..options import option, require_positive
-from ..rdb.instants import ms_after
 from .base import PassOutput
 
 EXPIRY_BURST = Check(
@@ -106,19 +105,6 @@ class Runs:
         nothing = np.zeros(0, np.int64)
         return cls(nothing, nothing, nothing)
 
-    @classmethod
-    def of_sorted(cls, sorted_groups):
-        """Runs of equal values within each group of a :class:`SortedGroups`."""
-        combined = sorted_groups.combined
-        if len(combined) == 0:
-            return cls.empty()
-        starts = np.flatnonzero(combined[1:] != combined[:-1]) + 1
-        starts = np.concatenate(([0], starts))
-        count = np.diff(np.concatenate((starts, [len(combined)])))
-        first = combined[starts]
-        group = (first >> first.dtype.type(sorted_groups.shift)).astype(np.int64)
-        return cls(group, (first & sorted_groups.mask).astype(np.int64), count)
-
     def coarsen(self, factor, origin=0):
         """Merge runs into windows ``factor`` times longer; ``origin`` shifts the boundaries."""
         if len(self.count) == 0 or (factor == 1 and origin == 0):
@@ -191,8 +177,7 @@ class ExpiryPass:
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
         groups = ctx.output("patterns").shared
-        counted = getattr(columns, "expiring", None)  # a bounded run's merged counts
-        expiring = counted if counted is not None else _Expiring.select(columns, groups)
+        expiring = columns.expiring  # the chunks' merged counts (see CountedExpiring)
         if expiring.n == 0:
             return PassOutput(tables={"expiry_bursts": _incident_table([], expiring, groups),
                                       "expiry_timeline": _timeline(expiring, options, None)})
@@ -257,114 +242,6 @@ class Members:
     first_s: int
     end_s: int
     examples: tuple
-
-
-class _Expiring:
-    """The keys that expire after ctime, as offsets in ms from ``base_ms`` (ctime, whole seconds).
-
-    What the pass reads of them: ``n``, ``n_per_group``, ``base_ms``/``base_s``, the ``seconds``
-    runs, and the methods below. A bounded run hands the same from its merged counts
-    (:class:`rdbscope.scale.expiry_counts.CountedExpiring`).
-    """
-
-    @classmethod
-    def select(cls, columns, groups):
-        self = cls()
-        self.columns = columns
-        expire = columns.ttl_expire_ms
-        if columns.ctime_ms is not None:
-            base = columns.ctime_ms
-        else:
-            base = int(expire.min()) if len(expire) else 0
-        self.base_ms = base - base % 1000
-        self.base_s = self.base_ms // 1000
-        offset = ms_after(expire, self.base_ms)
-        keep = np.flatnonzero((offset >= base - self.base_ms) & (offset < FAR_FUTURE_MS))
-        self.rows = columns.ttl_rows[keep]
-        self.offset_ms = offset[keep]
-        self.n_groups = groups.n
-        self.n = len(self.rows)
-        self.group = groups.group[self.rows].astype(np.int64)  # shifted into (group, instant) keys
-        self.n_per_group = counts(self.group, groups.n)
-        # Sorted by (pattern, second): 32-bit keys whenever they fit.
-        self.sorted = SortedGroups.build(self.group, self.offset_ms // 1000, groups.n, counts=self.n_per_group)
-        self.seconds = Runs.empty() if self.n == 0 else Runs.of_sorted(self.sorted)
-        return self
-
-    def batches(self, min_keys):
-        """The :class:`Batches` of at least ``min_keys`` keys.
-
-        Only groups with a second holding ``min_keys`` keys or more can have such
-        a batch; their keys are sorted again by millisecond, the others never.
-        """
-        busy = np.zeros(self.n_groups, bool)
-        busy[self.seconds.group[np.flatnonzero(self.seconds.count >= min_keys)]] = True
-        if not busy.any():
-            return Batches.empty()
-        inside = np.flatnonzero(busy[self.group])
-        sorted_ms = SortedGroups.build(self.group[inside], self.offset_ms[inside], self.n_groups)
-        combined = sorted_ms.combined
-        if len(combined) < min_keys:
-            return Batches.empty()
-        # In sorted order, min_keys equal values in a row start wherever a value equals the one min_keys - 1 later.
-        starts = np.flatnonzero(combined[:len(combined) - min_keys + 1] == combined[min_keys - 1:])
-        values = np.unique(combined[starts])
-        n_keys = np.searchsorted(combined, values, side="right") - np.searchsorted(combined, values, side="left")
-        group = (values >> values.dtype.type(sorted_ms.shift)).astype(np.int64)
-        instant = (values & sorted_ms.mask).astype(np.int64)
-        index, member = self._batch_index(group, instant)
-        memory = counts(index[member], len(group), self.columns.memory[self.rows[member]]).astype(np.int64)
-        return Batches(group, instant, n_keys.astype(np.int64), memory)
-
-    def _batch_index(self, group, instant):
-        """For the batches (``group``, ``instant`` sorted): which batch each member key is in, and the members."""
-        wanted = (group << _WINDOW_BITS) | instant
-        busy = np.zeros(self.n_groups, bool)
-        busy[group] = True
-        candidates = np.flatnonzero(busy[self.group])
-        key_of = (self.group[candidates] << _WINDOW_BITS) | self.offset_ms[candidates]
-        position = np.clip(np.searchsorted(wanted, key_of), 0, len(wanted) - 1)
-        member = candidates[wanted[position] == key_of]
-        index = np.zeros(self.n, np.int64)
-        index[member] = position[wanted[position] == key_of]
-        return index, member
-
-    def batch_examples(self, group, instant, k=3):
-        """The first keys of each batch (``group``, ``instant``, one batch per group), as ``{group: texts}``."""
-        if len(group) == 0:
-            return {}
-        order = np.argsort(group)
-        group, instant = group[order], instant[order]
-        index, member = self._batch_index(group, instant)
-        offsets, picked = example_positions(index[member], len(group), k, positions=self.rows[member])
-        texts = self.columns.key_text(picked)
-        return {int(g): texts[offsets[i]:offsets[i + 1]] for i, g in enumerate(group)}
-
-    def members(self, spans, whole_dump=False):
-        """The :class:`Members` of each span ``(group, start_s, end_s)`` (sorted, not overlapping);
-        ``whole_dump``: the spans hold the keys of every group (their group is 0)."""
-        key_group = np.zeros(self.n, np.int64) if whole_dump else self.group
-        index, inside = _span_index(spans, self.base_s, key_group, self.offset_ms // 1000)
-        member = np.flatnonzero(inside)
-        which = index[member]
-        n = len(spans)
-        n_keys = np.bincount(which, minlength=n)
-        memory_in = counts(which, n, self.columns.memory[self.rows[member]])
-        first = np.full(n, np.iinfo(np.int64).max)
-        last = np.full(n, -1)
-        np.minimum.at(first, which, self.offset_ms[member])
-        np.maximum.at(last, which, self.offset_ms[member])
-        offsets, picked = example_positions(which, n, 3, positions=self.rows[member])
-        texts = self.columns.key_text(picked)
-        return [Members(int(n_keys[i]), int(memory_in[i]), self.base_s + int(first[i]) // 1000,
-                        self.base_s + int(last[i]) // 1000 + 1, tuple(texts[offsets[i]:offsets[i + 1]]))
-                for i in range(n)]
-
-    def group_counts(self, start_s, end_s):
-        """Keys of each group expiring from second ``start_s`` to ``end_s`` (exclusive)."""
-        begin, stop = (start_s - self.base_s) * 1000, (end_s - self.base_s) * 1000
-        inside = (self.offset_ms >= begin) & (self.offset_ms < stop)
-        return np.bincount(self.group[inside], minlength=self.n_groups)
 
 
 def _merge_groups(runs):

@@ -5,14 +5,16 @@ import pyarrow as pa
 from ..keyspace.columns import dictionary_codes
 from ..keyspace.groups import PatternGroups
 from ..patterns import infer_patterns
-from .base import PassOutput
 
 
 class PatternGroupsPass:
     """Infer a pattern per key and group the keys by (db, pattern); what the rules need.
 
-    Columns added to the keys table: ``pattern``. Shares: the :class:`PatternGroups`
-    (without measures; the patterns pass measures them).
+    The engine makes its output: each chunk's keys grouped by :func:`group_by_pattern`, the chunks'
+    groups mapped onto the patterns of the whole (see :mod:`rdbscope.scale.bounded`).
+
+    Columns added to the keys table: ``pattern``. Shares: the :class:`PatternGroups`, with the
+    merged measures of every key (``PatternGroups.stats``).
     """
 
     id = "pattern_groups"
@@ -20,10 +22,12 @@ class PatternGroupsPass:
     Options = None
     checks = ()
 
-    def run(self, ctx):
-        columns = ctx.columns
-        inferred = infer_patterns(columns.keys)
-        if isinstance(inferred, pa.ChunkedArray):
-            inferred = inferred.combine_chunks()
-        codes, names = dictionary_codes(inferred)
-        return PassOutput(columns={"pattern": inferred}, shared=PatternGroups.build(columns.db, codes, names))
+
+def group_by_pattern(columns):
+    """``(pattern per key, PatternGroups)`` of the keys of ``columns`` (a chunk's
+    :class:`~rdbscope.keyspace.columns.KeyColumns`), their patterns inferred from them alone."""
+    inferred = infer_patterns(columns.keys)
+    if isinstance(inferred, pa.ChunkedArray):
+        inferred = inferred.combine_chunks()
+    codes, names = dictionary_codes(inferred)
+    return inferred, PatternGroups.build(columns.db, codes, names)

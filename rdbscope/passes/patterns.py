@@ -1,12 +1,11 @@
 """The patterns pass: the pattern table and the namespace tree, over the pattern groups."""
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
-from ..keyspace.measures import MEASURE_DOCS, GroupStats
+from ..keyspace.measures import MEASURE_DOCS
 from ..libraries import recognize
 from ..libraries.findings import CHECKS as LIBRARY_CHECKS
 from ..libraries.findings import library_findings
@@ -71,12 +70,7 @@ class PatternsPass:
     def run(self, ctx):
         columns = ctx.columns
         groups = ctx.output("pattern_groups").shared
-        stats = groups.stats  # measured already in a bounded run, from the chunks' partial aggregates
-        if stats is None:
-            stats = GroupStats.measure(groups.group, groups.n, columns, ctx.options.n_examples,
-                                       group_counts=groups.n_keys)
-            groups = dataclasses.replace(groups, stats=stats)
-        measures = stats.table_columns(columns)
+        measures = groups.stats.table_columns(columns)  # the chunks' merged measures
         owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist())
         patterns = _pattern_table(groups, measures, columns, owners)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, count, format_memory, format_share
-from ..keyspace.grouping import example_positions
+from ..keyspace.grouping import example_positions, first_per_group
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -38,6 +38,9 @@ EXPIRED_AT_SAVE = Check(
     "Redis removes expired keys lazily and by sampling, so a dump can hold keys that "
     "were already dead (Redis 5+ may write them). They are dropped when the dump is "
     "loaded; many of them mean expiry cannot keep up (e.g. a replica or a busy server).")
+
+#: Example keys of a finding.
+N_EXAMPLES = 3
 
 COVERAGE_COLUMNS = {
     "db": "database number",
@@ -105,6 +108,16 @@ class TtlPass:
     requires = ("patterns",)
     Options = TtlOptions
     checks = (MIXED_TTL, VOLATILE_WITHOUT_TTL, PERSISTENT_MEMORY, EXPIRED_AT_SAVE)
+
+    @staticmethod
+    def kept_rows(columns, groups, options):
+        """The rows of a chunk this pass may name: the first keys without a TTL of each group, and the
+        first keys that had expired when the dump was written."""
+        without_ttl = np.flatnonzero(~columns.has_ttl)
+        parts = [without_ttl[first_per_group(groups.group, groups.n, N_EXAMPLES, rows=without_ttl)]]
+        if columns.ctime_ms is not None:
+            parts.append(_expired_rows(columns)[:N_EXAMPLES])
+        return np.concatenate(parts)
 
     def run(self, ctx):
         columns, options = ctx.columns, ctx.options
@@ -212,7 +225,7 @@ def _pattern_findings(coverage, columns, groups, options):
         candidate_groups = groups.group if identity else chosen[groups.group]
     else:
         candidate_groups = chosen[groups.group[candidates]]
-    offsets, rows = example_positions(candidate_groups, len(fired), 3, positions=candidates)
+    offsets, rows = example_positions(candidate_groups, len(fired), N_EXAMPLES, positions=candidates)
     words = set(w.lower() for w in options.volatile_words)
     for i, g in enumerate(fired):
         n, without, with_ttl = int(coverage.n_keys[g]), int(coverage.n_without[g]), int(coverage.n_with_ttl[g])
@@ -270,10 +283,15 @@ def _persistent_findings(coverage, columns, options):
                  "memory_basis": columns.memory_basis})]
 
 
+def _expired_rows(columns):
+    """The keys that had expired when the dump was written, in order."""
+    return columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
+
+
 def _expired_findings(coverage, columns, groups):
     if not coverage.has_expired or coverage.n_expired.sum() == 0:
         return []
-    examples = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)[:3]]
+    examples = _expired_rows(columns)[:N_EXAMPLES]
     n_expired = int(coverage.n_expired.sum())
     memory = int(coverage.memory_expired.sum(dtype=np.uint64))
     per_group = coverage.n_expired

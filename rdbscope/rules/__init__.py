@@ -8,11 +8,11 @@ the selected rules inside :func:`rdbscope.analyze` and :func:`rdbscope.lint`.
 from .base import DOC_SECTIONS, NoOptions, PatternHit, Rule
 from .context import RuleContext
 from .registry import BY_CODE, BY_NAME, DEPRECATED_PRESETS, FAMILIES, PRESETS, RULES
-from .rules_pass import RulesPass, rule_context, run_rules
+from .rules_pass import RulesPass, run_rules
 from .settings import RuleSettings, preset_codes, preset_name
 
 __all__ = [
     "RULES", "BY_CODE", "BY_NAME", "FAMILIES", "PRESETS", "DOC_SECTIONS", "Rule", "NoOptions", "PatternHit",
-    "RuleContext", "RuleSettings", "RulesPass", "rule_context", "run_rules", "preset_codes", "preset_name",
+    "RuleContext", "RuleSettings", "RulesPass", "run_rules", "preset_codes", "preset_name",
     "DEPRECATED_PRESETS",
 ]

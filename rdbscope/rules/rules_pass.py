@@ -5,9 +5,7 @@ import time
 
 import pyarrow as pa
 
-from ..keyspace.columns import KeyColumns
-from ..passes.base import PassContext, PassOutput
-from ..passes.pattern_groups import PatternGroupsPass
+from ..passes.base import PassOutput
 from .base import NeedsEveryKey
 from .context import RuleContext
 from .library_names import LibraryNames
@@ -71,16 +69,14 @@ class RulesPass:
     def run(self, ctx):
         measured = ctx.output_if_run("patterns")
         groups = (measured or ctx.output("pattern_groups")).shared
-        settings, not_run, sums = ctx.options, (), None
-        kept = getattr(ctx.columns, "rule_rows", None)
-        if ctx.columns.n < ctx.columns.n_keys or kept is not None:  # a bounded run: see Rule.bounded
-            def runs(rule):
-                return rule.bounded and kept is not None and rule.code not in kept.dropped
+        kept = ctx.columns.rule_rows  # what the chunks kept for the rules: see Rule.bounded
 
-            not_run = tuple(rule.code for rule, _options in settings.enabled if not runs(rule))
-            settings = RuleSettings(tuple(pair for pair in settings.enabled if runs(pair[0])))
-            sums = kept.sums if kept is not None else {}
-        rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info, sources=several_sources(ctx.keys), sums=sums)
+        def runs(rule):
+            return rule.bounded and rule.code not in kept.dropped
+
+        not_run = tuple(rule.code for rule, _options in ctx.options.enabled if not runs(rule))
+        settings = RuleSettings(tuple(pair for pair in ctx.options.enabled if runs(pair[0])))
+        rule_ctx = RuleContext(ctx.columns, groups, ctx.keys.info, sources=several_sources(ctx.keys), sums=kept.sums)
         findings, _seconds, not_checked = run_rules(rule_ctx, settings)
         return PassOutput(
             findings=tuple(findings),
@@ -88,13 +84,6 @@ class RulesPass:
             tables={"cluster_slots": slot_table(rule_ctx)},
             not_checked=tuple(sorted(not_run + not_checked)),
         )
-
-
-def rule_context(keys):
-    """A :class:`RuleContext` of ``keys``: patterns inferred and grouped, not measured."""
-    columns = KeyColumns(keys.to_arrow(), keys.info)
-    grouping = PatternGroupsPass().run(PassContext(keys=keys, columns=columns, options=None, outputs={}))
-    return RuleContext(columns, grouping.shared, keys.info, sources=several_sources(keys))
 
 
 def several_sources(keys):

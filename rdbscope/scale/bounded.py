@@ -21,14 +21,8 @@ from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.groups import PatternGroups
 from ..passes import (
-    PASSES,
-    BigKeysPass,
-    ExpiryPass,
     PatternGroupsPass,
     PatternsPass,
-    TtlPass,
-    grouped_passes,
-    measured_passes,
     pass_options,
 )
 from ..passes.base import PassOutput
@@ -65,12 +59,6 @@ from .partial import (
 from .progress import WorkerProgress, stretch_progress
 from .rule_rows import RulesPlan, merge_rule_rows
 
-#: The passes a bounded run makes from partial aggregates (those holding a chunk contract among them
-#: by themselves); the others need every key in memory.
-#: Of the rules, those that say so (``Rule.bounded``) run; the others are listed as not run.
-BOUNDED_PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass,
-                  *measured_passes(PASSES), *grouped_passes(PASSES), RulesPass)
-
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
 #: a chunk holds more keys.
 MIN_RULE_ROWS = 200_000
@@ -83,19 +71,21 @@ LARGE_DUMP_BYTES = 256 << 20
 DEFAULT_CHUNK_KEYS = 1_000_000
 
 
-def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, measured=()):
+def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, passes=()):
     """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`;
     ``rule_rows``: the rule candidates kept at most (see :class:`~.rule_rows.RulesPlan`), None: no rules;
-    ``measured``: the passes with a chunk contract (plain or grouped) that run."""
+    ``passes``: the passes that run (those with a chunk contract measure every chunk; those with
+    ``kept_rows`` name the keys to keep)."""
     rules = None
     if rule_rows is not None:
         enabled = tuple((rule, options) for rule, options in RulesPass.configure(config).enabled if rule.bounded)
         rules = RulesPlan(enabled, max(rule_rows, MIN_RULE_ROWS))
-    with_options = [(pass_class, pass_options(pass_class, config)) for pass_class in measured]
-    plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, big=pass_options(BigKeysPass, config),
-                spill_dir=spill_dir, rules=rules,
+    with_options = [(pass_class, pass_options(pass_class, config)) for pass_class in passes
+                    if pass_class is not RulesPass]
+    plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, spill_dir=spill_dir, rules=rules,
                 measured=tuple((p, options) for p, options in with_options if hasattr(p, "measure")),
-                grouped=tuple((p, options) for p, options in with_options if hasattr(p, "measure_groups")))
+                grouped=tuple((p, options) for p, options in with_options if hasattr(p, "measure_groups")),
+                kept=tuple((p, options) for p, options in with_options if hasattr(p, "kept_rows")))
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 

@@ -448,8 +448,9 @@ def tally_chunk(columns, group, spill, groups, counter=None):
 
 
 class CountedExpiring:
-    """The expiring keys as the expiry pass reads them (see ``_Expiring`` in
-    :mod:`rdbscope.passes.expiry`), from the merged tallies of a bounded run.
+    """The keys that expire after ctime, as the expiry pass reads them, from the chunks' merged tallies:
+    ``n`` and ``n_per_group`` of them, ``base_ms``/``base_s`` (ctime, whole seconds) the instants are
+    offsets from, the per-second ``seconds`` :class:`~rdbscope.passes.expiry.Runs`, and the methods below.
 
     ``seconds``: the per-second :class:`Tally` in final groups; ``segments``: the spilled
     per-millisecond tallies and keys, and ``group_of`` the final group of each of a segment's
@@ -479,7 +480,9 @@ class CountedExpiring:
         self._batch_examples = {}
 
     def members(self, spans, whole_dump=False):
-        """See ``_Expiring.members``: counts from the per-second tally, examples from the spill."""
+        """The :class:`~rdbscope.passes.expiry.Members` of each span ``(group, start_s, end_s)`` (sorted, not
+        overlapping; ``whole_dump``: the spans hold the keys of every group, their group is 0): counts from
+        the per-second tally, examples from the spill."""
         tally = self._tally
         found = []
         for group, start_s, end_s in spans:
@@ -526,14 +529,15 @@ class CountedExpiring:
         return places
 
     def group_counts(self, start_s, end_s):
-        """See ``_Expiring.group_counts``."""
+        """Keys of each group expiring from second ``start_s`` to ``end_s`` (exclusive)."""
         inside = (self._tally.value >= start_s) & (self._tally.value < end_s)
         return np.bincount(self._tally.group[inside], weights=self._tally.count[inside],
                            minlength=self.n_groups).astype(np.int64)
 
     def batches(self, min_keys):
-        """See ``_Expiring.batches``: the spilled milliseconds are read a partition at a time, and
-        only those of the seconds that hold ``min_keys`` keys of a group."""
+        """The :class:`~rdbscope.passes.expiry.Batches` of at least ``min_keys`` keys: the spilled
+        milliseconds are read a partition at a time, and only those of the seconds that hold ``min_keys``
+        keys of a group."""
         busy = np.flatnonzero(self._tally.count >= min_keys)
         if len(busy) == 0:
             return Batches.empty()
@@ -589,7 +593,8 @@ class CountedExpiring:
         return search
 
     def batch_examples(self, group, instant, k=EXAMPLES):
-        """See ``_Expiring.batch_examples`` (of batches :meth:`batches` found)."""
+        """The first keys of each batch (``group``, ``instant``, one batch per group, of those :meth:`batches`
+        found), as ``{group: texts}``."""
         return {int(g): list(self._texts(self._batch_examples[int(g), int(i) + self.base_ms], k))
                 for g, i in zip(group, instant, strict=True)}
 

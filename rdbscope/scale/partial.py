@@ -15,14 +15,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import kernels
-from ..keyspace.columns import KeyColumns, dictionary_codes
-from ..keyspace.grouping import SlotCounter, first_per_group, largest_per_group, rows_above
-from ..keyspace.groups import PatternGroups
+from ..keyspace.columns import KeyColumns
+from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes import PASSES, grouped_passes, measured_passes
-from ..passes.bigkeys import SHOWN_KEYS, top_per_code
-from ..patterns import infer_patterns
+from ..passes.pattern_groups import group_by_pattern
 from ..rules.context import RuleContext
 from .expiry_counts import Tally, tally_chunk
 from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
@@ -48,8 +46,6 @@ class Plan:
 
     Attributes:
         n_examples: example keys kept per group.
-        big: the bigkeys pass's options (which keys are over a threshold, the top-N).
-        ttl_examples: example keys without a TTL kept per group, and expired keys kept.
         sample_keys: keys in the uniform sample the patterns are learned from.
         spill_dir: where the chunks' per-millisecond expiry tallies are written (see
             :class:`~.expiry_counts.Spill`); None: not counted (no expiry pass).
@@ -57,18 +53,19 @@ class Plan:
         measured: ``(pass class, options)`` of the passes that measure every chunk themselves (their
             chunk contract: see :class:`~rdbscope.passes.base.Pass`).
         grouped: ``(pass class, options)`` of those that measure every chunk per group (the grouped
-            contract), and name the rows they keep.
+            contract).
+        kept: ``(pass class, options)`` of the passes that run and name the rows of a chunk they may name
+            (``kept_rows``): the engine keeps those keys.
         key_groups: keep each key's group (a chunk of a table in memory, whose every key gets its pattern).
     """
 
     n_examples: int
-    big: object
-    ttl_examples: int = 3
     sample_keys: int = 1_000_000
     spill_dir: str | None = None
     rules: RulesPlan | None = None
     measured: tuple = ()
     grouped: tuple = ()
+    kept: tuple = ()
     key_groups: bool = False
 
     @property
@@ -128,15 +125,11 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     :class:`~rdbscope.keyspace.grouping.SlotCounter` the chunks of one thread count values with."""
     counter = counter or SlotCounter()
     columns = KeyColumns(table, info)
-    inferred = infer_patterns(columns.keys)
-    if isinstance(inferred, pa.ChunkedArray):
-        inferred = inferred.combine_chunks()
-    codes, names = dictionary_codes(inferred)
-    groups = PatternGroups.build(columns.db, codes, names)
+    _inferred, groups = group_by_pattern(columns)
     stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys,
                                values_of=functools.partial(ValueCounts.of_keys, counter=counter))
     stats = replace(stats, example_offsets=None, example_rows=None)
-    kept = _kept_rows(columns, groups, stats, plan)
+    kept = _kept_rows(columns, replace(groups, stats=stats), plan)
     rules = None
     if plan.rules is not None:
         source_index = salt if plan.rules.several_sources else None
@@ -178,33 +171,11 @@ def _with_rule_rows(kept, for_rules):
     return rows, ~np.isin(rows, kept, assume_unique=True)
 
 
-def _kept_rows(columns, groups, stats, plan):
-    """Rows a pass may name: the first keys of each group (and the first without a TTL), keys over a
-    size threshold, the largest keys overall, per type and per group, and the first expired keys."""
-    big = plan.big
-    type_codes, type_names = columns.types
-    never = np.iinfo(np.uint64).max
-    limits = {"string": big.string_bytes, **big.element_limits()}
-    limit_of_type = np.array([limits.get(name, never) for name in type_names] or [never], np.uint64)
-    parts = [
-        first_per_group(groups.group, groups.n, max(plan.n_examples, plan.ttl_examples)),
-        rows_above(columns.n_elements, type_codes, limit_of_type),
-        np.flatnonzero(columns.memory > big.memory_bytes),
-        largest_per_group(columns.memory, groups.group,
-                          stats.memory.kth_largest(np.arange(groups.n), big.concentration_top_keys),
-                          big.concentration_top_keys),
-    ]
-    for values in (columns.memory, columns.n_elements):
-        # a small sample suffices for a chunk's top few (the result is exact whatever its size)
-        parts.extend(top_per_code(values, type_codes, len(type_names), max(big.top_n, SHOWN_KEYS),
-                                  sample=20_000).values())
-    without_ttl = np.flatnonzero(~columns.has_ttl)
-    parts.append(without_ttl[first_per_group(groups.group, groups.n, plan.ttl_examples, rows=without_ttl)])
-    parts.extend(pass_class.kept_rows(columns, groups, options) for pass_class, options in plan.grouped
-                 if hasattr(pass_class, "kept_rows"))
-    if columns.ctime_ms is not None:
-        expired = columns.ttl_rows[np.flatnonzero(columns.ttl_expire_ms < columns.ctime_ms)]
-        parts.append(expired[:plan.ttl_examples])
+def _kept_rows(columns, groups, plan):
+    """Rows a pass may name: the first keys of each group, and the rows each pass that runs keeps
+    (its ``kept_rows``)."""
+    parts = [first_per_group(groups.group, groups.n, plan.n_examples)]
+    parts.extend(pass_class.kept_rows(columns, groups, options) for pass_class, options in plan.kept)
     return np.unique(np.concatenate([np.asarray(p, np.int64) for p in parts]))
 
 

@@ -11,10 +11,13 @@ import pyarrow as pa
 from rdbscope import lint
 from rdbscope.config import Config, config_from_mapping
 from rdbscope.keys import KeyTable
+from rdbscope.keyspace.columns import KeyColumns
+from rdbscope.passes.pattern_groups import group_by_pattern
 from rdbscope.rdb import KEYS_SCHEMA, DumpInfo
 from rdbscope.rdb.format import ENCODING_NAMES, TYPE_NAMES
 from rdbscope.rdb.memory import LAYOUTS, MemoryModelInfo, choose_layout
-from rdbscope.rules import BY_CODE, RuleSettings, rule_context, run_rules
+from rdbscope.rules import BY_CODE, RuleContext, RuleSettings
+from rdbscope.rules.rules_pass import several_sources
 
 CTIME_S = 1_893_456_000  # 2030-01-01T00:00:00Z
 DEFAULT_ENCODING = {"string": "raw", "list": "quicklist", "set": "hashtable", "zset": "skiplist",
@@ -84,14 +87,22 @@ def config_for(code=None, options=None, **top):
 
 
 def run_rule(code, keys, options=None):
-    """The findings of one rule over a KeyTable, in (db, pattern) order."""
+    """The findings of one rule that `lint` reports of a KeyTable, in (db, pattern, message) order."""
     settings = RuleSettings.from_config(config_for(code, options))
     assert settings.codes == (code,), settings.codes
-    findings, _seconds, _not_checked = run_rules(rule_context(keys), settings)
+    findings = [f for f in lint(keys, config_for(code, options)).finding_list if f.code == code]
     assert all(f.code == code and f.name == BY_CODE[code].name for f in findings)
-    return sorted(findings, key=lambda f: (f.db if f.db is not None else -1, f.pattern or ""))
+    return sorted(findings, key=lambda f: (f.db if f.db is not None else -1, f.pattern or "", f.message))
 
 
 def lint_codes(keys, config=None):
     """``{(code, pattern)}`` of every finding ``lint`` reports."""
     return {(f.code, f.pattern) for f in lint(keys, config).finding_list}
+
+
+def rule_context(keys):
+    """The :class:`RuleContext` of every key of ``keys`` in one chunk: patterns inferred and grouped, not
+    measured (what rules read of a chunk's keys)."""
+    columns = KeyColumns(keys.to_arrow(), keys.info)
+    _patterns, groups = group_by_pattern(columns)
+    return RuleContext(columns, groups, keys.info, sources=several_sources(keys))

@@ -6,14 +6,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import SAMPLE_DUMPS
-from rule_keyspace import key_table, run_rule
+from rule_keyspace import key_table, rule_context, run_rule
 
 import rdbscope
 from rdbscope.rdb._memory import MemoryModel
 from rdbscope.rdb.cluster import key_slot, key_slots
 from rdbscope.rdb.keytext import key_text
 from rdbscope.rdb.memory import ALLOCATORS, L_REDIS72, LAYOUTS
-from rdbscope.rules import keybytes, rule_context
+from rdbscope.rules import keybytes
 from rdbscope.rules.cluster import node_of_slot, slot_ranges
 from rdbscope.rules.compact import compact_memory, memory_model
 from rdbscope.rules.hashtags import HashTags
