@@ -32,7 +32,8 @@ _NEEDS_SETTLING = f"0|{_NUMBER_CANDIDATE}"
 
 
 def _settling_rows(typed, typed_of_form, key_forms):
-    """Which typed forms have digits to settle, and the first and last key row of each of them.
+    """Which typed forms have digits to settle, and the first and last key row of those with number
+    candidates.
 
     Returns ``(needs, numbers, first, last)``: ``needs`` and ``numbers`` are
     bool per typed form (digits left, number candidates), ``first`` and
@@ -40,27 +41,26 @@ def _settling_rows(typed, typed_of_form, key_forms):
     """
     needs = pc.match_substring_regex(typed, _NEEDS_SETTLING).to_numpy(zero_copy_only=False)
     numbers = pc.match_substring(typed, _NUMBER_CANDIDATE).to_numpy(zero_copy_only=False)
-    form_first, form_last = key_forms.first_and_last(needs[typed_of_form])
+    form_first, form_last = key_forms.first_and_last(numbers[typed_of_form])
     first = np.full(len(typed), np.iinfo(np.int64).max, dtype=np.int64)
     last = np.full(len(typed), -1, dtype=np.int64)
     wanted = np.flatnonzero(form_first >= 0)
     np.minimum.at(first, typed_of_form[wanted], form_first[wanted])
     np.maximum.at(last, typed_of_form[wanted], form_last[wanted])
-    first[~needs] = -1
+    first[~numbers] = -1
     return needs, numbers, first, last
 
 
-def _settled_forms(typed, keys, needs, numbers, first, last):
+def _settled_forms(typed, keys, needs, numbers, first, last, key_forms, typed_of_form):
     """Each typed form with its digits settled (see :mod:`.digits`)."""
     forms = typed.to_pylist()
     bulk = np.flatnonzero(needs & ~numbers)
     if len(bulk):
-        firsts = type_column(key_texts(keys.take(pa.array(first[bulk])))).to_pylist()
-        distinct = bulk[first[bulk] != last[bulk]]
-        typed_lasts = type_column(key_texts(keys.take(pa.array(last[distinct])))).to_pylist()
-        lasts = dict(zip(distinct.tolist(), typed_lasts, strict=True))
+        lowest, highest = _lowest_and_highest(keys, key_forms.per_key(typed_of_form), bulk)
+        firsts = type_column(key_texts(lowest)).to_pylist()
+        lasts = type_column(key_texts(highest)).to_pylist()
         for j, i in enumerate(bulk.tolist()):
-            forms[i] = settle_typed(forms[i], firsts[j], lasts.get(i, firsts[j]))
+            forms[i] = settle_typed(forms[i], firsts[j], lasts[j])
     one_by_one = np.flatnonzero(numbers)
     if len(one_by_one):
         firsts = key_texts(keys.take(pa.array(first[one_by_one]))).to_pylist()
@@ -68,6 +68,18 @@ def _settled_forms(typed, keys, needs, numbers, first, last):
         for j, i in enumerate(one_by_one.tolist()):
             forms[i] = settle(forms[i], firsts[j], lasts[j])
     return forms
+
+
+def _lowest_and_highest(keys, typed_of_key, wanted):
+    """The lowest and the highest key (bytes) of each typed form ``wanted`` (sorted): digits glued to
+    letters are settled from them, which does not depend on the keys' order, nor on which of them
+    a chunk holds with them."""
+    is_wanted = np.zeros(int(typed_of_key.max()) + 1 if len(typed_of_key) else 0, bool)
+    is_wanted[wanted] = True
+    rows = np.flatnonzero(is_wanted[typed_of_key])
+    table = pa.table({"form": typed_of_key[rows], "key": keys.take(pa.array(rows))})
+    ends = table.group_by("form").aggregate([("key", "min"), ("key", "max")]).sort_by("form")
+    return ends["key_min"].combine_chunks(), ends["key_max"].combine_chunks()
 
 
 def infer_patterns(keys, thresholds=None):
@@ -99,7 +111,8 @@ def infer_patterns(keys, thresholds=None):
     typed_of_form = typed_of_form.astype(np.int64)
     key_counts = np.bincount(typed_of_form, weights=form_counts, minlength=len(typed))
 
-    settled = _settled_forms(typed, keys, *_settling_rows(typed, typed_of_form, key_forms))
+    settled = _settled_forms(typed, keys, *_settling_rows(typed, typed_of_form, key_forms), key_forms,
+                             typed_of_form)
     settled_ids = {}
     settled_of_typed = np.array([settled_ids.setdefault(s, len(settled_ids)) for s in settled], dtype=np.int64)
     settled_counts = np.bincount(settled_of_typed, weights=key_counts, minlength=len(settled_ids))

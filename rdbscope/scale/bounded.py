@@ -422,7 +422,7 @@ def _global_patterns(partial):
     chunk that held many of them inferred it, and the literal patterns other chunks found for fewer
     such keys map onto it (as do those a more specific one covers). What is left, literal and
     covered by nothing, is inferred again, in a further round, from the keys kept of it (each group
-    keeps its first keys of every chunk).
+    keeps its first keys of every chunk), beside the kept keys of the flat patterns (``{*}``).
     """
     learned = _learned_patterns(partial.sample)
     mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
@@ -436,16 +436,19 @@ def _global_patterns(partial):
                           for _db, pattern in mapped], bool)
     if not unmatched.any():
         return mapped
+    # the keys of the flat patterns learned (``{*}``, which covers no other pattern) are inferred again
+    # beside them: a flat key a chunk saw alone joins the keys like it, as in one chunk
+    flat = np.array([not PLACEHOLDER.sub("", pattern).strip() for _db, pattern in mapped], bool)
     group = partial.rows[GROUP].to_numpy()
-    rows = np.flatnonzero(unmatched[group])
+    rows = np.flatnonzero((unmatched | flat)[group])
     inferred = infer_patterns(partial.rows[KEY].take(pa.array(rows, pa.int64())))
     if isinstance(inferred, pa.ChunkedArray):
         inferred = inferred.combine_chunks()
     again = inferred.dictionary.to_pylist()
     codes = inferred.indices.to_numpy(zero_copy_only=False)
     first = {}
-    for row, code in zip(group[rows].tolist(), codes.tolist(), strict=True):
-        first.setdefault(row, again[code])
+    for g, code in zip(group[rows].tolist(), codes.tolist(), strict=True):
+        first.setdefault(g, again[code])
     return [(db, first.get(g, pattern)) if unmatched[g] else (db, pattern)
             for g, (db, pattern) in enumerate(mapped)]
 

@@ -5,6 +5,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import sample_dumps
+from keytables import key, make_keys
 
 import rdbscope
 from rdbscope import lint
@@ -84,3 +85,16 @@ def test_numpy_view_of_a_column_with_nulls_zeroes_them():
     sliced = pa.chunked_array([pa.array([9, 3, None, 5], pa.uint64()).slice(1)])
     assert _numpy(sliced, np.uint64).tolist() == [3, 0, 5]
     assert _numpy(pa.chunked_array([pa.array([1, 2], pa.uint64()).slice(1)]), np.uint64).tolist() == [2]
+
+
+def test_a_flat_key_a_chunk_holds_alone_joins_the_keys_like_it():
+    """``n5b`` alone in its chunk is a literal there, and ``n4b``/``n6b`` in another are ``{*}``: the
+    whole table, in chunks of 3 keys or one chunk, has the three in ``{*}``."""
+    names = ["n5b", "order:1", "order:2", "n4b", "n6b", "order:3"]
+    keys = make_keys([key(name) for name in names])
+    whole = rdbscope.analyze(keys, chunk_keys=1000)
+    chunked = rdbscope.analyze(keys, chunk_keys=3)
+    assert whole.keys.to_arrow()["pattern"].to_pylist() == ["{*}", "order:{id}", "order:{id}", "{*}", "{*}",
+                                                         "order:{id}"]
+    assert chunked.keys.to_arrow()["pattern"].to_pylist() == whole.keys.to_arrow()["pattern"].to_pylist()
+    assert chunked.tables["patterns"].equals(whole.tables["patterns"])

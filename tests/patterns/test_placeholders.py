@@ -116,3 +116,11 @@ def test_arbitrary_bytes_never_crash():
     out = infer_patterns(keys)
     assert len(out) == len(keys)
     assert all(isinstance(p, str) for p in out.to_pylist())
+
+
+def test_digits_glued_to_letters_vary_whatever_the_first_and_last_key():
+    """``disk2`` between two ``disk1`` keys makes the number a variable: the lowest and highest key of a
+    form settle it, not its first and last (which would name every key ``disk1``)."""
+    assert only(["host:disk1:used", "host:disk2:used", "host:disk1:used"]) == "host:disk{id}:used"
+    assert only(["host:disk2:used", "host:disk1:used", "host:disk2:used"]) == "host:disk{id}:used"
+    assert only(["host:disk1:used", "host:disk1:used"]) == "host:disk1:used"
