@@ -197,27 +197,42 @@ class ValueCounts:
 def rounded_entries(group, value, precision, sums):
     """Entries sorted by group, then value, with each value rounded down to ``precision`` significant bits
     and the entries that became equal summed: ``(group, value, sums)``. Rounding down keeps them sorted."""
-    shift = np.maximum(bit_length(value), precision) - np.uint64(precision)
-    value = (value >> shift) << shift
+    value = _rounded(value, bit_length(value), precision)
     starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
     return group[starts], value[starts], tuple(np.add.reduceat(column, starts).astype(column.dtype)
                                                for column in sums)
 
 
+def _rounded(value, bits, precision):
+    shift = np.maximum(bits, np.uint64(precision)) - np.uint64(precision)
+    return (value >> shift) << shift
+
+
 def fitted(counts, most):
-    """``counts`` (with ``value``, ``precision`` and ``rounded``) rounded one bit at a time until they hold
-    at most ``most`` entries, or keep :data:`MIN_PRECISION` bits."""
-    while len(counts.value) > most and counts.precision > MIN_PRECISION:
-        counts = counts.rounded(min(counts.precision, int(bit_length(counts.value).max())) - 1)
-    return counts
+    """``counts`` (with ``group``, ``value``, ``precision`` and ``rounded``) rounded to the most significant
+    bits that leave at most ``most`` entries, one bit fewer at a time, or to :data:`MIN_PRECISION` bits.
+
+    Rounding a value down keeps its bit length, so the bit lengths are taken once, and each precision
+    tried only counts the entries it would leave; the counts are rounded once."""
+    if len(counts.value) <= most or counts.precision <= MIN_PRECISION:
+        return counts
+    bits = bit_length(counts.value)
+    group_starts = np.zeros(len(counts.value), bool)
+    group_starts[1:] = counts.group[1:] != counts.group[:-1]
+    precision = min(counts.precision, int(bits.max()))
+    while precision > MIN_PRECISION:
+        precision -= 1
+        value = _rounded(counts.value, bits, precision)
+        if 1 + np.count_nonzero(group_starts[1:] | (value[1:] != value[:-1])) <= most:
+            break
+    return counts.rounded(precision)
 
 
 def bit_length(values):
     """The bit length of each uint64 value (0 for 0)."""
-    values = np.asarray(values, np.uint64).copy()
-    bits = np.zeros(len(values), np.uint64)
-    for k in (32, 16, 8, 4, 2, 1):
-        high = values >= np.uint64(1 << k)
-        bits[high] += np.uint64(k)
-        values[high] >>= np.uint64(k)
-    return bits + (values > 0).astype(np.uint64)
+    values = np.asarray(values, np.uint64)
+    # the float's exponent is the bit length, or one more where the conversion rounded up to a power of 2
+    bits = np.frexp(values.astype(np.float64))[1].astype(np.uint64)
+    over = bits > 0
+    over[over] = (values[over] >> (bits[over] - np.uint64(1))) == 0
+    return bits - over.astype(np.uint64)

@@ -39,7 +39,7 @@ class WeightedCounts:
         """The counts of keys with a group, a value and a weight each."""
         groups = np.asarray(groups, np.int64)
         values = np.asarray(values, np.uint64)
-        order = np.lexsort((values, groups))
+        order = _by_group_then_value(groups, values)
         group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
         return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
 
@@ -77,3 +77,13 @@ class WeightedCounts:
         starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
         return cls(group[starts], value[starts], np.add.reduceat(count, starts),
                    np.add.reduceat(weight, starts).astype(np.uint64))
+
+
+def _by_group_then_value(groups, values):
+    """The order of entries by group, then value: one sort of both in a word when they fit in one."""
+    if len(groups) == 0:
+        return np.zeros(0, np.int64)
+    group_bits = max(1, int(groups.max()).bit_length())
+    if int(groups.min()) >= 0 and int(values.max()) >> (64 - group_bits) == 0:
+        return np.argsort((groups.astype(np.uint64) << np.uint64(64 - group_bits)) | values, kind="stable")
+    return np.lexsort((values, groups))

@@ -117,6 +117,14 @@ class Partial:
     group_measures: dict = field(default_factory=dict)
     key_groups: tuple = ()
 
+    @functools.cached_property
+    def sample_ranks(self):
+        """The sampled keys' ranks (numpy), taken once: the running total is asked for them every chunk."""
+        return self.sample["rank"].to_numpy()
+
+    def __getstate__(self):  # what travels to and from worker processes: not the ranks taken
+        return {name: value for name, value in self.__dict__.items() if name != "sample_ranks"}
+
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
@@ -144,7 +152,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rows = rows.append_column(RULES_ONLY, pa.array(rules_only, pa.bool_()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
     expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, spill, pairs, counter)
-    return Partial(
+    partial = Partial(
         groups=pairs,
         stats=stats,
         pairs=columns.type_encodings[1],
@@ -163,6 +171,9 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
                         for pass_class, options in plan.grouped},
         key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
     )
+    partial.__dict__["sample_ranks"] = sample["rank"].chunk(0).to_numpy() if sample.num_rows else \
+        np.zeros(0, np.uint64)  # as taken (see Partial.sample_ranks)
+    return partial
 
 
 def _with_rule_rows(kept, for_rules):
@@ -215,7 +226,9 @@ def union_cutoff(parts, size):
     """The cutoff the union of ``parts``' samples would have (see :func:`merge_samples`): keys ranked above
     it will not be in the final sample, so a chunk read next need not take them."""
     cutoff = min((p.sample_cutoff for p in parts), default=1 << 64)
-    ranks = [p.sample["rank"].to_numpy() for p in parts]
+    if sum(p.sample.num_rows for p in parts) <= 2 * size:
+        return cutoff
+    ranks = [p.sample_ranks for p in parts]
     while cutoff > 1 and sum(_n_below(r, cutoff) for r in ranks) > 2 * size:
         cutoff >>= 1
     return cutoff
