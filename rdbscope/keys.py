@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .errors import InputError, RdbError
 from .rdb import KEYS_SCHEMA, DumpInfo, scan
@@ -195,6 +194,8 @@ def read_keys_parquet(path, *, db=None, types=None, key_glob=None) -> KeyTable:
     Raises:
         InputError: the file has no rdbscope dump metadata or lacks key columns.
     """
+    import pyarrow.parquet as pq  # here: importing it costs every dump's run a few hundredths of a second
+
     with contextlib.closing(open_dump(path)) if is_url(os.fspath(path)) else contextlib.nullcontext(path) as f:
         try:
             file = pq.ParquetFile(f)

@@ -9,15 +9,17 @@ when it runs.
 """
 
 import errno
+import gc
 import os
 import sys
 from typing import Annotated
 
 import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError  # typer's own click
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from . import bigkeys, diff, expiry, info, lint, patterns, report, rule, scan, trend, ttl
+from ._coercion import plain_runtime_param
 
 
 class _HelpFlag(TyperOption):
@@ -28,27 +30,50 @@ class _HelpFlag(TyperOption):
         return super().process_value(ctx, bool(value))
 
 
+class _PlainOption(TyperOption):
+    """An option whose values are coerced without pydantic (see :mod:`._coercion`)."""
+
+    get_runtime_param = plain_runtime_param
+
+
 class _PlainArgument(TyperArgument):
-    """An argument listed by its name alone (``DUMP``), without the Python type typer adds (``<str>``)."""
+    """An argument listed by its name alone (``DUMP``), without the Python type typer adds (``<str>``), its
+    values coerced without pydantic."""
+
+    get_runtime_param = plain_runtime_param
 
     def display_type_rich(self, ctx):
         return None
+
+
+def _as_help_flag(option):
+    if option is not None and type(option) is TyperOption:
+        option.__class__ = _HelpFlag
+    return option
+
+
+class _Command(TyperCommand):
+    """A command whose --help is read as a flag (see _HelpFlag): its unset value is coerced on every run."""
+
+    def get_help_option(self, ctx):
+        return _as_help_flag(super().get_help_option(ctx))
 
 
 class _OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr (``error: ... (see 'rdbscope report --help')``), exit 2."""
 
     def get_help_option(self, ctx):
-        option = super().get_help_option(ctx)
-        if option is not None and type(option) is TyperOption:
-            option.__class__ = _HelpFlag
-        return option
+        return _as_help_flag(super().get_help_option(ctx))
 
     def get_command(self, ctx, cmd_name):
         command = super().get_command(ctx, cmd_name)
+        if type(command) is TyperCommand:
+            command.__class__ = _Command
         for param in getattr(command, "params", ()):
             if type(param) is TyperArgument:
                 param.__class__ = _PlainArgument
+            elif type(param) is TyperOption:
+                param.__class__ = _PlainOption
         return command
 
     def invoke(self, ctx):
@@ -149,4 +174,10 @@ app.command("trend")(trend.trend_command)
 
 def main():
     """Entry point of the ``rdbscope`` script."""
-    app()
+    try:
+        app()
+    finally:
+        # The run is over: the interpreter's last collections would walk every object of pandas, pyarrow
+        # and the result again, a tenth of a second and more at exit. Frozen, they are left to the exit;
+        # atexit handlers still run, and every file was closed by the command.
+        gc.freeze()

@@ -4,6 +4,7 @@ import contextlib
 import errno
 import functools
 import os
+import sys
 import time
 
 import typer
@@ -30,6 +31,22 @@ class _Console:
             if not self._made.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
                 self._made.width = PIPE_WIDTH
         return self._made
+
+    @property
+    def is_terminal(self):
+        """Whether a person reads this stream; answered without rich where rich would surely say no
+        (not a tty, and neither TTY_COMPATIBLE nor FORCE_COLOR set), so that a run to a pipe or file
+        that prints nothing here does not import it."""
+        rich_may_differ = self._options.keys() & {"file", "force_terminal"} or \
+            os.environ.keys() & {"TTY_COMPATIBLE", "FORCE_COLOR"}
+        if self._made is None and not rich_may_differ:
+            stream = sys.stderr if self._options.get("stderr") else sys.stdout
+            try:
+                if not stream.isatty():
+                    return False
+            except (AttributeError, ValueError):  # no isatty, or closed: rich says no too
+                return False
+        return self.console.is_terminal
 
     def __getattr__(self, name):
         return getattr(self.console, name)

@@ -107,7 +107,7 @@ class Scan:
         self._layout = layout
         self._named_version = 0 if server_version is None else parse_server_version(server_version)
         self._memory_model_for = model_factory(allocator, list_compress_depth, layout=layout,
-                                               pure=self._module is _load_python_scanner())
+                                               pure=self._module is not _load_compiled_scanner())
         self.info = DumpInfo()
         self._iter: Generator[pa.RecordBatch, None, None] | None = None
 
@@ -127,7 +127,7 @@ class Scan:
             self.info.compression = src.compression
             # The compiled scanner reads a plain dump file mapped in memory, without copies,
             # where a truncation of the file under the scan can be caught (_mapguard).
-            whole = src.mapped() if self._module is not _load_python_scanner() else None
+            whole = src.mapped() if self._module is _load_compiled_scanner() else None
             slot = _mapguard.guard(whole) if whole is not None else -1
             if slot < 0:
                 whole = None

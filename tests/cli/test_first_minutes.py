@@ -72,6 +72,81 @@ def test_import_rdbscope_is_light_and_the_api_still_works():
     assert isinstance(result, rdbscope.Result) and hasattr(result, "plot")
 
 
+def test_a_json_report_imports_only_what_it_works_with():
+    """A report to a pipe: no pydantic (typer's coercion), no rich (nothing drawn), no Parquet reader (a
+    dump is read), no matplotlib, no Cython (the compiled scanner runs, not its source)."""
+    code = (
+        "import sys\n"
+        "from rdbscope.cli import app\n"
+        f"code = app(['report', {str(DUMP)!r}, '--format', 'json', '--top', '5', '--db', '0', '--db', '5'],"
+        " standalone_mode=False)\n"
+        "sys.stdout.flush()\n"
+        "print(code, sorted(m for m in ('pydantic', 'rich', 'pyarrow.parquet', 'matplotlib', 'cython')"
+        " if m in sys.modules), file=sys.stderr)\n"
+    )
+    result = run_python(code)
+    assert result.stderr.splitlines()[-1] == "0 []"
+    report = json.loads(result.stdout)
+    expected = rdbscope.load(DUMP, db=[0, 5])
+    assert report["overview"]["n_keys"] == expected.num_rows and report["overview"]["n_dbs"] == 2
+    assert len(report["patterns"]) == 5
+
+
+def test_the_command_leaves_its_objects_to_the_exit():
+    """The interpreter's last garbage collections would walk every object of pandas, pyarrow and the
+    result once more (0.1 s of a small report, 0.2 s of a 10M-key one): the entry point freezes them."""
+    code = ("import gc, sys\n"
+            "from rdbscope.cli import main\n"
+            f"sys.argv = ['rdbscope', 'report', {str(DUMP)!r}, '--format', 'csv']\n"
+            "try:\n"
+            "    main()\n"
+            "except SystemExit as exc:\n"
+            "    print(exc.code, gc.get_freeze_count() > 10000, file=sys.stderr)\n")
+    result = run_python(code)
+    assert result.stderr.splitlines()[-1] == "0 True"
+    assert result.stdout.startswith("severity,code,")
+
+
+def test_options_are_coerced_as_typer_would():
+    """The CLI's own coercion (cli/_coercion.py) gives what typer's pydantic adapters give, value or error,
+    for every parameter of every command."""
+    import typer.main
+    from typer._click import Context
+    from typer._coercion import build_runtime_param
+
+    from rdbscope.cli._coercion import PlainRuntimeParam
+
+    samples = ["0", "1", "7", "007", "+3", "-1", " 3", "1_0", "2.5", ".5", "1e3", "x", "", "json", "JSON", "csv",
+               "keys", "libc", "warning", "1MB", "2 GB", "nonsense", "2020-01-01", "BIG", str(DUMP), "/no/such",
+               "/no/such/", str(DUMP) + "/", str(ROOT), f"{ROOT}/./tests", "-", 3, 0.5, True, ("0", "5"), ("x",)]
+
+    def outcome(runtime, value, param, ctx):
+        try:
+            got = runtime._coerce_value(value, param, ctx)
+            return type(got), got
+        except Exception as exc:  # the error a user would be shown
+            return type(exc), getattr(exc, "format_message", exc.__str__)()
+
+    group = typer.main.get_command(app)
+    compared = 0
+    for name in group.list_commands(Context(group)):
+        command = group.get_command(Context(group), name)
+        ctx = Context(command)
+        for param in command.params:
+            descriptor = param.type_descriptor
+            if descriptor.file_annotation is not None:
+                continue
+            plain = PlainRuntimeParam(descriptor.parameter_info, descriptor.annotation, descriptor)
+            typers = build_runtime_param(descriptor)
+            for value in samples:
+                if isinstance(value, tuple) != (param.multiple or param.nargs == -1):
+                    continue
+                assert outcome(plain, value, param, ctx) == outcome(typers, value, param, ctx), (name, param.name,
+                                                                                              value)
+                compared += 1
+    assert compared > 2000
+
+
 def test_loading_the_keys_schema_does_not_import_pandas():
     code = "import sys, rdbscope.rdb; print('pandas' in sys.modules)"
     assert run_python(code).stdout.strip() == "False"
