@@ -18,7 +18,7 @@ from .. import kernels
 from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.measures import GroupStats
-from ..keyspace.value_counts import ValueCounts
+from ..keyspace.value_counts import ValueCounts, bit_length
 from ..passes import PASSES, grouped_passes, measured_passes
 from ..passes.pattern_groups import group_by_pattern
 from ..rules.context import RuleContext
@@ -118,12 +118,13 @@ class Partial:
     key_groups: tuple = ()
 
     @functools.cached_property
-    def sample_ranks(self):
-        """The sampled keys' ranks (numpy), taken once: the running total is asked for them every chunk."""
-        return self.sample["rank"].to_numpy()
+    def sample_below(self):
+        """How many sampled keys rank below each cutoff ``2**k`` (see :func:`ranks_below`), counted once:
+        the running total is asked every chunk."""
+        return ranks_below(self.sample["rank"].to_numpy())
 
-    def __getstate__(self):  # what travels to and from worker processes: not the ranks taken
-        return {name: value for name, value in self.__dict__.items() if name != "sample_ranks"}
+    def __getstate__(self):  # what travels to and from worker processes: not the counts taken
+        return {name: value for name, value in self.__dict__.items() if name != "sample_below"}
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
@@ -144,7 +145,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rules = chunk_rule_rows(RuleContext(columns, groups, info, source_index=source_index), first_row, plan.rules)
         for_rules = (rules.all_rows() - np.uint64(first_row)).astype(np.int64)
         kept, rules_only = _with_rule_rows(kept, for_rules)
-    sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
+    sample, cutoff, sample_below = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
     rows = table.take(pa.array(kept, pa.int64()))
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
@@ -171,8 +172,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
                         for pass_class, options in plan.grouped},
         key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
     )
-    partial.__dict__["sample_ranks"] = sample["rank"].chunk(0).to_numpy() if sample.num_rows else \
-        np.zeros(0, np.uint64)  # as taken (see Partial.sample_ranks)
+    partial.__dict__["sample_below"] = sample_below  # counted as the sample was taken
     return partial
 
 
@@ -192,13 +192,14 @@ def _kept_rows(columns, groups, plan):
 
 def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
-    cutoff, see :func:`merge_samples`) and the cutoff."""
+    cutoff, see :func:`merge_samples`), the cutoff and :func:`ranks_below` of the sample."""
     rank = np.empty(len(keys), np.uint64)
     kernels.ranks.fill_ranks(first_row, salt << 40, rank)
-    cutoff = _cutoff_for(rank, size, cutoff)  # before the keys are taken: only those kept are
+    below = ranks_below(rank)
+    cutoff = _cutoff_for(below, size, cutoff)  # before the keys are taken: only those kept are
     chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
-    return sample, cutoff
+    return sample, cutoff, np.minimum(below, len(chosen))
 
 
 def merge_samples(samples, cutoffs, size):
@@ -216,7 +217,7 @@ def merge_samples(samples, cutoffs, size):
 
 def _below_cutoff(sample, size, cutoff):
     rank = sample["rank"].to_numpy()
-    lowered = _cutoff_for(rank, size, cutoff)
+    lowered = _cutoff_for(ranks_below(rank), size, cutoff)
     if lowered == cutoff:
         return sample, cutoff
     return sample.filter(pa.array(rank < np.uint64(lowered))), lowered
@@ -228,19 +229,18 @@ def union_cutoff(parts, size):
     cutoff = min((p.sample_cutoff for p in parts), default=1 << 64)
     if sum(p.sample.num_rows for p in parts) <= 2 * size:
         return cutoff
-    ranks = [p.sample_ranks for p in parts]
-    while cutoff > 1 and sum(_n_below(r, cutoff) for r in ranks) > 2 * size:
-        cutoff >>= 1
-    return cutoff
+    return _cutoff_for(sum(p.sample_below for p in parts), size, cutoff)
 
 
-def _n_below(rank, cutoff):
-    return len(rank) if cutoff >= 1 << 64 else int(np.count_nonzero(rank < np.uint64(cutoff)))
+def ranks_below(rank):
+    """How many of ``rank`` are below ``2**k``, for each ``k`` of 0..64: the cutoffs are powers of two."""
+    return np.cumsum(np.bincount(bit_length(rank).astype(np.int64), minlength=65))
 
 
-def _cutoff_for(rank, size, cutoff):
-    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of ``rank`` fall."""
-    while _n_below(rank, cutoff) > 2 * size:
+def _cutoff_for(below, size, cutoff):
+    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` ranks fall, of ranks
+    counted by :func:`ranks_below`."""
+    while cutoff > 1 and below[cutoff.bit_length() - 1] > 2 * size:
         cutoff >>= 1
     return cutoff
 
