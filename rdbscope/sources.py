@@ -36,8 +36,10 @@ EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "ab
           "adl": "azure", "http": "http", "https": "http"}
 
 #: What botocore (s3fs's client) is told: an endpoint that does not answer fails within seconds, not after
-#: its default retries (five attempts, ten seconds and more); a user's own config_kwargs for s3 win.
-S3_CLIENT_CONFIG = {"connect_timeout": 3, "retries": {"total_max_attempts": 2, "mode": "standard"}}
+#: its default retries (five attempts, ten seconds and more), and one that takes the connection and never
+#: answers within about a minute (with its 60 s read timeout, tried by botocore and by s3fs: 2.6 min); a user's own
+#: config_kwargs for s3 win.
+S3_CLIENT_CONFIG = {"connect_timeout": 3, "read_timeout": 5, "retries": {"total_max_attempts": 2, "mode": "standard"}}
 
 #: What names standard input where a dump is expected.
 STDIN = "-"

@@ -380,3 +380,23 @@ def test_an_endpoint_that_does_not_answer_is_one_line_within_seconds(s3, args):
     assert result.stderr == (f'error: s3://{BUCKET}/dump.rdb: could not connect to the endpoint URL: '
                              f'"{endpoint}/{BUCKET}/dump.rdb"\n')
     assert took < 9, took
+
+
+@pytest.mark.slow
+def test_an_endpoint_that_takes_the_connection_and_never_answers_is_one_line(s3):
+    """A port that accepts and then says nothing (a stuck proxy or load balancer): botocore's 60 s read timeout,
+    tried by botocore and again by s3fs, kept the command waiting 157 s for its line."""
+    import time
+
+    env, _client = s3
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)  # the kernel completes each connection; nothing ever reads or answers
+        endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        started = time.monotonic()
+        result = rdbscope("info", f"s3://{BUCKET}/dump.rdb", env={**env, "FSSPEC_S3_ENDPOINT_URL": endpoint})
+        took = time.monotonic() - started
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (f'error: s3://{BUCKET}/dump.rdb: Read timeout on endpoint URL: '
+                             f'"{endpoint}/{BUCKET}/dump.rdb"\n')
+    assert took < 90, took

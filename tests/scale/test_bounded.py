@@ -4,6 +4,7 @@ public corpus, and on a 10M-key dump written by a real server."""
 import time
 
 import pytest
+import redis
 from conftest import CORPUS, SAMPLE_DUMPS, corpus_available, needs_corpus, one_quick
 from servers import make_sample_dumps, server
 
@@ -125,7 +126,9 @@ def test_ten_million_keys_bounded_equal_in_memory(tmp_path):
     """A 10M-key dump written by a real Redis (DEBUG POPULATE) with keys of two patterns and TTLs."""
     binary = server("redis-7.0")
     with make_sample_dumps.RunningServer(binary, {"enable-debug-command": "local"}) as running:
-        client = running.client(0)
+        # DEBUG POPULATE of 9M keys outlasts redis-py's 5 s read timeout on a loaded machine: wait for it.
+        client = redis.Redis(host="127.0.0.1", port=running.port, protocol=2, socket_timeout=None)
+        client.response_callbacks.clear()  # replies as the server sends them, as running.client's
         client.execute_command("DEBUG", "POPULATE", 9_000_000, "user:session")
         client.execute_command("DEBUG", "POPULATE", 1_000_000, "cache:page", 40)
         pipe = client.pipeline(transaction=False)
@@ -137,6 +140,7 @@ def test_ten_million_keys_bounded_equal_in_memory(tmp_path):
             time.sleep(0.5)
         dump = tmp_path / "ten-million.rdb"
         dump.write_bytes(running.dump_path.read_bytes())
+        client.close()
     in_memory = rdbscope.analyze(rdbscope.load(dump))
     bounded = rdbscope.analyze(dump, memory_budget="1GB")
     assert bounded.n_keys == 10_000_000 and bounded.skipped == ()
