@@ -26,11 +26,13 @@ from ..passes import (
     pass_options,
 )
 from ..passes.base import PassOutput
+from ..passes.expiry_counts import CountedExpiring, Spill, places_end
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..patterns.text import PLACEHOLDER
 from ..rdb import KEYS_SCHEMA, ReadPast, scan
 from ..rules import RulesPass
+from ..rules.chunk_rows import RulesPlan, merge_rule_rows
 from ..sources import (
     SOURCE_FIELD,
     add_summaries,
@@ -42,7 +44,6 @@ from ..sources import (
     summarize_source,
 )
 from .ahead import read_ahead
-from .expiry_counts import CountedExpiring, Spill, places_end
 from .partial import (
     GROUP,
     KEY,
@@ -57,7 +58,6 @@ from .partial import (
     union_cutoff,
 )
 from .progress import WorkerProgress, stretch_progress
-from .rule_rows import RulesPlan, merge_rule_rows
 
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
 #: a chunk holds more keys.
@@ -73,7 +73,7 @@ DEFAULT_CHUNK_KEYS = 1_000_000
 
 def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, passes=()):
     """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`;
-    ``rule_rows``: the rule candidates kept at most (see :class:`~.rule_rows.RulesPlan`), None: no rules;
+    ``rule_rows``: the rule candidates kept at most (see :class:`~rdbscope.rules.chunk_rows.RulesPlan`), None: no rules;
     ``passes``: the passes that run (those with a chunk contract measure every chunk; those with
     ``kept_rows`` name the keys to keep)."""
     rules = None
@@ -199,7 +199,7 @@ def _without_dropped(plan, total):
 
 def _rule_rows(partials):
     """Keys the rules' candidates hold in ``partials``: past the budget's share, they merge at once, and
-    the rules with the most are dropped (see :func:`~.rule_rows.within`)."""
+    the rules with the most are dropped (see :func:`~rdbscope.rules.chunk_rows.within`)."""
     return sum(p.rules.n_rows for p in partials if p.rules is not None)
 
 
@@ -476,7 +476,7 @@ class KeptColumns(KeyColumns):
     def __init__(self, table, info, partial):
         super().__init__(table, info)
         self._partial = partial
-        #: the merged :class:`~.rule_rows.RuleRows`, when the chunks measured for the rules
+        #: the merged :class:`~rdbscope.rules.chunk_rows.RuleRows`, when the chunks measured for the rules
         self.rule_rows = None
         #: the :class:`EveryKey` of a table in memory (None for dumps)
         self.every_key = None

@@ -20,10 +20,10 @@ from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts, bit_length
 from ..passes import PASSES, grouped_passes, measured_passes
+from ..passes.expiry_counts import Tally, tally_chunk
 from ..passes.pattern_groups import group_by_pattern
+from ..rules.chunk_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
 from ..rules.context import RuleContext
-from .expiry_counts import Tally, tally_chunk
-from .rule_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
 
 #: The passes that hold a chunk contract, by id.
 _MEASURED = {pass_class.id: pass_class for pass_class in measured_passes(PASSES)}
@@ -48,8 +48,8 @@ class Plan:
         n_examples: example keys kept per group.
         sample_keys: keys in the uniform sample the patterns are learned from.
         spill_dir: where the chunks' per-millisecond expiry tallies are written (see
-            :class:`~.expiry_counts.Spill`); None: not counted (no expiry pass).
-        rules: the :class:`~.rule_rows.RulesPlan` of the lint rules; None: no rules run.
+            :class:`~rdbscope.passes.expiry_counts.Spill`); None: not counted (no expiry pass).
+        rules: the :class:`~rdbscope.rules.chunk_rows.RulesPlan` of the lint rules; None: no rules run.
         measured: ``(pass class, options)`` of the passes that measure every chunk themselves (their
             chunk contract: see :class:`~rdbscope.passes.base.Pass`).
         grouped: ``(pass class, options)`` of those that measure every chunk per group (the grouped
@@ -87,9 +87,9 @@ class Partial:
         n_keys: keys of the chunk.
         memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
         has_estimates: whether any key has a memory estimate.
-        expiring: the per-second :class:`~.expiry_counts.Tally` of the keys expiring after ctime.
-        spilled: the :class:`~.expiry_counts.SpillSegment` s of their per-millisecond tallies.
-        rules: what the chunks kept for the lint rules (:class:`~.rule_rows.RuleRows`), or None.
+        expiring: the per-second :class:`~rdbscope.passes.expiry_counts.Tally` of the keys expiring after ctime.
+        spilled: the :class:`~rdbscope.passes.expiry_counts.SpillSegment` s of their per-millisecond tallies.
+        rules: what the chunks kept for the lint rules (:class:`~rdbscope.rules.chunk_rows.RuleRows`), or None.
         type_totals: keys and memory per type (see ``KeyColumns.type_totals``).
         ttl_buckets: keys and memory per bucket of TTL left (see ``KeyColumns.ttl_buckets``); None when
             a chunk's dump has no ctime to measure them from.
@@ -130,7 +130,7 @@ class Partial:
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
     ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);
-    the chunk's expiring keys go to ``spill`` (an :class:`~.expiry_counts.Spill`). ``counter``: the
+    the chunk's expiring keys go to ``spill`` (an :class:`~rdbscope.passes.expiry_counts.Spill`). ``counter``: the
     :class:`~rdbscope.keyspace.grouping.SlotCounter` the chunks of one thread count values with."""
     counter = counter or SlotCounter()
     columns = KeyColumns(table, info)

@@ -4,8 +4,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..passes.expiry_counts import places_end
 from ..sources import SOURCE_FIELD
-from .expiry_counts import places_end
 from .partial import merge, shift_rows
 
 

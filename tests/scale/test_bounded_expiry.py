@@ -15,8 +15,8 @@ from test_bounded import assert_same
 import rdbscope
 from rdbscope.config import Config
 from rdbscope.errors import InputError
+from rdbscope.passes import expiry_counts
 from rdbscope.passes.expiry import ExpiryOptions
-from rdbscope.scale import expiry_counts
 
 PASSES = ["patterns", "expiry"]
 TABLES = ["patterns", "expiry_bursts", "expiry_timeline"]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from conftest import module_builds
 
-from rdbscope.scale.expiry_counts import RECORD
+from rdbscope.passes.expiry_counts import RECORD
 
 
 def _records(n, seed):

@@ -1,4 +1,4 @@
-"""The lint rules in a bounded run: what each chunk keeps for them, and how that merges.
+"""The lint rules' chunk contract: what each chunk keeps for them, and how that merges.
 
 A rule that runs in bounded memory (``Rule.bounded``) names the keys it may read
 (``candidates``) and what it sums per pattern over every key (``pattern_sums``).

@@ -28,9 +28,9 @@ import numpy as np
 from .. import kernels
 from ..errors import InputError
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
-from ..passes.expiry import FAR_FUTURE_MS, Batches, Members, Runs
 from ..rdb import keys_at
 from ..rdb.keytext import key_text
+from .expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
 #: Examples kept per (group, second) and per (group, millisecond): the incidents' and batches'
 #: examples are the first of their keys in dump order.
