@@ -1,10 +1,10 @@
-"""What the expiry pass needs of a bounded run's keys, counted chunk by chunk and merged.
+"""The expiry pass's chunk contract: what it needs of the keys, counted chunk by chunk and merged.
 
 Of the keys that expire after the dump's ctime, two tallies:
 
 * per (group, second): keys and memory, in memory. The windows, the incidents (their keys,
   memory and bounds) and the timeline come from these exactly. They grow with the distinct
-  (pattern, second) pairs, as the in-memory pass's counts do, not with the keys.
+  (pattern, second) pairs, not with the keys.
 * per (group, millisecond): the same, for the batches of EXP003. A batch is every key of
   one millisecond wherever it lies in the dump, and a uniform spread of expiries has about
   as many distinct milliseconds as keys, so the keys go to disk as records (group,
