@@ -95,10 +95,13 @@ def _run_plan(plan, config, passes, client, combine, scan_options):
                                   or budget.sample_keys_for(plan.budget),
                                   chunk_keys=plan.chunk_keys or budget.chunk_keys_for(plan.budget))
     if plan.mode == TABLE:
-        if len(plan.paths) == 1:
-            return in_memory(load_one(source, **scan_options))
-        tables = [load_one(path, **scan_options) for path in plan.paths]
-        return in_memory(join_tables(tables, list(plan.paths), any_dumps=combine))
+        if client is not None:
+            from .scale.executors import load_on
+
+            tables = load_on(client, plan.paths, **scan_options)
+        else:
+            tables = [load_one(path, **scan_options) for path in plan.paths]
+        return in_memory(tables[0] if len(tables) == 1 else join_tables(tables, list(plan.paths), any_dumps=combine))
     if plan.mode == STREAM:
         from .scale.streams import read_within
 

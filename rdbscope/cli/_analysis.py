@@ -2,7 +2,6 @@
 
 import contextlib
 import errno
-import functools
 import os
 
 import typer
@@ -10,7 +9,7 @@ from typer._click.exceptions import UsageError  # typer's own click
 
 from ..errors import InputError
 from ..sizes import format_size
-from ._console import exits_on_bad_input, message, scan_progress, stage, waiting_for
+from ._console import exits_on_bad_input, message, scan_progress, waiting_for
 from ._options import Format, LoadOptions, takes_load_options, takes_output_options
 
 
@@ -76,52 +75,6 @@ def where_to_run(parallel):
 
     with connect(parallel.dask) as client:
         yield {"jobs": parallel.jobs, "client": client, "combine": parallel.combine}
-
-
-def load_keys(paths, load=None, *, jobs=1, client=None, combine=False):
-    """The KeyTable of a dump or keys Parquet file, or of several dumps as one keyspace (a list of
-    paths, directories and globs; refused when they are not one cluster's nodes, unless ``combine``),
-    filtered as the options say; with a Dask ``client``, each dump is read by a worker of its cluster.
-
-    ``jobs`` is not used here: a table that fits in memory is read faster in this process than
-    shipped back from others; bounded runs (:func:`analyze_input`) read dumps on ``jobs`` processes.
-
-    Exits 2 when the filters leave no key: there is nothing to analyse.
-    """
-    return _load_paths(_inputs(paths), load or LoadOptions(), client, combine)
-
-
-def _load_paths(names, load, client, combine):
-    """:func:`load_keys` of the inputs ``names``, expanded already."""
-    from ..keys import join_tables, load_one
-    from ..sources import shown_name
-
-    if client is not None:
-        tables = _load_on_dask(client, names, load)
-    else:
-        tables = []
-        for path in names:
-            with scan_progress(load.quiet, f"reading {shown_name(path)}", waiting_for(path)) as on_progress:
-                tables.append(load_one(path, on_progress=on_progress, **load.scan_options()))
-    keys = tables[0] if len(tables) == 1 else join_tables(tables, names, any_dumps=combine)
-    if load.filtered and keys.num_rows == 0:
-        raise nothing_kept(keys.info, load)
-    return keys
-
-
-def _load_on_dask(client, names, load):
-    """Each dump's KeyTable, read by the Dask workers (at the absolute path the client sees)."""
-    from ..findings import count
-    from ..keys import load_one
-    from ..scale.executors import map_sources
-    from ..sources import STDIN, is_local
-
-    if STDIN in names:
-        raise UsageError("standard input (-) is this process's: Dask workers cannot read it")
-    read = functools.partial(load_one, **load.scan_options())
-    with stage(load.quiet, f"reading {count(len(names), 'dump')} on the Dask cluster"):
-        return map_sources(read, [os.path.abspath(name) if is_local(name) else name for name in names],
-                           client=client)
 
 
 def input_name(keys):
@@ -192,12 +145,8 @@ def _out_of_memory(paths, load):
 
 def _analyze_plan(plan, config, passes, load, client, combine):
     from ..api import analyze
-    from ..scale.planning import STREAM, TABLE
+    from ..scale.planning import STREAM
 
-    if plan.mode == TABLE:
-        keys = _load_paths(list(plan.paths), load, client, combine)
-        with stage(load.quiet, "analysing"):
-            return analyze(keys, config=config, passes=passes)
     waiting = waiting_for(plan.paths[0]) if len(plan.paths) == 1 else None
     with scan_progress(load.quiet, f"reading {_label(plan.paths)}", waiting) as on_progress:
         res = analyze(plan, config=config, passes=passes, client=client, combine=combine, on_progress=on_progress,
@@ -248,14 +197,6 @@ def _budget(load):
     from ..scale.budget import budget_of
 
     return budget_of(load.memory_budget)
-
-
-def _inputs(path):
-    """The dumps ``path`` names (see :func:`rdbscope.sources.input_paths`); a single input must be one dump
-    (``-``, a URL, or a readable file)."""
-    from ..sources import input_paths
-
-    return input_paths(_input(path))
 
 
 def _input(path):

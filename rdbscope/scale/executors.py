@@ -7,7 +7,9 @@ that names it.
 """
 
 import concurrent.futures
+import functools
 import multiprocessing
+import os
 import socket
 
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
@@ -243,3 +245,20 @@ def _first_bytes(sock, n):
             break
         data += chunk
     return data
+
+
+def load_on(client, paths, **scan_options):
+    """The :class:`~rdbscope.KeyTable` of each of ``paths``, each read by a worker of the Dask ``client``
+    (at the absolute path the client sees; the progress callback stays here).
+
+    Raises:
+        InputError: standard input, which is this process's: the workers cannot read it.
+    """
+    from ..keys import load_one
+    from ..sources import STDIN, is_local
+
+    if STDIN in paths:
+        raise InputError("standard input (-) is this process's: Dask workers cannot read it")
+    options = {name: value for name, value in scan_options.items() if name != "on_progress"}
+    return map_sources(functools.partial(load_one, **options),
+                       [os.path.abspath(path) if is_local(path) else path for path in paths], client=client)
