@@ -37,10 +37,14 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             combine=False, **scan_options) -> Result:
     """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
+    Every run is one engine: the keys are measured chunk by chunk, the measures merged, and the passes
+    finish from the merged measures; the chunking does not change the answers.
+
     Args:
-        keys: what :func:`load` returned, or what it reads: a dump's path or URL (``"-"``, a live
-            server, a compressed dump too), or several dumps (a list, a directory, a glob) read as
-            one keyspace; dumps are read chunk by chunk (see :func:`~rdbscope.scale.planning.plan_run`).
+        keys: what :func:`load` returned (measured in chunks of its rows; the result's ``keys`` is
+            that table, each key with its pattern), or what it reads: a dump's path or URL (``"-"``,
+            a live server, a compressed dump too), or several dumps (a list, a directory, a glob) read
+            as one keyspace; dumps are read chunk by chunk (see :func:`~rdbscope.scale.planning.plan_run`).
             Or the :class:`~rdbscope.scale.planning.RunPlan` that ``plan_run`` made of them: inputs
             expanded and sizes read once (its budget, chunking and processes then hold, not the
             arguments here).
@@ -53,8 +57,8 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             the chunks' size; the result's ``bounded`` is True and its ``keys`` hold only the keys
             the tables and findings name. A check that needs every key in memory (``GRO001``)
             reads dumps that fit the budget whole, and is listed in ``skipped`` for larger ones.
-        chunk_keys: keys per chunk (default: from the budget); giving it makes the run chunked
-            even when GRO001 would read the dumps whole.
+        chunk_keys: keys per chunk (default: from the budget), of dumps or of a table; for dumps,
+            giving it keeps them chunked even when GRO001 would read them whole.
         jobs, client: in a bounded run, read several dumps on ``jobs`` local processes, or
             on the workers of a ``dask.distributed.Client``, each returning its dump's partial
             aggregate; one large dump is measured on ``jobs`` processes, each taking every
