@@ -202,8 +202,12 @@ def write_html(res, path: str | os.PathLike, source=None, top=25) -> str | os.Pa
 
 def figure_data_uri(fig) -> str:
     """A matplotlib Figure as a ``data:image/svg+xml;base64,...`` URI."""
+    import matplotlib
+
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    # the SVG's element ids from a fixed salt, not a random one: the same report gives the same bytes
+    with matplotlib.rc_context({"svg.hashsalt": "rdbscope"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
