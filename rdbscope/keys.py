@@ -15,19 +15,17 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import InputError, RdbError
-from .rdb import KEYS_SCHEMA, DumpInfo, scan
+from .errors import InputError
+from .rdb import KEYS_SCHEMA, DumpInfo
 from .rdb.keyglob import glob_to_regex
 from .rdb.keytext import key_text
 from .sources import (
     SOURCE_FIELD,
     check_one_cluster,
-    error_naming,
     input_paths,
     is_url,
-    name_by_url,
     open_dump,
-    opened,
+    scanning,
     source_column,
     summarize_source,
 )
@@ -157,13 +155,8 @@ def load_one(source, **options):
         return read_keys_parquet(source, db=options.get("db"), types=options.get("types"),
                                  key_glob=options.get("key_glob"))
     options.setdefault("contiguous", True)
-    with opened(source) as readable:
-        result = scan(readable, **options)
-        try:
-            batches = list(result)
-        except RdbError as exc:
-            raise error_naming(exc, source) from None
-    name_by_url(result.info, source)
+    with scanning(source, **options) as result:
+        batches = list(result)
     table = pa.Table.from_batches(batches, schema=KEYS_SCHEMA)
     return KeyTable(table, result.info)
 

@@ -309,6 +309,26 @@ def opened(item):
         yield item
 
 
+@contextlib.contextmanager
+def scanning(source, **scan_options):
+    """The :class:`~rdbscope.rdb.ScanResult` of ``source`` (a dump's path, ``-``, a URL or a running
+    server), opened as :func:`opened` says: the one way in of every reader of dumps. A format error
+    raised in the block names ``source`` as given; the scan is closed after, and its info names the
+    URL it was read from.
+    """
+    from .rdb import RdbError, scan
+
+    with opened(source) as readable:
+        result = scan(readable, **scan_options)
+        try:
+            yield result
+        except RdbError as exc:
+            raise error_naming(exc, source) from None
+        finally:
+            result.close()
+    name_by_url(result.info, source)
+
+
 def error_naming(exc, item):
     """``exc`` (an RdbError) naming ``item`` as given: for a URL, the URL rather than the path fsspec's file
     object carries."""

@@ -4,7 +4,6 @@ import contextlib
 from dataclasses import asdict
 from typing import Annotated
 
-from ..errors import RdbError
 from ._console import exits_on_bad_input, out, print_wrapped, scan_progress
 from ._formats import write_json
 from ._options import Dump, Format, JsonAlias, format_option, takes_load_options
@@ -25,26 +24,22 @@ def info_command(
     (1,234 keys, 1.5 MB, ctime in UTC). --format json gives raw numbers (ctime
     as the epoch the dump stores).
     """
-    from ..rdb import scan
-    from ..sources import check_dump, error_naming, opened, shown_name, without_password
+    from ..sources import check_dump, scanning, shown_name, without_password
     from ..summary import SummaryCounter
 
     fmt = Format.json if as_json else fmt
     load = load.with_config()
     counter = SummaryCounter()
     with contextlib.ExitStack() as stack:
-        readable = stack.enter_context(opened(check_dump(dump)))
         # The bar starts after the header, so the two do not share a line of the terminal.
         shown = without_password(dump)
         header = _HeaderPrinter(shown, lambda: stack.enter_context(
             scan_progress(load.quiet, f"reading {shown_name(dump)}")), show=fmt == Format.table)
-        keys = scan(readable, on_progress=header.on_progress, **load.scan_options())
+        keys = stack.enter_context(scanning(check_dump(dump), on_progress=header.on_progress,
+                                            **load.scan_options()))
         header.scan = keys
-        try:
-            for batch in keys:
-                counter.add(batch)
-        except RdbError as exc:
-            raise error_naming(exc, dump) from None
+        for batch in keys:
+            counter.add(batch)
         header.print()
     info = keys.info
     summary = counter.summary(info)

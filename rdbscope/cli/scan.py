@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import RdbError
 from ._analysis import check_writable, nothing_kept, with_url_db
 from ._console import exits_on_bad_input, message, scan_progress, waiting_for
 from ._options import Dump, takes_load_options
@@ -26,9 +25,8 @@ def scan_command(
     """Scan DUMP into a Parquet table with one row per key; prints the file's name on stdout (unless the
     table goes there: -o -)."""
     from ..findings import count
-    from ..rdb import scan
     from ..report.parquet import write_keys_parquet
-    from ..sources import check_dump, error_naming, opened, shown_name, without_password
+    from ..sources import check_dump, scanning, shown_name, without_password
 
     to_stdout = str(output) == "-"
     if to_stdout and sys.stdout.isatty():
@@ -37,14 +35,11 @@ def scan_command(
     if not to_stdout:
         check_writable(output, "'--output'")
     load = with_url_db(load.with_config(), [dump])
-    with opened(check_dump(dump)) as readable, \
-            scan_progress(load.quiet, f"scanning {shown_name(dump)}", waiting_for(dump)) as on_progress:
-        result = _SomeKeys(scan(readable, on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
-                                **load.scan_options()), load)
-        try:
-            rows = write_keys_parquet(result, sys.stdout.buffer if to_stdout else output)
-        except RdbError as exc:
-            raise error_naming(exc, dump) from None
+    with scan_progress(load.quiet, f"scanning {shown_name(dump)}", waiting_for(dump)) as on_progress, \
+            scanning(check_dump(dump), on_progress=on_progress, on_error="stop" if stop_on_damage else "raise",
+                     **load.scan_options()) as scanned:
+        result = _SomeKeys(scanned, load)
+        rows = write_keys_parquet(result, sys.stdout.buffer if to_stdout else output)
     if result.info.stopped_by is not None:
         message(f"warning: stopped at offset {result.info.truncated_at}: {result.info.stopped_by}")
     if not load.quiet:

@@ -15,7 +15,6 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 
-from ..errors import RdbError
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
@@ -30,17 +29,15 @@ from ..passes.expiry_counts import CountedExpiring, Spill, places_end
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..patterns.text import PLACEHOLDER
-from ..rdb import KEYS_SCHEMA, ReadPast, scan
+from ..rdb import KEYS_SCHEMA, ReadPast
 from ..rules import RulesPass
 from ..rules.chunk_rows import RulesPlan, merge_rule_rows
 from ..sources import (
     SOURCE_FIELD,
     add_summaries,
     check_one_cluster,
-    error_naming,
     is_local,
-    name_by_url,
-    opened,
+    scanning,
     summarize_source,
 )
 from .ahead import read_ahead
@@ -122,8 +119,7 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
                         "on_progress": stretch_progress(scan_options.get("on_progress"), low, high)}
         if mine < shares - 1:
             scan_options["verify_crc"] = False
-    with opened(source) as readable:
-        result = scan(readable, batch_rows=chunk_keys, **scan_options)
+    with scanning(source, batch_rows=chunk_keys, **scan_options) as result:
         tables = read_ahead(pa.Table.from_batches([batch], schema=KEYS_SCHEMA) if isinstance(batch, pa.RecordBatch)
                             else batch for batch in result)
         try:
@@ -131,12 +127,8 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
                 else source
             done = partial_of_tables(tables, result, plan, salt, measured_as, summarize, stop_when_past=shares > 1,
                                      dump=rereadable)
-        except RdbError as exc:
-            raise error_naming(exc, source) from None
         finally:
             tables.close()
-            result.close()
-    name_by_url(result.info, source)
     return done
 
 
@@ -295,11 +287,8 @@ def _landed(done, directory):
 
 def header_info(path):
     """The :class:`~rdbscope.DumpInfo` of a dump's header (AUX fields such as ctime), read alone."""
-    with opened(path) as readable:
-        result = scan(readable, batch_rows=1)
-        batches = iter(result)
-        next(batches, None)
-        batches.close()
+    with scanning(path, batch_rows=1) as result:
+        next(iter(result), None)
     return result.info
 
 
