@@ -118,6 +118,23 @@ def test_a_bounded_report_of_the_cluster_is_the_in_memory_report(cluster, jobs):
     assert any(code == "CLU001" and message.startswith(f"Of 3 nodes, {hot_path}") for code, _p, _n, message in found)
 
 
+def test_the_cluster_report_is_the_same_whatever_the_chunking(cluster):
+    """The three masters' dumps as one keyspace: chunks of 97 and 500 keys, one chunk per dump and the
+    joined table loaded first give the same tables, findings and HTML report."""
+    from test_same_report_any_chunking import tables_and_findings
+
+    from rdbscope.report.html import render_html
+
+    directory, _saved, _truth = cluster
+    one_chunk = rdbscope.analyze(directory, chunk_keys=1_000_000)
+    assert one_chunk.keys.n_sources == 3 and one_chunk.n_keys == 3300
+    expected_json, expected_html = tables_and_findings(one_chunk), render_html(one_chunk, source="cluster")
+    for res in (rdbscope.analyze(directory, chunk_keys=97), rdbscope.analyze(directory, chunk_keys=500),
+                rdbscope.analyze(rdbscope.load(directory))):
+        assert tables_and_findings(res) == expected_json
+        assert render_html(res, source="cluster") == expected_html
+
+
 def test_analyze_of_a_list_gives_a_source_column(cluster):
     _directory, saved, _truth = cluster
     paths = [path for path, _s, _n in saved]

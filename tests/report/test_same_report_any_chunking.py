@@ -11,7 +11,7 @@ import rdbscope
 from rdbscope.report.html import render_html
 
 
-def _tables_and_findings(res):
+def tables_and_findings(res):
     tables = {name: table.to_pylist() for name, table in sorted(res.tables.items())}
     return json.dumps({"tables": tables, "findings": res.findings_table().to_pylist()}, default=str, sort_keys=True)
 
@@ -22,10 +22,10 @@ def _tables_and_findings(res):
 def test_the_report_is_the_same_bytes_whatever_the_chunking(dump):
     one_chunk = rdbscope.analyze(dump, chunk_keys=1_000_000)
     expected_html = render_html(one_chunk, source=dump.name)
-    expected_json = _tables_and_findings(one_chunk)
+    expected_json = tables_and_findings(one_chunk)
     assert "Memory by pattern" in expected_html and '"findings": [' in expected_json
     for res in (rdbscope.analyze(dump, chunk_keys=97), rdbscope.analyze(dump, chunk_keys=500),
                 rdbscope.analyze(rdbscope.load(dump))):
-        assert _tables_and_findings(res) == expected_json
+        assert tables_and_findings(res) == expected_json
         assert render_html(res, source=dump.name) == expected_html
     assert render_html(one_chunk, source=dump.name) == expected_html  # written again: the same bytes
