@@ -145,7 +145,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rules = chunk_rule_rows(RuleContext(columns, groups, info, source_index=source_index), first_row, plan.rules)
         for_rules = (rules.all_rows() - np.uint64(first_row)).astype(np.int64)
         kept, rules_only = _with_rule_rows(kept, for_rules)
-    sample, cutoff, sample_below = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
+    sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
     rows = table.take(pa.array(kept, pa.int64()))
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
@@ -153,7 +153,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rows = rows.append_column(RULES_ONLY, pa.array(rules_only, pa.bool_()))
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
     expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, spill, pairs, counter)
-    partial = Partial(
+    return Partial(
         groups=pairs,
         stats=stats,
         pairs=columns.type_encodings[1],
@@ -172,8 +172,6 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
                         for pass_class, options in plan.grouped},
         key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
     )
-    partial.__dict__["sample_below"] = sample_below  # counted as the sample was taken
-    return partial
 
 
 def _with_rule_rows(kept, for_rules):
@@ -192,14 +190,13 @@ def _kept_rows(columns, groups, plan):
 
 def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
-    cutoff, see :func:`merge_samples`), the cutoff and :func:`ranks_below` of the sample."""
+    cutoff, see :func:`merge_samples`) and the cutoff."""
     rank = np.empty(len(keys), np.uint64)
     kernels.ranks.fill_ranks(first_row, salt << 40, rank)
-    below = ranks_below(rank)
-    cutoff = _cutoff_for(below, size, cutoff)  # before the keys are taken: only those kept are
+    cutoff = _cutoff_of_ranks(rank, size, cutoff)  # before the keys are taken: only those kept are
     chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
-    return sample, cutoff, np.minimum(below, len(chosen))
+    return sample, cutoff
 
 
 def merge_samples(samples, cutoffs, size):
@@ -217,7 +214,7 @@ def merge_samples(samples, cutoffs, size):
 
 def _below_cutoff(sample, size, cutoff):
     rank = sample["rank"].to_numpy()
-    lowered = _cutoff_for(ranks_below(rank), size, cutoff)
+    lowered = _cutoff_of_ranks(rank, size, cutoff)
     if lowered == cutoff:
         return sample, cutoff
     return sample.filter(pa.array(rank < np.uint64(lowered))), lowered
@@ -235,6 +232,13 @@ def union_cutoff(parts, size):
 def ranks_below(rank):
     """How many of ``rank`` are below ``2**k``, for each ``k`` of 0..64: the cutoffs are powers of two."""
     return np.cumsum(np.bincount(bit_length(rank).astype(np.int64), minlength=65))
+
+
+def _cutoff_of_ranks(rank, size, cutoff):
+    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of ``rank`` fall."""
+    while cutoff > 1 and (len(rank) if cutoff >= 1 << 64 else np.count_nonzero(rank < np.uint64(cutoff))) > 2 * size:
+        cutoff >>= 1
+    return cutoff
 
 
 def _cutoff_for(below, size, cutoff):
