@@ -188,10 +188,13 @@ class RuleContext:
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
     def key_bytes_at(self, rows):
-        """Length in bytes (int32) of the keys at ``rows``, without measuring every key."""
+        """Length in bytes (int32) of the keys at ``rows`` (``slice(None)``: every key), without measuring
+        every key."""
         if "key_bytes" in self.__dict__:
             return self.key_bytes[rows]
         offsets, _data = self._buffers
+        if isinstance(rows, slice):
+            return np.diff(offsets).astype(np.int32)
         return (offsets[rows + 1] - offsets[rows]).astype(np.int32, copy=False)
 
     @functools.cached_property

@@ -78,9 +78,12 @@ class TinyStrings(Rule):
         if not eligible.any():
             return {name: np.zeros(ctx.groups.n, np.int64) for name in ("strings", "small", "key_bytes", "value_bytes")}
         strings = ctx.type_mask("string")
-        rows = np.flatnonzero(strings & eligible[ctx.groups.group] if not eligible.all() else strings)
-        group = ctx.groups.group[rows]
-        value_bytes = ctx.n_elements[rows]
+        chosen = strings & eligible[ctx.groups.group] if not eligible.all() else strings
+        if chosen.all():  # every key a string without a TTL (a cache, sessions): no rows to pick
+            rows, group, value_bytes = slice(None), ctx.groups.group, ctx.n_elements
+        else:
+            rows = np.flatnonzero(chosen)
+            group, value_bytes = ctx.groups.group[rows], ctx.n_elements[rows]
         small = value_bytes <= options.max_value_bytes
 
         return {"strings": counts(group, ctx.groups.n), "small": counts(group[small], ctx.groups.n),
