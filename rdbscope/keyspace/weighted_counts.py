@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .grouping import SlotCounter, counting_limit
 from .value_counts import EXACT, fitted, rounded_entries
 
 #: Distinct (group, value) pairs kept before values are rounded: far more than a figure's bins.
@@ -39,6 +40,14 @@ class WeightedCounts:
         """The counts of keys with a group, a value and a weight each."""
         groups = np.asarray(groups, np.int64)
         values = np.asarray(values, np.uint64)
+        if len(values):
+            low, n_groups = int(values.min()), int(groups.max()) + 1
+            width = int(values.max()) - low + 1
+            if n_groups * width <= counting_limit(len(values)):  # few distinct values (sizes): count them
+                group, value, count, weight = SlotCounter().counted_pairs(
+                    groups, values - np.uint64(low), np.asarray(weights, np.uint64), n_groups, width)
+                return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight.astype(np.uint64)),
+                              MAX_ENTRIES)
         order = _by_group_then_value(groups, values)
         group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
         return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
