@@ -121,9 +121,7 @@ def test_a_bounded_report_of_the_cluster_is_the_in_memory_report(cluster, jobs):
 def test_the_cluster_report_is_the_same_whatever_the_chunking(cluster):
     """The three masters' dumps as one keyspace: chunks of 97 and 500 keys, one chunk per dump and the
     joined table loaded first give the same tables, findings and HTML report."""
-    from test_same_report_any_chunking import tables_and_findings
-
-    from rdbscope.report.html import render_html
+    from test_same_report_any_chunking import render_html, tables_and_findings
 
     directory, _saved, _truth = cluster
     one_chunk = rdbscope.analyze(directory, chunk_keys=1_000_000)
