@@ -27,8 +27,8 @@ def tables_and_findings(res):
     return json.dumps({"tables": tables, "findings": res.findings_table().to_pylist()}, default=str, sort_keys=True)
 
 
-@pytest.mark.parametrize("dump", [SAMPLE_DUMPS / "libraries.rdb",
-                                  pytest.param(SAMPLE_DUMPS / "redis-8.2-default.rdb", marks=pytest.mark.slow)],
+@pytest.mark.slow  # whole HTML reports; the quick tier compares the tables and findings (tests/scale/test_bounded.py)
+@pytest.mark.parametrize("dump", [SAMPLE_DUMPS / "libraries.rdb", SAMPLE_DUMPS / "redis-8.2-default.rdb"],
                          ids=lambda p: p.name)
 def test_the_report_is_the_same_bytes_whatever_the_chunking(dump):
     one_chunk = rdbscope.analyze(dump, chunk_keys=1_000_000)

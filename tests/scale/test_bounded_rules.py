@@ -50,6 +50,7 @@ def test_the_rules_of_one_dump_measured_on_two_processes(monkeypatch):
     assert_same_but_skipped(in_memory, rdbscope.analyze(path, EVERY_RULE, chunk_keys=97, jobs=2))
 
 
+@pytest.mark.slow  # every corpus dump twice with every rule; the patterns' corpus test stays in the quick tier
 @needs_corpus()
 def test_the_rules_of_a_bounded_run_are_the_in_memory_rules_on_the_corpus():
     compared = 0
