@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
-from ..keyspace.grouping import SlotCounter, first_per_group
+from ..keyspace.grouping import first_per_group
 from ..keyspace.groups import PatternGroups
 from ..passes import (
     PatternGroupsPass,
@@ -25,34 +25,31 @@ from ..passes import (
     pass_options,
 )
 from ..passes.base import PassOutput
-from ..passes.expiry_counts import CountedExpiring, Spill, places_end
+from ..passes.expiry_counts import CountedExpiring, places_end
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..patterns.text import PLACEHOLDER
-from ..rdb import KEYS_SCHEMA, ReadPast
+from ..rdb import KEYS_SCHEMA
 from ..rules import RulesPass
 from ..rules.chunk_rows import RulesPlan, merge_rule_rows
 from ..sources import (
     SOURCE_FIELD,
-    add_summaries,
     check_one_cluster,
     is_local,
     scanning,
-    summarize_source,
 )
 from .ahead import read_ahead
+from .chunks import partial_of_tables
 from .partial import (
     GROUP,
     KEY,
     ROW,
     Plan,
-    chunk_partial,
     merge,
     merge_group_measures,
     merge_stats,
     renumber_rows,
     shift_rows,
-    union_cutoff,
 )
 from .progress import WorkerProgress, stretch_progress
 
@@ -84,11 +81,6 @@ def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, passes=()
                 grouped=tuple((p, options) for p, options in with_options if hasattr(p, "measure_groups")),
                 kept=tuple((p, options) for p, options in with_options if hasattr(p, "kept_rows")))
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
-
-
-#: Chunk partials merged at once into the running total: merging each into a large total would
-#: cost the total's size every chunk.
-MERGE_EVERY = 8
 
 
 def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measured_as=None, summarize=False,
@@ -130,69 +122,6 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
         finally:
             tables.close()
     return done
-
-
-def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=False, stop_when_past=False,
-                      dump=None):
-    """:func:`partial_of_source` of the chunks ``tables`` (``pyarrow.Table`` chunks of a dump's keys, in
-    order, or a :class:`~rdbscope.rdb.ReadPast` for the chunks of other shares) that the scan ``result``
-    reads; see there. ``stop_when_past``: stop at the first chunk read past after one measured;
-    ``dump``: the path ``result`` reads, when its keys can be read again (a plain file: see :class:`Spill`)."""
-    total, pending, summary = None, [], None
-    first_row = 0
-    measured = False
-    spill = None
-    counter = SlotCounter()
-    for table in tables:
-        if isinstance(table, ReadPast):
-            if stop_when_past and measured:
-                break
-            first_row += table.num_rows
-            continue
-        measured = True
-        if spill is None and plan.spill_dir is not None:  # the scan has opened the dump: is it compressed?
-            spill = Spill(plan.spill_dir, dump=dump if result.info.compression is None else None)
-        cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, _without_dropped(plan, total),
-                                     salt, cutoff, spill, counter))
-        if summarize:
-            part = summarize_source(result.info.path, KeyTable(table, result.info))
-            summary = part if summary is None else add_summaries(summary, part)
-        first_row += table.num_rows
-        del table
-        if len(pending) == MERGE_EVERY or _rule_rows(pending) > plan.rules_max_rows:
-            total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)],
-                          plan.sample_keys)
-            pending = []
-    if pending:
-        total = merge([p for p in (total,) if p is not None] + [merge(pending, plan.sample_keys)], plan.sample_keys)
-    if total is None:  # no keys (or none in this share)
-        empty = KEYS_SCHEMA.empty_table()
-        total = chunk_partial(empty, result.info, 0, plan, salt)
-        if summarize:
-            summary = summarize_source(result.info.path, KeyTable(empty, result.info))
-    if summary is not None:
-        summary = replace(summary, info=result.info, used_mem_bytes=_used_mem(result.info),
-                          est_total_memory_bytes=None)
-    segment = spill.close() if spill is not None else None
-    if segment is not None:
-        total = replace(total, spilled=(*total.spilled, segment))
-    return total, result.info, summary
-
-
-def _without_dropped(plan, total):
-    """``plan`` without the rules ``total`` has dropped (their keys outgrew the budget): the next chunks
-    need not keep keys for them."""
-    if plan.rules is None or total is None or not total.rules.dropped:
-        return plan
-    rules = tuple((rule, options) for rule, options in plan.rules.rules if rule.code not in total.rules.dropped)
-    return replace(plan, rules=replace(plan.rules, rules=rules))
-
-
-def _rule_rows(partials):
-    """Keys the rules' candidates hold in ``partials``: past the budget's share, they merge at once, and
-    the rules with the most are dropped (see :func:`~rdbscope.rules.chunk_rows.within`)."""
-    return sum(p.rules.n_rows for p in partials if p.rules is not None)
 
 
 #: What reading past a key costs, as a share of measuring it (on the VM of bench/README.md: about 30 ns,
@@ -323,13 +252,6 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None, co
     if not combine:
         check_one_cluster(summaries)
     return finish(partial, infos[0], plan, summaries if len(paths) > 1 else None, threads=jobs)
-
-
-def _used_mem(info):
-    try:
-        return int(info.aux["used-mem"])
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def finish(partial, info, plan, summaries=None, threads=1):

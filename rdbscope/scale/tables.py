@@ -6,6 +6,7 @@ import numpy as np
 
 from ..passes.expiry_counts import places_end
 from ..sources import SOURCE_FIELD
+from .chunks import partial_of_tables
 from .partial import merge, shift_rows
 
 
@@ -22,8 +23,6 @@ def partial_of_keys(keys, plan, chunk_keys):
     The keys of each dump of a table of several are measured as that dump alone would be (its own
     rows and sample ranks), then numbered on from the dumps before, as several dumps read by path are.
     """
-    from .bounded import partial_of_tables
-
     plan = replace(plan, key_groups=True)
     if plan.rules is not None and keys.n_sources > 1:
         plan = replace(plan, rules=replace(plan.rules, several_sources=True))
