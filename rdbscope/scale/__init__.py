@@ -1,1 +1,2 @@
-"""Analysis at scale: bounded memory over chunks of a dump, and many dumps over local or Dask workers."""
+"""The one engine every run goes through: dumps, or a table in memory, measured chunk by chunk into
+partial aggregates, merged and finished with the passes; several dumps on local processes or Dask workers."""

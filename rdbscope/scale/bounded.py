@@ -1,11 +1,11 @@
-"""Analysis in bounded memory: scan in chunks, merge partial aggregates, finish with the passes.
+"""Dumps read chunk by chunk, in bounded memory: scan in chunks, merge partial aggregates, finish with
+the passes.
 
-A bounded run holds at most a few chunks of keys at a time: each chunk becomes a
+A run holds at most a few chunks of keys at a time: each chunk becomes a
 :class:`~.partial.Partial`, and the partials are merged as they come, a few at a
 time. When the dump is read, the patterns of the whole are learned from the
-merged uniform sample, the chunks' patterns are mapped onto them, and the passes
-that can run on aggregates (``patterns``, ``bigkeys``, ``ttl``) run over the
-kept keys with the merged measures.
+merged uniform sample, the chunks' patterns are mapped onto them, and every pass
+finishes from the merged measures over the keys the chunks kept.
 """
 
 import functools
