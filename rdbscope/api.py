@@ -91,13 +91,11 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
 def _run_plan(plan, config, passes, client, combine, scan_options):
     """:func:`analyze` of the inputs a :class:`~rdbscope.scale.planning.RunPlan` names, as it says."""
     from .keys import join_tables, load_one
-    from .scale import budget
     from .scale.planning import STREAM, TABLE
 
     source = plan.source
-    in_memory = functools.partial(_run_table, config=config, wanted=passes, sample_keys=plan.sample_keys
-                                  or budget.sample_keys_for(plan.budget),
-                                  chunk_keys=plan.chunk_keys or budget.chunk_keys_for(plan.budget))
+    in_memory = functools.partial(_run_table, config=config, wanted=passes, chunk_keys=plan.chunk_keys,
+                                  sample_keys=plan.sample_keys)
     if plan.mode == TABLE:
         if client is not None:
             from .scale.executors import load_on

@@ -236,15 +236,18 @@ def ranks_below(rank):
 
 def _cutoff_of_ranks(rank, size, cutoff):
     """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of ``rank`` fall."""
-    while cutoff > 1 and (len(rank) if cutoff >= 1 << 64 else np.count_nonzero(rank < np.uint64(cutoff))) > 2 * size:
-        cutoff >>= 1
-    return cutoff
+    return _halved_while(lambda c: len(rank) if c >= 1 << 64 else np.count_nonzero(rank < np.uint64(c)), size,
+                         cutoff)
 
 
 def _cutoff_for(below, size, cutoff):
-    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` ranks fall, of ranks
-    counted by :func:`ranks_below`."""
-    while cutoff > 1 and below[cutoff.bit_length() - 1] > 2 * size:
+    """:func:`_cutoff_of_ranks` of ranks counted by :func:`ranks_below`."""
+    return _halved_while(lambda c: below[c.bit_length() - 1], size, cutoff)
+
+
+def _halved_while(n_below, size, cutoff):
+    """``cutoff`` halved while more than ``2 * size`` ranks fall below it (``n_below(cutoff)``)."""
+    while cutoff > 1 and n_below(cutoff) > 2 * size:
         cutoff >>= 1
     return cutoff
 

@@ -21,7 +21,7 @@ class RunPlan:
             from there on.
         budget: the memory budget, in bytes.
         peak: the estimated peak of reading every key into memory; None when not known before reading.
-        chunk_keys: keys per chunk (None in a table run).
+        chunk_keys: keys per chunk (of the table, in a table run: it is measured chunk by chunk too).
         sample_keys: keys in the sample the patterns are learned from, in a chunked run.
         jobs: processes a bounded run reads on.
         in_memory_up_to: of a stream, the memory its keys may take before it is read chunk by chunk.
@@ -61,10 +61,10 @@ def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, e
     paths = tuple(input_paths(source))
     jobs = max(1, jobs or 1)
     limit = budget.budget_of(memory_budget)
-    if len(paths) == 1 and is_parquet(paths[0]):  # a keys table written before: read as it is
-        return RunPlan(paths, TABLE, limit, None)
-    peak = budget.in_memory_peak(paths)
     sample_keys = budget.sample_keys_for(limit)
+    if len(paths) == 1 and is_parquet(paths[0]):  # a keys table written before: read as it is
+        return RunPlan(paths, TABLE, limit, None, budget.chunk_keys_for(limit), sample_keys)
+    peak = budget.in_memory_peak(paths)
     if every_key and chunk_keys is None:
         if peak is None and len(paths) == 1:
             # in memory while it fits; the keys held when it turns out too large are measured beside
@@ -72,7 +72,7 @@ def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, e
             chunks = budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
             return RunPlan(paths, STREAM, limit, None, chunks, sample_keys, in_memory_up_to=limit)
         if peak is not None and peak <= limit:
-            return RunPlan(paths, TABLE, limit, peak)
+            return RunPlan(paths, TABLE, limit, peak, budget.chunk_keys_for(limit), sample_keys)
     if peak is None or (jobs > 1 and client is None and chunk_keys is None and
                         budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS):
         jobs = 1  # a stream's stretches cannot be found without reading what comes before them
