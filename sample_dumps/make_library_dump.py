@@ -138,6 +138,7 @@ FAMILIES = (
     ("channels_redis", "channel", r"asgispecific\.[0-9a-f]{32}!", "asgispecific.{hex}!", "library"),
     ("python-redis-lock", "lock", r"lock:report-\d+", "lock:report-{id}", "library"),
     ("python-redis-lock", "lock", r"lock:export-\d+", "lock:export-{id}", "library"),
+    ("python-redis-lock", "lock signal", r"lock-signal:sync-\d+", "lock-signal:sync-{id}", "library"),
     ("redis-py Lock", "lock", r"invoice:\d+:lock", "invoice:{id}:lock", "library"),
     ("BullMQ", "job", r"bull:emails:\d+", "bull:emails:{id}", "library"),
     ("BullMQ", "completed jobs", r"bull:emails:completed", "bull:emails:completed", "library"),
@@ -227,6 +228,8 @@ USER_FAMILIES = (
     (r"user:\d+:profile", "user:{id}:profile"),
     (r"user:\d+:cart", "user:{id}:cart"),
     (r"audit:event:\d+", "audit:event:{id}"),
+    (r"UserPrefs:\d+", "UserPrefs:{id}"),
+    (r"orders:\{tenant\d+\}:open", "orders:{tenant{id}}:open"),
 )
 
 
@@ -327,8 +330,7 @@ def drive_flask_caching(port: int) -> None:
 def drive_limits(url: str, rng: random.Random) -> None:
     from limits import parse
     from limits.storage import storage_from_string
-    from limits.strategies import (FixedWindowRateLimiter, MovingWindowRateLimiter,
-                                   SlidingWindowCounterRateLimiter)
+    from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, SlidingWindowCounterRateLimiter
 
     storage = storage_from_string(url)
     limiter = FixedWindowRateLimiter(storage)
@@ -350,7 +352,6 @@ def drive_limits(url: str, rng: random.Random) -> None:
 def drive_dramatiq(url: str) -> None:
     import dramatiq
     from dramatiq.brokers.redis import RedisBroker
-
     from dramatiq.results import Results
     from dramatiq.results.backends import RedisBackend
 
@@ -476,6 +477,12 @@ def drive_redis_locks(url: str) -> None:
     forever = [redis_lock.Lock(connection, f"export-{n}", expire=None) for n in range(20)]
     for lock in held + forever:
         lock.acquire()
+    # A release pushes onto 'lock-signal:<name>', which expires after signal_expire (ms; 1 s by default): kept
+    # here for 10 minutes, as a busy application always has some. Beside them, 'lock:' is python-redis-lock's.
+    for n in range(10):
+        lock = redis_lock.Lock(connection, f"sync-{n}", expire=60, signal_expire=600_000)
+        lock.acquire()
+        lock.release()
     # redis-py's own Lock takes the name the application gives it.
     for n in range(30):
         connection.lock(f"invoice:{n}:lock", timeout=600).acquire()
@@ -533,22 +540,27 @@ async function bullmqFlows() {
   // '<job id>:processed' the results of those done.
   const { FlowProducer, Queue, Worker } = require('bullmq');
   const flows = new FlowProducer({ connection });
-  for (let i = 0; i < 30; i++) {
-    await flows.add({
-      name: 'report', queueName: 'reports', data: { month: i }, opts: { jobId: `report-${i}` },
-      children: [0, 1, 2].map((part) => ({ name: 'part', queueName: 'report-parts', data: { month: i, part } })),
-    });
-  }
-  // The children of the first 20 reports run; their parents wait for a worker of 'reports'.
+  const addFlows = async (from, to) => {
+    for (let i = from; i < to; i++) {
+      await flows.add({
+        name: 'report', queueName: 'reports', data: { month: i }, opts: { jobId: `report-${i}` },
+        children: [0, 1, 2].map((part) => ({ name: 'part', queueName: 'report-parts', data: { month: i, part } })),
+      });
+    }
+  };
+  // The children of the first 30 reports run (their parents then wait for a worker of 'reports'); those of
+  // the last 10 wait for one.
+  await addFlows(0, 30);
   let done = 0;
   const worker = new Worker('report-parts', async (job) => job.data.part, { connection, concurrency: 10 });
-  await new Promise((resolve) => worker.on('completed', () => { if (++done === 60) resolve(); }));
+  await new Promise((resolve) => worker.on('completed', () => { if (++done === 90) resolve(); }));
   await worker.close();
+  await addFlows(30, 40);
   await flows.close();
   // Bounded retention: the newest 1000 completed jobs, or the completed jobs of the last day.
   for (const [name, removeOnComplete] of [['thumbs', 1000], ['digests', { age: 24 * 3600 }]]) {
     const queue = new Queue(name, { connection, defaultJobOptions: { removeOnComplete } });
-    await queue.addBulk(Array.from({ length: 50 }, (_, i) => ({ name, data: { n: i } })));
+    await queue.addBulk(Array.from({ length: 150 }, (_, i) => ({ name, data: { n: i } })));
     const w = new Worker(name, async (job) => job.data.n, { connection, concurrency: 10 });
     while ((await queue.getWaitingCount()) + (await queue.getActiveCount()) > 0) {
       await new Promise((r) => setTimeout(r, 100));
@@ -939,6 +951,10 @@ def write_own_keys(client: Any, rng: random.Random) -> None:
         pipe.hset(f"user:{user}:profile", mapping={"name": f"user {user}", "city": rng.choice("ABCDE")})
         if user % 3 == 0:
             pipe.rpush(f"user:{user}:cart", *(f"sku-{rng.randrange(1000)}" for _ in range(3)))
+    # Names the naming and cluster rules speak of: a camelCase namespace, and hash tags no other key shares.
+    for user in range(1, 41):
+        pipe.hset(f"UserPrefs:{user}", mapping={"theme": rng.choice(("dark", "light"))})
+        pipe.sadd(f"orders:{{tenant{user}}}:open", *(f"order-{rng.randrange(10_000)}" for _ in range(2)))
     # An audit log keyed by a growing counter and never trimmed: a leak no library owns.
     for event in range(1, 1501):
         pipe.set(f"audit:event:{event}", json.dumps({"user": rng.randrange(1, 121), "action": "login"}))
@@ -1089,7 +1105,8 @@ def main(argv: list[str] | None = None) -> int:
              "written_by": STEP_OF_FAMILY.get(pattern, STEP_OF.get(library, library)),
              "carries_id": bool(PLACEHOLDER.search(pattern)),
              "told_by": "values" if pattern in TOLD_BY_VALUES else "name",
-             **({"retention": dict(zip(("kind", "setting"), RETENTION[pattern]))} if pattern in RETENTION else {})}
+             **({"retention": dict(zip(("kind", "setting"), RETENTION[pattern], strict=True))}
+                if pattern in RETENTION else {})}
             for library, kind, regex, pattern, evidence in FAMILIES
         ],
         "user_families": [{"regex": regex, "pattern": pattern} for regex, pattern in USER_FAMILIES],
