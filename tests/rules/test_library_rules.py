@@ -400,3 +400,15 @@ def test_an_applications_own_lock_keys_are_python_redis_locks_only_beside_its_si
     assert _owner_of(locks)["lock:order:{id}"] == (None, None)
     signals = [{"key": "lock-signal:order:$i", "count": 3, "type": "list", "ttl_s": 1}]
     assert _owner_of(locks + signals)["lock:order:{id}"] == ("python-redis-lock", "lock")
+
+
+def test_rqs_bookkeeping_keys_are_rqs():
+    """rq/worker.py, scheduler.py, registry.py, executions.py: keys beside the jobs that RQ 2-3 writes."""
+    owners = _owner_of([
+        {"key": "rq:queue:default", "type": "list"},
+        {"key": "rq:clean_registries:default"}, {"key": "rq:scheduler-lock:default"},
+        {"key": "rq:workers:default", "type": "set"}, {"key": "rq:scheduler_instance:host-1", "type": "hash"},
+        {"key": "rq:execution:0b4c6f0e-3f7c-4d51-9a56-0c1d3c1f4b8a:$i", "count": 5, "type": "hash"},
+    ])
+    assert {p: o for p, o in owners.items() if o[0] != "RQ"} == {}
+    assert owners["rq:clean_registries:default"] == ("RQ", "bookkeeping")
