@@ -1,0 +1,343 @@
+"""What format one value is in, judged from its first bytes alone (no I/O, nothing printed).
+
+The names are short and stable: they become a column. Checks run from the strongest evidence to the
+weakest: magic numbers first (compression frames, Java, pickle, Ruby Marshal), then the serializations
+a parser can confirm (PHP ``serialize``, JSON, MessagePack, zlib), then the text classes (number,
+base64, text), then Protobuf only where the whole input parses as its wire format, then ``binary``.
+
+A value may be cut at ``HEAD_BYTES``: a cut document is recognised when everything up to the cut
+parses and the parse stops only for want of more bytes. Only cut data gets that allowance, so a short
+value that merely starts like a document is text or binary.
+"""
+
+import json
+import pickletools
+import re
+import zlib
+
+import zstandard
+
+from rdbscope.values.sample import HEAD_BYTES
+
+EMPTY = "empty"
+JSON = "json"
+MSGPACK = "msgpack"
+PICKLE = "pickle"  # with its protocol: pickle-2 ... pickle-5
+PHP_SERIALIZE = "php-serialize"
+JAVA_SERIALIZED = "java-serialized"
+RUBY_MARSHAL = "ruby-marshal"
+GZIP = "gzip"
+ZLIB = "zlib"
+ZSTD = "zstd"
+LZ4 = "lz4"
+SNAPPY = "snappy"
+PROTOBUF = "protobuf"
+BASE64 = "base64"
+NUMBER = "number"
+TEXT = "text"
+BINARY = "binary"
+
+#: Every name :func:`value_format` can return (pickle's with each protocol it recognises).
+FORMATS = (EMPTY, JSON, MSGPACK, *(f"{PICKLE}-{p}" for p in range(2, 6)), PHP_SERIALIZE, JAVA_SERIALIZED,
+           RUBY_MARSHAL, GZIP, ZLIB, ZSTD, LZ4, SNAPPY, PROTOBUF, BASE64, NUMBER, TEXT, BINARY)
+
+#: Formats that are JSON documents (what MessagePack could re-encode).
+JSON_FORMATS = (JSON,)
+
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
+# The stream identifier chunk every framed Snappy stream opens with (framing_format.txt, section 4.1).
+_SNAPPY_STREAM = b"\xff\x06\x00\x00sNaPpY"
+# STREAM_MAGIC, STREAM_VERSION, then a TC_* type code (java.io.ObjectStreamConstants).
+_JAVA_MAGIC = b"\xac\xed\x00\x05"
+_JAVA_TYPE_CODES = range(0x70, 0x7F)
+# Marshal 4.8, then a type byte (marshal.c: TYPE_NIL '0' ... TYPE_LINK '@').
+_RUBY_MAGIC = b"\x04\x08"
+_RUBY_TYPES = frozenset(b'0TFi:;"I[{}flo/SuUeCcmMd@')
+
+# PHP serialize: a container or object is enough evidence; a scalar must be the whole value.
+_PHP_CONTAINER = re.compile(rb'(a:\d+:\{(\}|[isdbN])|O:\d+:"|C:\d+:")')
+_PHP_SCALAR = re.compile(rb'(i:-?\d+;|d:-?(\d+(\.\d*)?([eE][+-]?\d+)?|INF|NAN);|b:[01];|N;)\Z')
+_PHP_STRING = re.compile(rb's:(\d+):"')
+
+_NUMBER = re.compile(rb"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z")
+_BASE64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}\Z|[A-Za-z0-9_-]+={0,2}\Z")
+#: Base64 shorter than this is too easily a word or an identifier.
+_BASE64_MIN = 20
+# C0 controls other than tab, newline and carriage return (and DEL) never appear in text.
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# What a JSON parse may stop on at a cut: the start of a number or literal that the cut split.
+_JSON_CUT_TAIL = re.compile(r"\s*([-+.eE0-9]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?)\Z")
+
+_MSGPACK_CONTAINERS = frozenset([*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF])
+# Heads a map key may have: integers, strings, binaries.
+_MSGPACK_KEY_HEADS = frozenset([*range(0x00, 0x80), *range(0xE0, 0x100), *range(0xA0, 0xC0), *range(0xCC, 0xD4),
+                                0xD9, 0xDA, 0xDB, 0xC4, 0xC5, 0xC6])
+# From the MessagePack spec: head -> (bytes of its length, bytes before the payload) for bin, ext and str;
+# head -> payload bytes for numbers and fixext (with its type byte); head -> (bytes of its count, is a map).
+_MSGPACK_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: (2, 1), 0xC9: (4, 1),
+                  0xD9: (1, 0), 0xDA: (2, 0), 0xDB: (4, 0)}
+_MSGPACK_FIXED = {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8,
+                  0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+_MSGPACK_COUNTED = {0xDC: (2, False), 0xDD: (4, False), 0xDE: (2, True), 0xDF: (4, True)}
+#: A MessagePack document shorter than this is too easily a few arbitrary bytes.
+_MSGPACK_MIN = 4
+#: Fields a Protobuf message needs before its wire format counts as evidence.
+_PROTOBUF_MIN_FIELDS = 2
+_PROTOBUF_MAX_FIELD = 1 << 16
+
+
+def value_format(data: bytes, cut: bool | None = None) -> str:
+    """The format of a value whose first bytes are ``data``, one of :data:`FORMATS`.
+
+    ``cut``: whether ``data`` is only the first bytes of a longer value; by default, when it is
+    ``HEAD_BYTES`` long or more (the sample cuts values there).
+    """
+    if cut is None:
+        cut = len(data) >= HEAD_BYTES
+    if not data:
+        return EMPTY
+    for check in (_magic_format, _pickle_format):
+        found = check(data, cut)
+        if found:
+            return found
+    if _is_php_serialize(data, cut):
+        return PHP_SERIALIZE
+    if _is_json(data, cut):
+        return JSON
+    if _is_msgpack(data, cut):
+        return MSGPACK
+    if _is_zlib(data, cut):
+        return ZLIB
+    if _NUMBER.match(data):
+        return NUMBER
+    text = _utf8(data, cut)
+    if text is not None and not _CONTROL.search(data):
+        return BASE64 if _is_base64(data, cut) else TEXT
+    if _is_protobuf(data, cut):
+        return PROTOBUF
+    return BINARY
+
+
+def _magic_format(data, cut):
+    if data.startswith(_GZIP_MAGIC) and _inflates(data, cut, wbits=31):
+        return GZIP
+    if data.startswith(_ZSTD_MAGIC) and _zstd_frame(data):
+        return ZSTD
+    # LZ4 frame FLG byte: version 01 in its top two bits (lz4 frame format, section "Frame descriptor").
+    if data.startswith(_LZ4_FRAME_MAGIC) and len(data) > 4 and data[4] >> 6 == 1:
+        return LZ4
+    if data.startswith(_SNAPPY_STREAM):
+        return SNAPPY
+    if data.startswith(_JAVA_MAGIC) and len(data) > 4 and data[4] in _JAVA_TYPE_CODES:
+        return JAVA_SERIALIZED
+    if data.startswith(_RUBY_MAGIC) and len(data) > 2 and data[2] in _RUBY_TYPES:
+        return RUBY_MARSHAL
+    return None
+
+
+def _zstd_frame(data):
+    try:
+        zstandard.get_frame_parameters(data)
+    except zstandard.ZstdError:
+        return False
+    return True
+
+
+def _inflates(data, cut, wbits):
+    """Whether ``data`` inflates without error (to its end, unless it is cut)."""
+    inflater = zlib.decompressobj(wbits)
+    try:
+        # Bounded output: a valid stream of any ratio shows itself in its first bytes.
+        out = inflater.decompress(data, 1 << 16)
+    except zlib.error:
+        return False
+    if not out:
+        return False
+    return cut or inflater.unconsumed_tail != b"" or (inflater.eof and not inflater.unused_data)
+
+
+def _is_zlib(data, cut):
+    # RFC 1950: CM 8 (deflate), CINFO at most 7, and the two header bytes a multiple of 31.
+    if len(data) < 3 or data[0] & 0x0F != 8 or data[0] >> 4 > 7 or (data[0] << 8 | data[1]) % 31:
+        return False
+    return _inflates(data, cut, wbits=15)
+
+
+def _pickle_format(data, cut):
+    # Protocol 2 and later open with PROTO and the protocol number (pickletools: "proto").
+    if len(data) < 3 or data[0] != 0x80 or not 2 <= data[1] <= 5:
+        return None
+    ops = 0
+    try:
+        for op, _arg, pos in pickletools.genops(data):
+            ops += 1
+            if op.name == "STOP":
+                complete = pos + 1 == len(data)
+                return f"{PICKLE}-{data[1]}" if complete else None
+    except ValueError:
+        pass
+    # genops ran out of bytes (or met what it cannot read): a cut pickle that opened well.
+    return f"{PICKLE}-{data[1]}" if cut and ops >= 2 else None
+
+
+def _is_php_serialize(data, cut):
+    if _PHP_CONTAINER.match(data) or _PHP_SCALAR.match(data):
+        return True
+    string = _PHP_STRING.match(data)
+    if not string:
+        return False
+    end = string.end() + int(string.group(1))
+    return data[end:] == b'";' or (cut and end >= len(data))
+
+
+def _utf8(data, cut):
+    """``data`` as text, or None. A cut value may end inside a character."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if cut and error.reason == "unexpected end of data" and error.start >= len(data) - 3:
+            return data[:error.start].decode("utf-8")
+        return None
+
+
+def _is_json(data, cut):
+    """A JSON object or array (a bare number, string or literal is not evidence enough)."""
+    start = data.lstrip()[:1]
+    if start not in (b"{", b"["):
+        return False
+    text = _utf8(data, cut)
+    if text is None:
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        if not cut:
+            return False
+        # A cut document fails only at its end: in a string that the cut left open, or right where
+        # the bytes stop (perhaps inside a number or a literal).
+        return error.msg.startswith("Unterminated string") or bool(_JSON_CUT_TAIL.match(text, error.pos))
+    except RecursionError:
+        return cut
+    return True
+
+
+def _is_msgpack(data, cut):
+    """A MessagePack map or array read to its end (or to the cut), the keys of its maps strings or integers."""
+    if len(data) < _MSGPACK_MIN or data[0] not in _MSGPACK_CONTAINERS:
+        return False
+    pos = objects = 0
+    # Each open container: [objects still to read, whether it is a map]; first, the document itself.
+    stack = [[1, False]]
+    try:
+        while stack:
+            frame = stack[-1]
+            if not frame[0]:
+                stack.pop()
+                continue
+            frame[0] -= 1
+            # A map of n pairs holds 2n objects: a key is read when an odd number is left after it.
+            if frame[1] and frame[0] % 2 and data[pos] not in _MSGPACK_KEY_HEADS:
+                return False
+            pos, children, is_map = _msgpack_object(data, pos)
+            objects += 1
+            if children:
+                stack.append([2 * children if is_map else children, is_map])
+    except IndexError:
+        return cut and objects >= 2
+    except ValueError:
+        return False
+    return objects >= 2 and pos == len(data)
+
+
+def _msgpack_object(data, pos):
+    """``(position after it, children, is a map)`` of the MessagePack object at ``pos``: past a container's
+    header (its children follow), past a scalar's payload. IndexError where the bytes run out."""
+    head = data[pos]
+    pos += 1
+    if head < 0x80 or head >= 0xE0 or head in (0xC0, 0xC2, 0xC3):
+        return pos, 0, False
+    if head < 0x90:
+        return pos, head & 0x0F, True
+    if head < 0xA0:
+        return pos, head & 0x0F, False
+    if head < 0xC0:
+        return _past(data, pos + (head & 0x1F)), 0, False
+    if head in _MSGPACK_SIZED:
+        width, extra = _MSGPACK_SIZED[head]
+        length = int.from_bytes(_take(data, pos, width), "big")
+        return _past(data, pos + width + extra + length), 0, False
+    if head in _MSGPACK_FIXED:
+        return _past(data, pos + _MSGPACK_FIXED[head]), 0, False
+    if head in _MSGPACK_COUNTED:
+        width, is_map = _MSGPACK_COUNTED[head]
+        return pos + width, int.from_bytes(_take(data, pos, width), "big"), is_map
+    raise ValueError("0xc1 is never used")
+
+
+def _take(data, pos, width):
+    if pos + width > len(data):
+        raise IndexError
+    return data[pos:pos + width]
+
+
+def _past(data, pos):
+    if pos > len(data):
+        raise IndexError
+    return pos
+
+
+def _is_base64(data, cut):
+    body = data.replace(b"\r\n", b"").replace(b"\n", b"")
+    if len(body) < _BASE64_MIN or not _BASE64.match(body):
+        return False
+    if not cut and len(body) % 4:
+        return False
+    # An identifier or a word in base64's alphabet has no digits, or only one case of letters.
+    return (any(c in b"0123456789+/_-" for c in body) and any(b"A"[0] <= c <= b"Z"[0] for c in body)
+            and any(b"a"[0] <= c <= b"z"[0] for c in body))
+
+
+def _varint(data, pos):
+    value = shift = 0
+    while pos < len(data):
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+    raise EOFError
+
+
+def _is_protobuf(data, cut):
+    """Protobuf's wire format, read to the end: known wire types, plausible field numbers, lengths that fit."""
+    pos = fields = 0
+    try:
+        while pos < len(data):
+            tag, pos = _varint(data, pos)
+            field, wire = tag >> 3, tag & 7
+            if not 1 <= field <= _PROTOBUF_MAX_FIELD:
+                return False
+            if wire == 0:
+                _, pos = _varint(data, pos)
+            elif wire == 1:
+                pos += 8
+            elif wire == 2:
+                length, pos = _varint(data, pos)
+                pos += length
+            elif wire == 5:
+                pos += 4
+            else:  # 3 and 4 are the deprecated groups, 6 and 7 do not exist
+                return False
+            if pos > len(data):
+                raise EOFError
+            fields += 1
+    except EOFError:
+        return cut and fields >= _PROTOBUF_MIN_FIELDS
+    except ValueError:
+        return False
+    return fields >= _PROTOBUF_MIN_FIELDS
