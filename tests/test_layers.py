@@ -17,7 +17,7 @@ LAYERS = [
     {"scale"},
     {"passes", "rules"},
     {"libraries"},
-    {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
+    {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace", "values"},
     {"kernels"},
     {"sizes"},
     {"rdb"},
