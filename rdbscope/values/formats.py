@@ -13,6 +13,7 @@ value that merely starts like a document is text or binary.
 import json
 import pickletools
 import re
+import warnings
 import zlib
 
 import zstandard
@@ -70,6 +71,13 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # What a JSON parse may stop on at a cut: the start of a number or literal that the cut split.
 _JSON_CUT_TAIL = re.compile(r"\s*([-+.eE0-9]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?)\Z")
 
+#: Opcodes a cut pickle must show before the cut.
+_PICKLE_MIN_CUT_OPS = 4
+# Pickle closes a frame once it holds 64 KiB (pickle.py, _FRAME_SIZE_TARGET) and writes larger data outside
+# frames: a far larger frame is arbitrary bytes.
+_PICKLE_MAX_FRAME = 1 << 20
+# What pickletools says when the bytes end before the pickle does.
+_PICKLE_RAN_OUT = ("remain", "exhausted before seeing STOP", "not enough data", "no newline found")
 _MSGPACK_CONTAINERS = frozenset([*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF])
 # Heads a map key may have: integers, strings, binaries.
 _MSGPACK_KEY_HEADS = frozenset([*range(0x00, 0x80), *range(0xE0, 0x100), *range(0xA0, 0xC0), *range(0xCC, 0xD4),
@@ -80,12 +88,17 @@ _MSGPACK_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: 
                   0xD9: (1, 0), 0xDA: (2, 0), 0xDB: (4, 0)}
 _MSGPACK_FIXED = {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8,
                   0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+_MSGPACK_STR_HEADS = {**{head: 0 for head in range(0xA0, 0xC0)}, 0xD9: 1, 0xDA: 2, 0xDB: 4}
+#: Complete objects a cut MessagePack document must show before the cut.
+_MSGPACK_MIN_CUT_OBJECTS = 8
 _MSGPACK_COUNTED = {0xDC: (2, False), 0xDD: (4, False), 0xDE: (2, True), 0xDF: (4, True)}
 #: A MessagePack document shorter than this is too easily a few arbitrary bytes.
 _MSGPACK_MIN = 4
 #: Fields a Protobuf message needs before its wire format counts as evidence.
 _PROTOBUF_MIN_FIELDS = 2
 _PROTOBUF_MAX_FIELD = 1 << 16
+# Messages nested this deep where the cut fell (each level reads only its own fields: linear in all).
+_PROTOBUF_MAX_DEPTH = 64
 
 
 def value_format(data: bytes, cut: bool | None = None) -> str:
@@ -171,15 +184,21 @@ def _pickle_format(data, cut):
         return None
     ops = 0
     try:
-        for op, _arg, pos in pickletools.genops(data):
-            ops += 1
-            if op.name == "STOP":
-                complete = pos + 1 == len(data)
-                return f"{PICKLE}-{data[1]}" if complete else None
-    except ValueError:
-        pass
-    # genops ran out of bytes (or met what it cannot read): a cut pickle that opened well.
-    return f"{PICKLE}-{data[1]}" if cut and ops >= 2 else None
+        with warnings.catch_warnings():  # pickletools warns of odd escapes in protocol 0 strings
+            warnings.simplefilter("ignore")
+            for op, arg, pos in pickletools.genops(data):
+                ops += 1
+                if op.name == "FRAME" and arg > _PICKLE_MAX_FRAME:
+                    return None
+                if op.name == "STOP":
+                    complete = pos + 1 == len(data)
+                    return f"{PICKLE}-{data[1]}" if complete else None
+    except ValueError as error:
+        # A cut pickle runs out of bytes ("expected 5000 bytes ..., but only 4073 remain"); arbitrary bytes
+        # soon meet an opcode that does not exist.
+        ran_out = any(words in str(error) for words in _PICKLE_RAN_OUT)
+        return f"{PICKLE}-{data[1]}" if cut and ran_out and ops >= _PICKLE_MIN_CUT_OPS else None
+    return f"{PICKLE}-{data[1]}" if cut and ops >= _PICKLE_MIN_CUT_OPS else None
 
 
 def _is_php_serialize(data, cut):
@@ -224,7 +243,8 @@ def _is_json(data, cut):
 
 
 def _is_msgpack(data, cut):
-    """A MessagePack map or array read to its end (or to the cut), the keys of its maps strings or integers."""
+    """A MessagePack map or array read to its end (or to the cut): the keys of its maps strings or integers,
+    its strings UTF-8."""
     if len(data) < _MSGPACK_MIN or data[0] not in _MSGPACK_CONTAINERS:
         return False
     pos = objects = 0
@@ -240,39 +260,52 @@ def _is_msgpack(data, cut):
             # A map of n pairs holds 2n objects: a key is read when an odd number is left after it.
             if frame[1] and frame[0] % 2 and data[pos] not in _MSGPACK_KEY_HEADS:
                 return False
-            pos, children, is_map = _msgpack_object(data, pos)
+            head = data[pos]
+            payload, end, children, is_map = _msgpack_object(data, pos)
+            if end > len(data):
+                return cut and objects >= _MSGPACK_MIN_CUT_OBJECTS and _msgpack_cut_scalar(data, pos, payload, end)
+            if head in _MSGPACK_STR_HEADS and _utf8(data[payload:end], cut=False) is None:
+                return False
+            pos = end
             objects += 1
             if children:
                 stack.append([2 * children if is_map else children, is_map])
-    except IndexError:
-        return cut and objects >= 2
+    except IndexError:  # the bytes ended inside an object's header
+        return cut and objects >= _MSGPACK_MIN_CUT_OBJECTS
     except ValueError:
         return False
     return objects >= 2 and pos == len(data)
 
 
+def _msgpack_cut_scalar(data, pos, payload, end):
+    """Whether the scalar the cut fell in looks like a document's: a string whose bytes so far are UTF-8, or
+    a value shorter than a head (arbitrary bytes claim lengths far past their end)."""
+    if data[pos] in _MSGPACK_STR_HEADS:
+        return _utf8(data[payload:], cut=True) is not None
+    return end - pos <= HEAD_BYTES
+
+
 def _msgpack_object(data, pos):
-    """``(position after it, children, is a map)`` of the MessagePack object at ``pos``: past a container's
-    header (its children follow), past a scalar's payload. IndexError where the bytes run out."""
+    """``(payload start, end, children, is a map)`` of the MessagePack object whose head is at ``pos``. A
+    container ends with its header (its children follow); a scalar's end may lie past the bytes given.
+    IndexError where the bytes end inside the header; ValueError for the one head never used."""
     head = data[pos]
     pos += 1
     if head < 0x80 or head >= 0xE0 or head in (0xC0, 0xC2, 0xC3):
-        return pos, 0, False
-    if head < 0x90:
-        return pos, head & 0x0F, True
+        return pos, pos, 0, False
     if head < 0xA0:
-        return pos, head & 0x0F, False
+        return pos, pos, head & 0x0F, head < 0x90
     if head < 0xC0:
-        return _past(data, pos + (head & 0x1F)), 0, False
+        return pos, pos + (head & 0x1F), 0, False
     if head in _MSGPACK_SIZED:
         width, extra = _MSGPACK_SIZED[head]
-        length = int.from_bytes(_take(data, pos, width), "big")
-        return _past(data, pos + width + extra + length), 0, False
+        payload = pos + width + extra
+        return payload, payload + int.from_bytes(_take(data, pos, width), "big"), 0, False
     if head in _MSGPACK_FIXED:
-        return _past(data, pos + _MSGPACK_FIXED[head]), 0, False
+        return pos, pos + _MSGPACK_FIXED[head], 0, False
     if head in _MSGPACK_COUNTED:
         width, is_map = _MSGPACK_COUNTED[head]
-        return pos + width, int.from_bytes(_take(data, pos, width), "big"), is_map
+        return pos + width, pos + width, int.from_bytes(_take(data, pos, width), "big"), is_map
     raise ValueError("0xc1 is never used")
 
 
@@ -280,12 +313,6 @@ def _take(data, pos, width):
     if pos + width > len(data):
         raise IndexError
     return data[pos:pos + width]
-
-
-def _past(data, pos):
-    if pos > len(data):
-        raise IndexError
-    return pos
 
 
 def _is_base64(data, cut):
@@ -315,29 +342,49 @@ def _varint(data, pos):
 
 def _is_protobuf(data, cut):
     """Protobuf's wire format, read to the end: known wire types, plausible field numbers, lengths that fit."""
+    fields = _protobuf_fields(data, cut)
+    return fields is not None and fields >= _PROTOBUF_MIN_FIELDS
+
+
+def _protobuf_fields(data, cut, depth=0):
+    """How many fields ``data`` holds read as Protobuf's wire format (with those of a message the cut fell
+    in), or None where it is not that."""
     pos = fields = 0
     try:
         while pos < len(data):
             tag, pos = _varint(data, pos)
             field, wire = tag >> 3, tag & 7
             if not 1 <= field <= _PROTOBUF_MAX_FIELD:
-                return False
+                return None
             if wire == 0:
-                _, pos = _varint(data, pos)
+                _, end = _varint(data, pos)
             elif wire == 1:
-                pos += 8
+                end = pos + 8
+            elif wire == 5:
+                end = pos + 4
             elif wire == 2:
                 length, pos = _varint(data, pos)
-                pos += length
-            elif wire == 5:
-                pos += 4
+                end = pos + length
+                if end > len(data):
+                    # The cut fell inside this field: what it holds so far must read as a message or as text
+                    # (arbitrary bytes claim lengths past their end, and hold neither).
+                    inner = _protobuf_payload(data[pos:], depth) if cut else None
+                    return None if inner is None else fields + 1 + inner
             else:  # 3 and 4 are the deprecated groups, 6 and 7 do not exist
-                return False
-            if pos > len(data):
+                return None
+            if end > len(data):
                 raise EOFError
+            pos = end
             fields += 1
     except EOFError:
-        return cut and fields >= _PROTOBUF_MIN_FIELDS
+        return fields if cut else None
     except ValueError:
-        return False
-    return fields >= _PROTOBUF_MIN_FIELDS
+        return None
+    return fields
+
+
+def _protobuf_payload(payload, depth):
+    """Fields the cut ``payload`` of a length-delimited field holds (0 for text), or None for neither."""
+    if _utf8(payload, cut=True) is not None and not _CONTROL.search(payload):
+        return 0
+    return _protobuf_fields(payload, True, depth + 1) if depth < _PROTOBUF_MAX_DEPTH else None
