@@ -148,3 +148,20 @@ def _run(tool, package, args, stdin):
     if not shutil.which(tool):
         skip_or_fail(f"no {tool} on this machine; apt-get install {package}")
     return subprocess.run([tool, *args], input=stdin, capture_output=True, check=True, timeout=120).stdout
+
+
+def string_sample(value):
+    """The ValueSample the value sample reads of a string ``value``."""
+    from rdbscope.values.sample import HEAD_BYTES, ValueSample
+
+    return ValueSample("string", "raw", len(value), head=value[:HEAD_BYTES])
+
+
+def collection_sample(kind, values, fields=None):
+    """The ValueSample the value sample reads of a collection of ``values`` (a hash's, with ``fields``)."""
+    from rdbscope.values.sample import HEAD_BYTES, HEAD_ELEMENTS, ValueSample
+
+    first = values[:HEAD_ELEMENTS]
+    return ValueSample(kind, "hashtable" if kind == "hash" else "listpack", len(values),
+                       fields=tuple(fields[:HEAD_ELEMENTS]) if fields else (),
+                       elements=tuple(v[:HEAD_BYTES] for v in first), element_lengths=tuple(len(v) for v in first))
