@@ -36,13 +36,14 @@ class ValueProfile:
         n_samples: how many keys were sampled.
         large_bytes_share: share of the sampled strings' bytes (full lengths) held in strings over
             ``LARGE_VALUE_BYTES``.
-        large_zstd_ratio: ``zstd_ratio`` of those large strings alone (of their sampled first bytes).
+        large_zstd_ratio: zstd-compressed size over size of those large strings alone, whole (see
+            :func:`whole_zstd_ratio`).
         json_bytes_share: share of the sampled bytes (full lengths of strings, or of elements) held in JSON.
         msgpack_ratio: MessagePack size over JSON size of the sampled JSON documents that were read whole;
             None where none was.
         hash_large_json_share: share of the sampled hashes' bytes (field names and full value lengths of the
             fields read) held in field values that are JSON over ``LARGE_FIELD_BYTES``; 0 without hashes.
-        hash_large_json_zstd_ratio: ``zstd_ratio`` of those field values (of their sampled first bytes).
+        hash_large_json_zstd_ratio: the same ratio of those field values, whole.
     """
 
     value_format: str | None
@@ -100,11 +101,11 @@ def describe(samples: Sequence[ValueSample]) -> ValueProfile:
         format_share=votes_for / len(samples),
         n_samples=len(samples),
         large_bytes_share=_share(sum(part.length for part in large), sum(part.length for part in strings)),
-        large_zstd_ratio=zstd_ratio(part.head for part in large),
+        large_zstd_ratio=whole_zstd_ratio(large),
         json_bytes_share=_share(sum(part.length for part in parts if part.format == JSON), total),
         msgpack_ratio=msgpack_ratio(part.head for part in parts if part.format == JSON and part.whole),
         hash_large_json_share=_share(sum(part.length for part in hash_json), hash_bytes),
-        hash_large_json_zstd_ratio=zstd_ratio(part.head for part in hash_json),
+        hash_large_json_zstd_ratio=whole_zstd_ratio(hash_json),
     )
 
 
@@ -117,6 +118,27 @@ def zstd_ratio(heads) -> float | None:
         if len(head) >= ZSTD_MIN_BYTES:
             original += len(head)
             compressed += len(compressor.compress(head))
+    return compressed / original if original else None
+
+
+def whole_zstd_ratio(parts) -> float | None:
+    """Compressed over original size of the whole values whose first bytes were sampled; None without any.
+
+    A value cut at its head is extrapolated: past the head, each byte is taken to compress as the second half
+    of the head did (zstd learns from what it has seen, so the head's first bytes compress worst: the
+    head's own ratio would understate the saving on a value many times its size).
+    """
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    original = compressed = 0.0
+    for part in parts:
+        head = part.head
+        whole = len(compressor.compress(head))
+        if part.length > len(head) and len(head) >= 2 * ZSTD_MIN_BYTES:
+            half = len(head) // 2
+            second_half = max(0, whole - len(compressor.compress(head[:half])))
+            whole += (part.length - len(head)) * second_half / (len(head) - half)
+        original += part.length
+        compressed += whole
     return compressed / original if original else None
 
 
