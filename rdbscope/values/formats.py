@@ -3,7 +3,8 @@
 The names are short and stable: they become a column. Checks run from the strongest evidence to the
 weakest: magic numbers first (compression frames, Java, pickle, Ruby Marshal), then the serializations
 a parser can confirm (PHP ``serialize``, JSON, MessagePack, zlib), then the text classes (number,
-base64, text), then Protobuf only where the whole input parses as its wire format, then ``binary``.
+base64, text), then Protobuf only where the input reads as its wire format to the end (or to a cut
+that falls inside a nested message or a string), then ``binary``.
 
 A value may be cut at ``HEAD_BYTES``: a cut document is recognised when everything up to the cut
 parses and the parse stops only for want of more bytes. Only cut data gets that allowance, so a short
@@ -41,9 +42,6 @@ BINARY = "binary"
 #: Every name :func:`value_format` can return (pickle's with each protocol it recognises).
 FORMATS = (EMPTY, JSON, MSGPACK, *(f"{PICKLE}-{p}" for p in range(2, 6)), PHP_SERIALIZE, JAVA_SERIALIZED,
            RUBY_MARSHAL, GZIP, ZLIB, ZSTD, LZ4, SNAPPY, PROTOBUF, BASE64, NUMBER, TEXT, BINARY)
-
-#: Formats that are JSON documents (what MessagePack could re-encode).
-JSON_FORMATS = (JSON,)
 
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -88,10 +86,11 @@ _MSGPACK_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: 
                   0xD9: (1, 0), 0xDA: (2, 0), 0xDB: (4, 0)}
 _MSGPACK_FIXED = {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8,
                   0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+_MSGPACK_COUNTED = {0xDC: (2, False), 0xDD: (4, False), 0xDE: (2, True), 0xDF: (4, True)}
+# str heads -> bytes of their length.
 _MSGPACK_STR_HEADS = {**{head: 0 for head in range(0xA0, 0xC0)}, 0xD9: 1, 0xDA: 2, 0xDB: 4}
 #: Complete objects a cut MessagePack document must show before the cut.
 _MSGPACK_MIN_CUT_OBJECTS = 8
-_MSGPACK_COUNTED = {0xDC: (2, False), 0xDD: (4, False), 0xDE: (2, True), 0xDF: (4, True)}
 #: A MessagePack document shorter than this is too easily a few arbitrary bytes.
 _MSGPACK_MIN = 4
 #: Fields a Protobuf message needs before its wire format counts as evidence.
@@ -125,8 +124,7 @@ def value_format(data: bytes, cut: bool | None = None) -> str:
         return ZLIB
     if _NUMBER.match(data):
         return NUMBER
-    text = _utf8(data, cut)
-    if text is not None and not _CONTROL.search(data):
+    if _utf8(data, cut) is not None and not _CONTROL.search(data):
         return BASE64 if _is_base64(data, cut) else TEXT
     if _is_protobuf(data, cut):
         return PROTOBUF
