@@ -17,6 +17,7 @@ import re
 import warnings
 import zlib
 
+import msgpack
 import zstandard
 
 from rdbscope.values.sample import HEAD_BYTES
@@ -65,21 +66,20 @@ _BASE64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}\Z|[A-Za-z0-9_-]+={0,2}\Z")
 #: Base64 shorter than this is too easily a word or an identifier.
 _BASE64_MIN = 20
 # C0 controls other than tab, newline and carriage return (and DEL) never appear in text.
-_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 # What a JSON parse may stop on at a cut: the start of a number or literal that the cut split.
 _JSON_CUT_TAIL = re.compile(r"\s*([-+.eE0-9]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?)\Z")
 
 #: Opcodes a cut pickle must show before the cut.
 _PICKLE_MIN_CUT_OPS = 4
+#: Opcodes read at most: past them a pickle's opening is evidence enough.
+_PICKLE_OPS_READ = 64
 # Pickle closes a frame once it holds 64 KiB (pickle.py, _FRAME_SIZE_TARGET) and writes larger data outside
 # frames: a far larger frame is arbitrary bytes.
 _PICKLE_MAX_FRAME = 1 << 20
 # What pickletools says when the bytes end before the pickle does.
 _PICKLE_RAN_OUT = ("remain", "exhausted before seeing STOP", "not enough data", "no newline found")
 _MSGPACK_CONTAINERS = frozenset([*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF])
-# Heads a map key may have: integers, strings, binaries.
-_MSGPACK_KEY_HEADS = frozenset([*range(0x00, 0x80), *range(0xE0, 0x100), *range(0xA0, 0xC0), *range(0xCC, 0xD4),
-                                0xD9, 0xDA, 0xDB, 0xC4, 0xC5, 0xC6])
 # From the MessagePack spec: head -> (bytes of its length, bytes before the payload) for bin, ext and str;
 # head -> payload bytes for numbers and fixext (with its type byte); head -> (bytes of its count, is a map).
 _MSGPACK_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: (2, 1), 0xC9: (4, 1),
@@ -87,6 +87,8 @@ _MSGPACK_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: 
 _MSGPACK_FIXED = {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8,
                   0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
 _MSGPACK_COUNTED = {0xDC: (2, False), 0xDD: (4, False), 0xDE: (2, True), 0xDF: (4, True)}
+_MSGPACK_MAPS = frozenset([*range(0x80, 0x90), 0xDE, 0xDF])
+_MSGPACK_MAX_DEPTH = 64
 # str heads -> bytes of their length.
 _MSGPACK_STR_HEADS = {**{head: 0 for head in range(0xA0, 0xC0)}, 0xD9: 1, 0xDA: 2, 0xDB: 4}
 #: Complete objects a cut MessagePack document must show before the cut.
@@ -124,11 +126,15 @@ def value_format(data: bytes, cut: bool | None = None) -> str:
         return ZLIB
     if _NUMBER.match(data):
         return NUMBER
-    if _utf8(data, cut) is not None and not _CONTROL.search(data):
+    if _utf8(data, cut) is not None and not _has_control(data):
         return BASE64 if _is_base64(data, cut) else TEXT
     if _is_protobuf(data, cut):
         return PROTOBUF
     return BINARY
+
+
+def _has_control(data):
+    return len(data.translate(None, _CONTROL)) != len(data)
 
 
 def _magic_format(data, cut):
@@ -191,6 +197,9 @@ def _pickle_format(data, cut):
                 if op.name == "STOP":
                     complete = pos + 1 == len(data)
                     return f"{PICKLE}-{data[1]}" if complete else None
+                if ops == _PICKLE_OPS_READ:
+                    # Enough opcodes read for evidence (reading them all is slow); a whole pickle ends in STOP.
+                    return f"{PICKLE}-{data[1]}" if cut or data.endswith(b".") else None
     except ValueError as error:
         # A cut pickle runs out of bytes ("expected 5000 bytes ..., but only 4073 remain"); arbitrary bytes
         # soon meet an opcode that does not exist.
@@ -241,46 +250,77 @@ def _is_json(data, cut):
 
 
 def _is_msgpack(data, cut):
-    """A MessagePack map or array read to its end (or to the cut): the keys of its maps strings or integers,
-    its strings UTF-8."""
+    """A MessagePack map or array read to its end (or to the cut) by msgpack itself: its strings UTF-8, the
+    keys of its maps strings or integers."""
     if len(data) < _MSGPACK_MIN or data[0] not in _MSGPACK_CONTAINERS:
         return False
-    pos = objects = 0
-    # Each open container: [objects still to read, whether it is a map]; first, the document itself.
-    stack = [[1, False]]
-    try:
-        while stack:
-            frame = stack[-1]
-            if not frame[0]:
-                stack.pop()
-                continue
-            frame[0] -= 1
-            # A map of n pairs holds 2n objects: a key is read when an odd number is left after it.
-            if frame[1] and frame[0] % 2 and data[pos] not in _MSGPACK_KEY_HEADS:
-                return False
-            head = data[pos]
-            payload, end, children, is_map = _msgpack_object(data, pos)
-            if end > len(data):
-                return cut and objects >= _MSGPACK_MIN_CUT_OBJECTS and _msgpack_cut_scalar(data, pos, payload, end)
-            if head in _MSGPACK_STR_HEADS and _utf8(data[payload:end], cut=False) is None:
-                return False
-            pos = end
-            objects += 1
-            if children:
-                stack.append([2 * children if is_map else children, is_map])
-    except IndexError:  # the bytes ended inside an object's header
-        return cut and objects >= _MSGPACK_MIN_CUT_OBJECTS
-    except ValueError:
+    read = _msgpack_read(data, cut, 0)
+    if read is None:
         return False
-    return objects >= 2 and pos == len(data)
+    objects, reached_cut = read
+    # Arbitrary bytes often claim a length past their end: a document read only to a cut must show more.
+    return objects >= (_MSGPACK_MIN_CUT_OBJECTS if reached_cut else 2)
 
 
-def _msgpack_cut_scalar(data, pos, payload, end):
-    """Whether the scalar the cut fell in looks like a document's: a string whose bytes so far are UTF-8, or
-    a value shorter than a head (arbitrary bytes claim lengths far past their end)."""
-    if data[pos] in _MSGPACK_STR_HEADS:
-        return _utf8(data[payload:], cut=True) is not None
-    return end - pos <= HEAD_BYTES
+def _msgpack_read(data, cut, depth):
+    """``(objects shown, whether the bytes ended inside)`` of the container at the start of ``data``: itself,
+    its items read whole, and those of the item the cut fell in. None where it is not MessagePack, or ends
+    before the bytes do."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed(data)
+    is_map = data[0] in _MSGPACK_MAPS
+    try:
+        count = unpacker.read_map_header() * 2 if is_map else unpacker.read_array_header()
+    except msgpack.OutOfData:
+        return (0, True) if cut else None
+    objects = 1
+    for index in range(count):
+        start = unpacker.tell()
+        try:
+            item = unpacker.unpack()
+        except msgpack.OutOfData:
+            inner = _msgpack_cut_item(data[start:], depth) if cut else None
+            return None if inner is None else (objects + inner, True)
+        except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError):  # TypeError: unhashable key
+            return None
+        if is_map and not index % 2 and not isinstance(item, (str, bytes, int)):
+            return None
+        objects += _objects_in(item, _MSGPACK_MIN_CUT_OBJECTS)
+    return (objects, False) if unpacker.tell() == len(data) else None
+
+
+def _objects_in(item, limit):
+    """How many objects an unpacked item holds (itself included), counted up to ``limit``."""
+    if isinstance(item, dict):
+        children = [*item.keys(), *item.values()]
+    elif isinstance(item, list):
+        children = item
+    else:
+        return 1
+    count = 1
+    for child in children:
+        if count >= limit:
+            break
+        count += _objects_in(child, limit - count)
+    return count
+
+
+def _msgpack_cut_item(rest, depth):
+    """Objects shown by the item the cut fell in (0 for a scalar that looks like a document's: a string whose
+    bytes so far are UTF-8, or a value shorter than a head; arbitrary bytes claim lengths far past their end);
+    None where it is not MessagePack."""
+    if not rest:
+        return 0
+    if rest[0] in _MSGPACK_CONTAINERS:
+        inner = _msgpack_read(rest, True, depth + 1) if depth < _MSGPACK_MAX_DEPTH else None
+        return None if inner is None else inner[0]
+    try:
+        payload, end, _, _ = _msgpack_object(rest, 0)
+    except (IndexError, ValueError):
+        return 0  # the cut fell inside the item's header
+    if rest[0] in _MSGPACK_STR_HEADS:
+        return 0 if _utf8(rest[payload:], cut=True) is not None else None
+    return 0 if end <= HEAD_BYTES else None
 
 
 def _msgpack_object(data, pos):
@@ -383,6 +423,6 @@ def _protobuf_fields(data, cut, depth=0):
 
 def _protobuf_payload(payload, depth):
     """Fields the cut ``payload`` of a length-delimited field holds (0 for text), or None for neither."""
-    if _utf8(payload, cut=True) is not None and not _CONTROL.search(payload):
+    if _utf8(payload, cut=True) is not None and not _has_control(payload):
         return 0
     return _protobuf_fields(payload, True, depth + 1) if depth < _PROTOBUF_MAX_DEPTH else None
