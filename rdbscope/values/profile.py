@@ -132,11 +132,15 @@ def whole_zstd_ratio(parts) -> float | None:
     original = compressed = 0.0
     for part in parts:
         head = part.head
+        if not head:
+            continue
         whole = len(compressor.compress(head))
         if part.length > len(head) and len(head) >= 2 * ZSTD_MIN_BYTES:
             half = len(head) // 2
             second_half = max(0, whole - len(compressor.compress(head[:half])))
             whole += (part.length - len(head)) * second_half / (len(head) - half)
+        elif part.length > len(head):  # too short a head to see a trend: as the head did
+            whole *= part.length / len(head)
         original += part.length
         compressed += whole
     return compressed / original if original else None
