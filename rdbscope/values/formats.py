@@ -89,6 +89,8 @@ _MSGPACK_FIXED = {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1,
 _MSGPACK_COUNTED = {0xDC: (2, False), 0xDD: (4, False), 0xDE: (2, True), 0xDF: (4, True)}
 _MSGPACK_MAPS = frozenset([*range(0x80, 0x90), 0xDE, 0xDF])
 _MSGPACK_MAX_DEPTH = 64
+#: Items of one container read at most in a cut document.
+_MSGPACK_ITEMS_READ = 256
 # str heads -> bytes of their length.
 _MSGPACK_STR_HEADS = {**{head: 0 for head in range(0xA0, 0xC0)}, 0xD9: 1, 0xDA: 2, 0xDB: 4}
 #: Complete objects a cut MessagePack document must show before the cut.
@@ -254,39 +256,45 @@ def _is_msgpack(data, cut):
     keys of its maps strings or integers."""
     if len(data) < _MSGPACK_MIN or data[0] not in _MSGPACK_CONTAINERS:
         return False
-    read = _msgpack_read(data, cut, 0)
-    if read is None:
+    try:
+        document = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except msgpack.ExtraData:
         return False
-    objects, reached_cut = read
-    # Arbitrary bytes often claim a length past their end: a document read only to a cut must show more.
-    return objects >= (_MSGPACK_MIN_CUT_OBJECTS if reached_cut else 2)
+    except (ValueError, TypeError):  # cut short, not MessagePack, or an unhashable key
+        # Arbitrary bytes often claim a length past their end: a document read only to a cut must show more.
+        objects = _msgpack_cut(data, 0) if cut else None
+        return objects is not None and objects >= _MSGPACK_MIN_CUT_OBJECTS
+    if isinstance(document, dict) and not all(isinstance(key, (str, bytes, int)) for key in document):
+        return False
+    return _objects_in(document, 2) >= 2
 
 
-def _msgpack_read(data, cut, depth):
-    """``(objects shown, whether the bytes ended inside)`` of the container at the start of ``data``: itself,
-    its items read whole, and those of the item the cut fell in. None where it is not MessagePack, or ends
-    before the bytes do."""
+def _msgpack_cut(data, depth):
+    """How many objects the container at the start of ``data``, cut short, shows: itself, its items read
+    whole, and those of the item the cut fell in. None where it is not MessagePack, or ends before the cut."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
     unpacker.feed(data)
     is_map = data[0] in _MSGPACK_MAPS
     try:
         count = unpacker.read_map_header() * 2 if is_map else unpacker.read_array_header()
     except msgpack.OutOfData:
-        return (0, True) if cut else None
+        return 0
     objects = 1
     for index in range(count):
+        if index == _MSGPACK_ITEMS_READ:
+            return objects  # evidence enough; reading every item of a long array of small ones is slow
         start = unpacker.tell()
         try:
             item = unpacker.unpack()
         except msgpack.OutOfData:
-            inner = _msgpack_cut_item(data[start:], depth) if cut else None
-            return None if inner is None else (objects + inner, True)
-        except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError):  # TypeError: unhashable key
+            inner = _msgpack_cut_item(data[start:], depth)
+            return None if inner is None else objects + inner
+        except (ValueError, TypeError):
             return None
         if is_map and not index % 2 and not isinstance(item, (str, bytes, int)):
             return None
         objects += _objects_in(item, _MSGPACK_MIN_CUT_OBJECTS)
-    return (objects, False) if unpacker.tell() == len(data) else None
+    return None  # the container ended before the cut: what follows is not part of it
 
 
 def _objects_in(item, limit):
@@ -312,8 +320,7 @@ def _msgpack_cut_item(rest, depth):
     if not rest:
         return 0
     if rest[0] in _MSGPACK_CONTAINERS:
-        inner = _msgpack_read(rest, True, depth + 1) if depth < _MSGPACK_MAX_DEPTH else None
-        return None if inner is None else inner[0]
+        return _msgpack_cut(rest, depth + 1) if depth < _MSGPACK_MAX_DEPTH else None
     try:
         payload, end, _, _ = _msgpack_object(rest, 0)
     except (IndexError, ValueError):

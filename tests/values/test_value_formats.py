@@ -3,7 +3,9 @@ numbers stay text and numbers; short or arbitrary bytes fall to text or binary."
 
 import json
 import random
+import time
 import uuid
+import zlib
 from collections import Counter
 
 import msgpack
@@ -104,3 +106,15 @@ def test_arbitrary_bytes_are_binary():
 
 def test_empty():
     assert value_format(b"") == "empty"
+
+
+@pytest.mark.parametrize("data", [
+    b"[" * HEAD_BYTES, b"\x91" * HEAD_BYTES, b"\x91" * 2000 + b"\x01", b"\n\xff\x7f" * 1365,
+    b"\x1f\x8b\x08" + bytes(HEAD_BYTES), b"\x28\xb5\x2f\xfd" + b"\xff" * 10, b"\x80\x04\x95" + b"\xff" * 8 + b"." * 10,
+    b"\xdd\xff\xff\xff\xff" + b"\x01" * 4091, b"\xdf\xff\xff\xff\xff" + b"\xa1a\x01" * 1363,
+    zlib.compress(bytes(10_000_000))[:HEAD_BYTES], b'a:99999999999999999999:{i', b"\xc1" * 8,
+], ids=lambda data: data[:6].hex())
+def test_hostile_bytes_get_a_format_quickly(data):
+    started = time.perf_counter()
+    assert value_format(data) in FORMATS
+    assert time.perf_counter() - started < 0.05
