@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Values over this are worth compressing (seed 004, section 30.3.3: "For values exceeding 10 KB,
 #: compress after serializing"; it is also its big-key threshold for strings, section 30.5.1).
 LARGE_VALUE_BYTES = 10 * 1024
-#: JSON over this should not be a hash field's value (seed 002, "属性相关信息": a hash should not hold
+#: JSON over this should not be a hash field's value (seed 002, on attribute data: a hash should not hold
 #: JSON over 4 KB as a field value, but the name of a key that holds it).
 LARGE_FIELD_BYTES = 4 * 1024
 #: What MessagePack takes of JSON (seed 004, section 30.3.1: "MessagePack ~1/2 of JSON").
