@@ -28,7 +28,7 @@ from ..passes.base import PassOutput
 from ..passes.expiry_counts import CountedExpiring, places_end
 from ..patterns import infer_patterns
 from ..patterns.matching import PatternMatcher
-from ..patterns.text import PLACEHOLDER
+from ..patterns.text import PLACEHOLDER, delimiter, segments
 from ..rdb import KEYS_SCHEMA
 from ..rules import RulesPass
 from ..rules.chunk_rows import RulesPlan, merge_rule_rows
@@ -336,6 +336,36 @@ def _global_patterns(partial):
     keeps its first keys of every chunk), beside the kept keys of the flat patterns (``{*}``).
     """
     learned = _learned_patterns(partial.sample)
+    mapped = _rare_ids_any(_mapped_patterns(partial, learned), learned, partial)
+    return mapped
+
+
+def _rare_ids_any(mapped, learned, partial):
+    """``mapped`` with the random ids of the families the sample did not learn shown as ``{*}``.
+
+    Whether random ids are typed ``{b64}`` or ``{*}`` (url-safe ids holding ``-`` or ``_``), and split
+    at such a character or not, depends on how many of them the inference sees together: the keys a
+    chunk holds, which no longer say anything once the sample is smaller than the dump. A segment
+    holding ``{b64}`` in a pattern inferred from chunks is then the one variable ``{*}``, whatever the
+    chunking."""
+    if partial.sample.num_rows >= partial.n_keys:  # the whole keyspace was learned: its own patterns
+        return mapped
+    return [(db, pattern if pattern in learned.learned or B64 not in pattern else _b64_segments_any(pattern))
+            for db, pattern in mapped]
+
+
+B64 = "{b64}"
+
+
+def _b64_segments_any(pattern):
+    cut = delimiter(pattern)
+    parts = segments(pattern)
+    shown = [("{{*}}" if part.startswith("{{") else "{*}") if B64 in part else part for part in parts]
+    return cut.join(shown) if cut else shown[0]
+
+
+def _mapped_patterns(partial, learned):
+    """The learned or chunk-inferred (db, pattern) of each group of ``partial`` (see :func:`_global_patterns`)."""
     mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
     by_chunks = PatternMatcher(pattern for g, (_db, pattern) in enumerate(mapped)
                                if pattern not in learned.learned and PLACEHOLDER.search(pattern)
