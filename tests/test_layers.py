@@ -1,6 +1,6 @@
 """Imports point one way (DESIGN.md):
 cli -> report -> api/result/codes/config -> scale -> passes/rules -> libraries
-    -> keys/sources/findings/options/patterns/summary/keyspace -> kernels -> sizes
+    -> keys/sources/findings/options/patterns/summary/keyspace/values -> kernels -> sizes
     -> rdb -> compiled -> errors.
 """
 
@@ -17,7 +17,7 @@ LAYERS = [
     {"scale"},
     {"passes", "rules"},
     {"libraries"},
-    {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace"},
+    {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace", "values"},
     {"kernels"},
     {"sizes"},
     {"rdb"},

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from ..compiled import python_module
-from ..errors import RdbError
+from ..errors import RdbError, RdbFormatError
 from ..rdb import format as rdb
 from ..rdb.replication import is_server_url
 from ..rdb.source import Source
@@ -76,7 +76,7 @@ def reread_reason(path, compression=None):
     if "://" in path:
         return "values are read again from local files only (copy the dump here)"
     if not os.path.isfile(path):
-        return f"{path} is no longer there"
+        return f"{path} is not a file that can be read again"
     return None
 
 
@@ -90,7 +90,10 @@ def read_samples(path, wanted):
     samples = {}
     with Source(os.fspath(path)) as source:
         stream = _Stream(source.stream, seekable=source.compression is None)
-        valkey = stream.read(len(rdb.MAGIC_VALKEY)) == rdb.MAGIC_VALKEY
+        magic = stream.read(len(rdb.MAGIC_VALKEY))
+        if not magic.startswith((rdb.MAGIC_REDIS, rdb.MAGIC_VALKEY)):
+            raise RdbFormatError(f"{path}: not a dump (it does not start with REDIS or VALKEY)", 0)
+        valkey = magic == rdb.MAGIC_VALKEY
         for want in sorted(wanted, key=lambda w: w.offset):
             try:
                 stream.go_to(want.offset)

@@ -1,0 +1,237 @@
+"""The values pass: a bounded sample of each pattern's values, read again from the dump after the scan.
+
+Each pattern's sampled keys are those whose key bytes hash lowest (up to ``keys_per_pattern``): a choice
+that depends on the keys alone, so any chunking of the dump picks the same ones. Once the chunks are
+merged, the values of the chosen keys of the largest patterns are read at their entries' offsets (see
+:mod:`rdbscope.values.read`). Nothing a value holds is printed or put in a table: the samples are for
+the passes that judge formats and sizes.
+"""
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from .. import kernels
+from ..options import option, require_positive
+from ..rdb.format import ENCODING_NAMES, TYPE_NAMES
+from ..values.read import Wanted, read_samples, reread_reason
+from .base import PassOutput
+
+log = logging.getLogger(__name__)
+
+#: The types whose values are sampled.
+SAMPLED_TYPES = ("string", "list", "set", "zset", "hash")
+
+
+@dataclass(frozen=True)
+class ValuesOptions:
+    """Options of the ``values`` pass (the bounded value sample)."""
+
+    keys_per_pattern: int = option(32, "keys whose values are read per pattern")
+    max_patterns: int = option(1000, "patterns sampled at most: the largest by memory")
+
+    def __post_init__(self):
+        require_positive(self, "keys_per_pattern", "max_patterns")
+
+
+@dataclass(frozen=True)
+class ChosenKeys:
+    """The keys chosen per group: the ``keys_per_pattern`` of each with the lowest hash of their bytes.
+
+    Attributes (one per chosen key, ordered by group, then hash):
+        group: its group.
+        hash: the hash of its bytes (ties: the lower input, then offset).
+        offset: where its entry starts in its dump.
+        source: its dump, an index into ``sources``.
+        kind: its (type, encoding), an index into ``TYPE_NAMES`` times ``len(ENCODING_NAMES)`` plus one into
+            ``ENCODING_NAMES``.
+        length: its ``n_elements``.
+        sources: the dumps' paths (None: a dump with no path, not read again).
+        keep: keys kept per group.
+    """
+
+    group: np.ndarray
+    hash: np.ndarray
+    offset: np.ndarray
+    source: np.ndarray
+    kind: np.ndarray
+    length: np.ndarray
+    sources: tuple
+    keep: int
+
+    @classmethod
+    def empty(cls, keep):
+        return cls(*(np.zeros(0, dtype) for dtype in (np.int64, np.uint64, np.uint64, np.int32, np.int32,
+                                                       np.uint64)), (), keep)
+
+    def take(self, rows):
+        return ChosenKeys(self.group[rows], self.hash[rows], self.offset[rows], self.source[rows],
+                          self.kind[rows], self.length[rows], self.sources, self.keep)
+
+    def lowest(self, n_groups):
+        """These keys without those past the ``keep`` lowest of their group."""
+        return self.take(lowest_per_group(self, n_groups, self.keep))
+
+
+@dataclass(frozen=True)
+class ValueSamples:
+    """What the values pass shares: the samples of each final pattern group.
+
+    Attributes:
+        by_group: per group, a tuple of :class:`~rdbscope.values.sample.ValueSample` (empty for a group
+            not sampled: too small in memory, or of types not sampled).
+        not_read: why no value was read (an input that cannot be read again), or None when they were.
+    """
+
+    by_group: tuple
+    not_read: str | None = None
+
+
+def key_hashes(keys):
+    """The hash of every key of a binary Arrow array or chunked array (see ``kernels/_key_hashes.py``)."""
+    if isinstance(keys, pa.ChunkedArray):
+        return np.concatenate([key_hashes(chunk) for chunk in keys.chunks] or [np.zeros(0, np.uint64)])
+    keys = keys.cast(pa.binary())
+    out = np.empty(len(keys), np.uint64)
+    if len(keys):
+        _validity, offsets, data = keys.buffers()
+        offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+        data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+        kernels.key_hashes.fill_key_hashes(offsets, data, out)
+    return out
+
+
+def lowest_per_group(chosen, n_groups, k):
+    """The rows of ``chosen`` with the ``k`` lowest (hash, source path, offset) of each group, ordered by
+    group then hash."""
+    if len(chosen.group) == 0:
+        return np.zeros(0, np.int64)
+    names = np.array([path or "" for path in chosen.sources] or [""], object)
+    source_rank = np.argsort(np.argsort(names, kind="stable"))[chosen.source]
+    order = np.lexsort((chosen.offset, source_rank, chosen.hash, chosen.group))
+    group = chosen.group[order]
+    starts = np.searchsorted(group, np.arange(n_groups))
+    rank = np.arange(len(group)) - starts[group]
+    return order[rank < k]
+
+
+def _candidates(hashes, group, n_groups, k):
+    """Rows that may be among the ``k`` lowest hashes of their group: all of a small group, and of a larger
+    one those below a cut that leaves about ``4 k`` (all of it again when fewer than ``k`` fall below)."""
+    n_keys = np.bincount(group, minlength=n_groups)
+    share = np.minimum(1.0, 4.0 * k / np.maximum(n_keys, 1))
+    cut = np.where(share >= 1.0, np.uint64(2**64 - 1), (np.minimum(share, 0.5) * 2.0**64).astype(np.uint64))
+    below = hashes <= cut[group]
+    short = np.bincount(group[below], minlength=n_groups) < np.minimum(n_keys, k)
+    return np.flatnonzero(below | short[group])
+
+
+def _kinds(columns, rows):
+    """The (type, encoding) code of ``rows`` (see :attr:`ChosenKeys.kind`)."""
+    type_codes, type_names = columns.types
+    encoding_codes, encoding_names = columns.encodings
+    type_ids = np.array([TYPE_NAMES.index(name) for name in type_names] or [0], np.int32)
+    encoding_ids = np.array([ENCODING_NAMES.index(name) for name in encoding_names] or [0], np.int32)
+    return type_ids[type_codes[rows]] * len(ENCODING_NAMES) + encoding_ids[encoding_codes[rows]]
+
+
+def _sources(columns, rows):
+    """``(source of each of rows, paths)``: the dump of each row (a table of several has their paths in its
+    ``source`` column)."""
+    table = columns.table
+    if "source" in table.column_names:
+        column = table["source"].combine_chunks()
+        if isinstance(column, pa.DictionaryArray):
+            codes = column.indices.to_numpy(zero_copy_only=False)[rows].astype(np.int32)
+            return codes, tuple(column.dictionary.to_pylist())
+        paths, codes = np.unique(np.asarray(column.to_pylist(), object)[rows], return_inverse=True)
+        return codes.astype(np.int32), tuple(paths.tolist())
+    return np.zeros(len(rows), np.int32), (columns.info.path,)
+
+
+class ValuesPass:
+    """Reads the first bytes of a few values of each pattern (see the module); its ``shared`` output is a
+    :class:`ValueSamples`. No table, no finding."""
+
+    id = "values"
+    requires = ("patterns",)
+    Options = ValuesOptions
+    checks = ()
+
+    @staticmethod
+    def configure(_config):
+        """The pass's options: its defaults (the config has no section for it yet)."""
+        return ValuesOptions()
+
+    @staticmethod
+    def measure_groups(columns, groups, options) -> ChosenKeys:
+        """The keys of each group of a chunk with the lowest hashes."""
+        hashes = key_hashes(columns.keys)
+        group = np.asarray(groups.group, np.int64)
+        rows = _candidates(hashes, group, groups.n, options.keys_per_pattern)
+        source, sources = _sources(columns, rows)
+        candidates = ChosenKeys(group[rows], hashes[rows], columns.offset[rows].astype(np.uint64), source,
+                                _kinds(columns, rows).astype(np.int32),
+                                columns.n_elements[rows].astype(np.uint64), sources, options.keys_per_pattern)
+        return candidates.lowest(groups.n)
+
+    @staticmethod
+    def merge_groups(parts, n_groups) -> ChosenKeys:
+        keep = parts[0][0].keep
+        parts = [(chosen, ids) for chosen, ids in parts if len(chosen.group)]
+        if not parts:
+            return ChosenKeys.empty(keep)
+        sources = {}
+        for chosen, _ids in parts:
+            for path in chosen.sources:
+                sources.setdefault(path, len(sources))
+        renamed = [np.array([sources[path] for path in chosen.sources], np.int32)[chosen.source]
+                   for chosen, _ids in parts]
+        merged = ChosenKeys(
+            np.concatenate([np.asarray(ids, np.int64)[chosen.group] for chosen, ids in parts]),
+            *(np.concatenate([getattr(chosen, name) for chosen, _ids in parts]) for name in ("hash", "offset")),
+            np.concatenate(renamed),
+            *(np.concatenate([getattr(chosen, name) for chosen, _ids in parts]) for name in ("kind", "length")),
+            tuple(sources), keep)
+        return merged.lowest(n_groups)
+
+    def finish(self, chosen, ctx):
+        groups = ctx.output("patterns").shared
+        options = ctx.options
+        memory = np.asarray(groups.stats.memory.sums)
+        largest = np.argsort(-memory.astype(np.float64), kind="stable")[:options.max_patterns]
+        sampled = np.isin(chosen.group, largest)
+        kind_type = chosen.kind // len(ENCODING_NAMES)
+        sampled &= np.isin(kind_type, [TYPE_NAMES.index(name) for name in SAMPLED_TYPES])
+        rows = np.flatnonzero(sampled)
+        found, reasons = {}, []
+        for source in np.unique(chosen.source[rows]).tolist():
+            path = chosen.sources[source]
+            reason = reread_reason(path)
+            if reason is not None:
+                reasons.append(reason)
+                continue
+            mine = rows[chosen.source[rows] == source]
+            wanted = [Wanted(int(offset), TYPE_NAMES[kind // len(ENCODING_NAMES)],
+                             ENCODING_NAMES[kind % len(ENCODING_NAMES)], int(length))
+                      for offset, kind, length in zip(chosen.offset[mine].tolist(), chosen.kind[mine].tolist(),
+                                                      chosen.length[mine].tolist(), strict=True)]
+            try:
+                samples = read_samples(path, wanted)
+            except (OSError, ValueError) as exc:  # the file changed or went since the scan
+                reasons.append(f"{path} could not be read again ({exc})")
+                continue
+            for row, want in zip(mine.tolist(), wanted, strict=True):
+                if want.offset in samples:
+                    found[row] = samples[want.offset]
+        by_group = [[] for _ in range(groups.n)]
+        for row in rows.tolist():  # each group's samples in the order of their keys' hashes
+            if row in found:
+                by_group[chosen.group[row]].append(found[row])
+        not_read = "; ".join(dict.fromkeys(reasons)) or None
+        if not_read is not None:
+            log.info("values not read: %s", not_read)
+        return PassOutput(shared=ValueSamples(tuple(tuple(samples) for samples in by_group), not_read))
+
