@@ -161,11 +161,6 @@ class ValuesPass:
     checks = ()
 
     @staticmethod
-    def configure(_config):
-        """The pass's options: its defaults (the config has no section for it yet)."""
-        return ValuesOptions()
-
-    @staticmethod
     def measure_groups(columns, groups, options) -> ChosenKeys:
         """The keys of each group of a chunk with the lowest hashes."""
         hashes = key_hashes(columns.keys)
