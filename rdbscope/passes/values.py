@@ -40,7 +40,7 @@ class ValuesOptions:
 class ChosenKeys:
     """The keys chosen per group: the ``keys_per_pattern`` of each with the lowest hash of their bytes.
 
-    Attributes (one per chosen key, ordered by group, then hash):
+    Attributes (one per chosen key):
         group: its group.
         hash: the hash of its bytes (ties: the lower input, then offset).
         offset: where its entry starts in its dump.
@@ -89,43 +89,81 @@ class ValueSamples:
     not_read: str | None = None
 
 
+def _buffers(keys):
+    """The offsets and data buffers of a binary Arrow array, as numpy arrays the kernels read."""
+    _validity, offsets, data = keys.buffers()
+    offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    return offsets, data
+
+
+def _arrays(keys):
+    """The binary arrays of ``keys`` (an array or a chunked array) and the row each starts at."""
+    chunks = keys.chunks if isinstance(keys, pa.ChunkedArray) else [keys]
+    starts = np.cumsum([0] + [len(chunk) for chunk in chunks])
+    return [(chunk.cast(pa.binary()), int(start)) for chunk, start in zip(chunks, starts, strict=False)]
+
+
 def key_hashes(keys):
     """The hash of every key of a binary Arrow array or chunked array (see ``kernels/_key_hashes.py``)."""
-    if isinstance(keys, pa.ChunkedArray):
-        return np.concatenate([key_hashes(chunk) for chunk in keys.chunks] or [np.zeros(0, np.uint64)])
-    keys = keys.cast(pa.binary())
     out = np.empty(len(keys), np.uint64)
-    if len(keys):
-        _validity, offsets, data = keys.buffers()
-        offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
-        data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
-        kernels.key_hashes.fill_key_hashes(offsets, data, out)
+    for chunk, start in _arrays(keys):
+        if len(chunk):
+            kernels.key_hashes.fill_key_hashes(*_buffers(chunk), out[start:start + len(chunk)])
     return out
 
 
-def lowest_per_group(chosen, n_groups, k):
-    """The rows of ``chosen`` with the ``k`` lowest (hash, source path, offset) of each group, ordered by
-    group then hash."""
-    if len(chosen.group) == 0:
-        return np.zeros(0, np.int64)
+def keys_under_cut(keys, group, cut):
+    """``(rows, hashes)`` of the keys whose hash is at most their group's ``cut``, ascending."""
+    group = np.ascontiguousarray(group, np.int32)
+    rows, hashes = np.empty(len(keys), np.int64), np.empty(len(keys), np.uint64)
+    found = 0
+    for chunk, start in _arrays(keys):
+        if len(chunk):
+            n = kernels.key_hashes.keys_under_cut(*_buffers(chunk), group[start:start + len(chunk)], cut,
+                                                  rows[found:], hashes[found:])
+            rows[found:found + n] += start
+            found += n
+    return rows[:found].copy(), hashes[:found].copy()
+
+
+def _source_ranks(chosen):
+    """The rank of each key's source path among the paths (chunk-invariant, where source numbers are not)."""
     names = np.array([path or "" for path in chosen.sources] or [""], object)
-    source_rank = np.argsort(np.argsort(names, kind="stable"))[chosen.source]
-    order = np.lexsort((chosen.offset, source_rank, chosen.hash, chosen.group))
-    group = chosen.group[order]
-    starts = np.searchsorted(group, np.arange(n_groups))
-    rank = np.arange(len(group)) - starts[group]
-    return order[rank < k]
+    return np.argsort(np.argsort(names, kind="stable"))[chosen.source]
 
 
-def _candidates(hashes, group, n_groups, k):
-    """Rows that may be among the ``k`` lowest hashes of their group: all of a small group, and of a larger
-    one those below a cut that leaves about ``4 k`` (all of it again when fewer than ``k`` fall below)."""
+def ordered(chosen, rows=None):
+    """``rows`` of ``chosen`` (default: all) ordered by group, then hash, source path and offset."""
+    rows = np.arange(len(chosen.group)) if rows is None else rows
+    order = np.lexsort((chosen.offset[rows], _source_ranks(chosen)[rows], chosen.hash[rows], chosen.group[rows]))
+    return rows[order]
+
+
+def lowest_per_group(chosen, n_groups, k):
+    """The rows of ``chosen`` with the ``k`` lowest (hash, source path, offset) of each group, ascending: only
+    the groups with more than ``k`` are sorted."""
+    crowded = (np.bincount(chosen.group, minlength=n_groups) > k)[chosen.group]
+    rows = ordered(chosen, np.flatnonzero(crowded))
+    group = chosen.group[rows]
+    first = np.searchsorted(group, group)  # the first row of each one's group, in sorted order
+    kept = rows[np.arange(len(rows)) - first < k]
+    return np.sort(np.concatenate([np.flatnonzero(~crowded), kept]))
+
+
+def _candidates(keys, group, n_groups, k):
+    """``(rows, hashes)`` of the keys that may be among the ``k`` lowest hashes of their group: all of a
+    small group, and of a larger one those below a cut that leaves about ``4 k`` (all of it again in the
+    rare group where fewer than ``k`` fall below)."""
     n_keys = np.bincount(group, minlength=n_groups)
     share = np.minimum(1.0, 4.0 * k / np.maximum(n_keys, 1))
-    cut = np.where(share >= 1.0, np.uint64(2**64 - 1), (np.minimum(share, 0.5) * 2.0**64).astype(np.uint64))
-    below = hashes <= cut[group]
-    short = np.bincount(group[below], minlength=n_groups) < np.minimum(n_keys, k)
-    return np.flatnonzero(below | short[group])
+    everything = np.uint64(2**64 - 1)
+    cut = np.where(share >= 1.0, everything, (np.minimum(share, 0.5) * 2.0**64).astype(np.uint64))
+    rows, hashes = keys_under_cut(keys, group, cut)
+    short = np.bincount(group[rows], minlength=n_groups) < np.minimum(n_keys, k)
+    if short.any():
+        rows, hashes = keys_under_cut(keys, group, np.where(short, everything, cut))
+    return rows, hashes
 
 
 def _kinds(columns, rows):
@@ -163,11 +201,10 @@ class ValuesPass:
     @staticmethod
     def measure_groups(columns, groups, options) -> ChosenKeys:
         """The keys of each group of a chunk with the lowest hashes."""
-        hashes = key_hashes(columns.keys)
-        group = np.asarray(groups.group, np.int64)
-        rows = _candidates(hashes, group, groups.n, options.keys_per_pattern)
+        group = groups.group
+        rows, hashes = _candidates(columns.keys, group, groups.n, options.keys_per_pattern)
         source, sources = _sources(columns, rows)
-        candidates = ChosenKeys(group[rows], hashes[rows], columns.offset[rows].astype(np.uint64), source,
+        candidates = ChosenKeys(group[rows].astype(np.int64), hashes, columns.offset[rows].astype(np.uint64), source,
                                 _kinds(columns, rows).astype(np.int32),
                                 columns.n_elements[rows].astype(np.uint64), sources, options.keys_per_pattern)
         return candidates.lowest(groups.n)
@@ -200,7 +237,7 @@ class ValuesPass:
         sampled = np.isin(chosen.group, largest)
         kind_type = chosen.kind // len(ENCODING_NAMES)
         sampled &= np.isin(kind_type, [TYPE_NAMES.index(name) for name in SAMPLED_TYPES])
-        rows = np.flatnonzero(sampled)
+        rows = ordered(chosen, np.flatnonzero(sampled))
         found, reasons = {}, []
         for source in np.unique(chosen.source[rows]).tolist():
             path = chosen.sources[source]
