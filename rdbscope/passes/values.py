@@ -215,18 +215,20 @@ class ValuesPass:
         parts = [(chosen, ids) for chosen, ids in parts if len(chosen.group)]
         if not parts:
             return ChosenKeys.empty(keep)
-        sources = {}
+        sources: dict = {}
         for chosen, _ids in parts:
             for path in chosen.sources:
                 sources.setdefault(path, len(sources))
-        renamed = [np.array([sources[path] for path in chosen.sources], np.int32)[chosen.source]
-                   for chosen, _ids in parts]
+
+        def joined(name):
+            return np.concatenate([getattr(chosen, name) for chosen, _ids in parts])
+
         merged = ChosenKeys(
-            np.concatenate([np.asarray(ids, np.int64)[chosen.group] for chosen, ids in parts]),
-            *(np.concatenate([getattr(chosen, name) for chosen, _ids in parts]) for name in ("hash", "offset")),
-            np.concatenate(renamed),
-            *(np.concatenate([getattr(chosen, name) for chosen, _ids in parts]) for name in ("kind", "length")),
-            tuple(sources), keep)
+            group=np.concatenate([np.asarray(ids, np.int64)[chosen.group] for chosen, ids in parts]),
+            hash=joined("hash"), offset=joined("offset"),
+            source=np.concatenate([np.array([sources[path] for path in chosen.sources], np.int32)[chosen.source]
+                                   for chosen, _ids in parts]),
+            kind=joined("kind"), length=joined("length"), sources=tuple(sources), keep=keep)
         return merged.lowest(n_groups)
 
     def finish(self, chosen, ctx):
