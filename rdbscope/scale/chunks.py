@@ -36,7 +36,8 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
         if spill is None and plan.spill_dir is not None:  # the scan has opened the dump: is it compressed?
             spill = Spill(plan.spill_dir, dump=dump if result.info.compression is None else None)
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, _without_dropped(plan, total),
+        pending.append(chunk_partial(table, _measured_info(measured_as, result.info), first_row,
+                                     _without_dropped(plan, total),
                                      salt, cutoff, spill, counter))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
@@ -61,6 +62,14 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
     if segment is not None:
         total = replace(total, spilled=(*total.spilled, segment))
     return total, result.info, summary
+
+
+def _measured_info(measured_as, info):
+    """The info a chunk of the dump ``info`` describes is measured with: ``measured_as`` (the first of several
+    dumps, whose ctime TTLs count from) naming this dump's path, where the chunk's keys can be read again."""
+    if measured_as is None:
+        return info
+    return measured_as if measured_as.path == info.path else replace(measured_as, path=info.path)
 
 
 def _without_dropped(plan, total):

@@ -128,3 +128,33 @@ def test_no_values_report_gives_the_same_report():
         without = _cli(command, DUMP, "--format", "json", "--quiet", "--no-values")
         assert with_values.returncode == without.returncode == 0, without.stderr
         assert with_values.stdout == without.stdout
+
+
+def test_several_dumps_are_sampled_alike_however_they_are_read():
+    """Two dumps as one keyspace: read in turn, on two processes, and as one table in memory, the same keys of
+    both are sampled; a pattern of both dumps takes keys of each."""
+    dumps = [SAMPLE_DUMPS / "redis-7.0-default.rdb", SAMPLE_DUMPS / "valkey-8.1-lru.rdb"]
+    in_turn = rdbscope.analyze(dumps, combine=True, chunk_keys=300)
+    assert in_turn.values_not_read is None
+    assert rdbscope.analyze(dumps, combine=True, chunk_keys=700, jobs=2).value_samples == in_turn.value_samples
+    table = rdbscope.load(dumps, combine=True)
+    assert rdbscope.analyze(table, chunk_keys=500).value_samples == in_turn.value_samples
+    alone = [rdbscope.analyze(dump).value_samples for dump in dumps]
+    both = [pattern for pattern in in_turn.value_samples if all(pattern in one for one in alone)]
+    assert both
+    for pattern in both:
+        mixed = set(in_turn.value_samples[pattern])
+        assert len(in_turn.value_samples[pattern]) == min(32, sum(len(one[pattern]) for one in alone))
+        assert all(mixed & set(one[pattern]) for one in alone) or len(mixed) == 32
+
+
+@pytest.mark.slow
+def test_a_running_server_says_its_values_were_not_read():
+    from servers import make_sample_dumps, server
+
+    with make_sample_dumps.RunningServer(server("redis-7.0"), {"save": ""}) as running:
+        running.client(0).execute_command("SET", "user:1", "secret")
+        result = rdbscope.analyze(f"redis://127.0.0.1:{running.port}")
+    assert result.n_keys == 1
+    assert result.value_samples == {}
+    assert result.values_not_read == "a running server's snapshot cannot be read again"
