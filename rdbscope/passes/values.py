@@ -38,7 +38,8 @@ class ValuesOptions:
 
 @dataclass(frozen=True)
 class ChosenKeys:
-    """The keys chosen per group: the ``keys_per_pattern`` of each with the lowest hash of their bytes.
+    """The keys chosen per group: the ``keys_per_pattern`` of each with the lowest hash of their bytes, of the
+    types whose values are sampled (``SAMPLED_TYPES``).
 
     Attributes (one per chosen key):
         group: its group.
@@ -151,19 +152,36 @@ def lowest_per_group(chosen, n_groups, k):
     return np.sort(np.concatenate([np.flatnonzero(~crowded), kept]))
 
 
-def _candidates(keys, group, n_groups, k):
-    """``(rows, hashes)`` of the keys that may be among the ``k`` lowest hashes of their group: all of a
-    small group, and of a larger one those below a cut that leaves about ``4 k`` (all of it again in the
-    rare group where fewer than ``k`` fall below)."""
-    n_keys = np.bincount(group, minlength=n_groups)
+def _candidates(keys, group, n_groups, k, sampled):
+    """``(rows, hashes)`` of the keys of a sampled type (``sampled``: a mask of the rows, or None for all)
+    that may be among the ``k`` lowest hashes of their group: all of a small group, and of a larger one
+    those below a cut that leaves about ``4 k`` (all of it again in the rare group where fewer than ``k``
+    fall below)."""
+    n_keys = np.bincount(group if sampled is None else group[sampled], minlength=n_groups)
     share = np.minimum(1.0, 4.0 * k / np.maximum(n_keys, 1))
     everything = np.uint64(2**64 - 1)
     cut = np.where(share >= 1.0, everything, (np.minimum(share, 0.5) * 2.0**64).astype(np.uint64))
-    rows, hashes = keys_under_cut(keys, group, cut)
+    cut[n_keys == 0] = 0  # groups of streams and modules only: none of their keys is read
+
+    def under(cut):
+        rows, hashes = keys_under_cut(keys, group, cut)
+        if sampled is None:
+            return rows, hashes
+        of_type = sampled[rows]
+        return rows[of_type], hashes[of_type]
+
+    rows, hashes = under(cut)
     short = np.bincount(group[rows], minlength=n_groups) < np.minimum(n_keys, k)
     if short.any():
-        rows, hashes = keys_under_cut(keys, group, np.where(short, everything, cut))
+        rows, hashes = under(np.where(short, everything, cut))
     return rows, hashes
+
+
+def _sampled_rows(columns):
+    """A mask of the rows of a sampled type, or None when every row is of one."""
+    type_codes, type_names = columns.types
+    of_type = np.array([name in SAMPLED_TYPES for name in type_names] or [True], bool)
+    return None if of_type.all() else of_type[type_codes]
 
 
 def _kinds(columns, rows):
@@ -202,7 +220,7 @@ class ValuesPass:
     def measure_groups(columns, groups, options) -> ChosenKeys:
         """The keys of each group of a chunk with the lowest hashes."""
         group = groups.group
-        rows, hashes = _candidates(columns.keys, group, groups.n, options.keys_per_pattern)
+        rows, hashes = _candidates(columns.keys, group, groups.n, options.keys_per_pattern, _sampled_rows(columns))
         source, sources = _sources(columns, rows)
         candidates = ChosenKeys(group[rows].astype(np.int64), hashes, columns.offset[rows].astype(np.uint64), source,
                                 _kinds(columns, rows).astype(np.int32),
@@ -236,10 +254,7 @@ class ValuesPass:
         options = ctx.options
         memory = np.asarray(groups.stats.memory.sums)
         largest = np.argsort(-memory.astype(np.float64), kind="stable")[:options.max_patterns]
-        sampled = np.isin(chosen.group, largest)
-        kind_type = chosen.kind // len(ENCODING_NAMES)
-        sampled &= np.isin(kind_type, [TYPE_NAMES.index(name) for name in SAMPLED_TYPES])
-        rows = ordered(chosen, np.flatnonzero(sampled))
+        rows = ordered(chosen, np.flatnonzero(np.isin(chosen.group, largest)))
         found, reasons = {}, []
         for source in np.unique(chosen.source[rows]).tolist():
             path = chosen.sources[source]
