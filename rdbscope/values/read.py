@@ -12,7 +12,7 @@ import logging
 import os
 from dataclasses import dataclass
 
-from ..compiled import python_module
+from ..compiled import chosen_module
 from ..errors import RdbError, RdbFormatError
 from ..rdb import format as rdb
 from ..rdb.replication import is_server_url
@@ -28,9 +28,9 @@ ENTRY_READ_BYTES = 64 << 10
 #: Compressed bytes of a string read at most: enough for its first HEAD_BYTES (an LZF literal run
 #: takes one byte more per 32).
 LZF_HEAD_BYTES = HEAD_BYTES + HEAD_BYTES // 32 + 2
-#: The LZF decoder run as Python over a bytearray that grows as it writes: whatever it returns (a
-#: prefix of the compressed bytes may end inside a token), the bytearray holds what whole tokens gave.
-_lzf = python_module("rdb._lzf")
+#: The most an LZF byte expands to (a 3-byte back reference copies up to 264 bytes).
+LZF_MAX_RATIO = 88
+lzf_decompress = chosen_module("rdb._lzf").lzf_decompress
 
 # How a compact blob's entries form elements: one each (list, set), member and score (zset), field and
 # value (hash), field, value and TTL (hash with field TTLs).
@@ -201,13 +201,15 @@ class _Entry:
         raise Unreadable(f"unknown string encoding {special}")
 
     def lzf(self, clen, ulen, read_at_most):
-        """The first bytes that ``clen`` LZF bytes expand to, from the first ``read_at_most`` of them; the
-        rest of them skipped."""
+        """The first bytes that ``clen`` LZF bytes expand to, from the first ``read_at_most`` of them (cut where
+        a token ends); the rest of them skipped."""
         taken = self.read(min(clen, read_at_most))
-        out = bytearray()
-        _lzf.lzf_expand(memoryview(taken), len(taken), out, ulen)
         self.stream.skip(clen - len(taken))
-        return bytes(out)
+        whole = taken if len(taken) == clen else taken[:_whole_tokens(taken)]
+        out = lzf_decompress(whole, min(ulen, len(whole) * LZF_MAX_RATIO))
+        if out is None:
+            raise Unreadable("damaged LZF data")
+        return out
 
     def blob(self):
         """The first bytes of an RDB string holding a compact encoding (decompressed), the rest skipped."""
@@ -322,6 +324,20 @@ class _Entry:
             if len(items) >= HEAD_ELEMENTS:
                 break
         return items
+
+
+def _whole_tokens(data):
+    """How many bytes of the LZF bytes ``data`` (the start of a compressed string) hold whole tokens: a
+    literal run is its control byte and 1 to 32 bytes, a back reference 2 bytes, or 3 for a long one
+    (src/lzf_d.c)."""
+    i, n = 0, len(data)
+    while i < n:
+        ctrl = data[i]
+        size = ctrl + 2 if ctrl < 32 else 3 if ctrl >> 5 == 7 else 2
+        if i + size > n:
+            break
+        i += size
+    return i
 
 
 def _first(entries, n):
