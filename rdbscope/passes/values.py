@@ -269,7 +269,7 @@ class ValuesPass:
                                                       chosen.length[mine].tolist(), strict=True)]
             try:
                 samples = read_samples(path, wanted)
-            except (OSError, ValueError) as exc:  # the file changed or went since the scan
+            except (OSError, ValueError, EOFError) as exc:  # the file changed or went since the scan
                 reasons.append(f"{path} could not be read again ({exc})")
                 continue
             for row, want in zip(mine.tolist(), wanted, strict=True):

@@ -98,7 +98,7 @@ def read_samples(path, wanted):
             try:
                 stream.go_to(want.offset)
                 sample = _Entry(stream, valkey).sample(want)
-            except (Unreadable, RdbError, EOFError, ValueError, KeyError, IndexError) as exc:
+            except (Unreadable, RdbError, EOFError, ValueError, KeyError, IndexError, OverflowError, OSError) as exc:
                 log.debug("no value sample at offset %d: %s", want.offset, exc)
                 continue
             if sample is not None:
