@@ -65,10 +65,12 @@ class Unreadable(Exception):
     """The bytes at an offset are not what the entry there should be: no sample of it."""
 
 
-def reread_reason(path, compression=None):
-    """Why the dump at ``path`` cannot be read again for its values, or None when it can (a local file,
-    plain or compressed)."""
-    if path is None or path in ("-", "<stdin>"):
+def reread_reason(path):
+    """Why the dump at ``path`` (an input as given) cannot be read again for its values, or None when it can
+    (a local file, plain or compressed)."""
+    if path is None:
+        return "the input cannot be read again"
+    if path in ("-", "<stdin>"):
         return "standard input cannot be read again"
     path = os.fspath(path)
     if is_server_url(path):
