@@ -5,20 +5,26 @@ Debian's redis-server 7.0 is started on 127.0.0.1 (the plumbing of
 ``make_sample_dumps.py``), then each library is driven through its normal
 public API so that it writes the keys it always writes:
 
-* Python, in this process: Celery/kombu (results backend and broker), RQ (jobs
-  kept with ``result_ttl=-1``, failed jobs), Django's Redis cache (``KEY_PREFIX``,
-  ``VERSION``, ``TIMEOUT=None``) and cache sessions, Flask-Caching
-  (``timeout=0`` and a timeout), limits (fixed windows), Dramatiq, Huey and
-  Redis OM;
+* Python, in this process: Celery/kombu (results backend, broker, and kombu's
+  priority queues), RQ (jobs kept with ``result_ttl=-1``, failed jobs, jobs
+  that depend on others), Django's Redis cache (``KEY_PREFIX``, ``VERSION``,
+  ``TIMEOUT=None``) and cache sessions, Flask-Caching (``timeout=0`` and a
+  timeout), limits (fixed, moving and sliding windows), Flask-Limiter (sliding
+  window counter), Dramatiq (with its results backend), Huey, Redis OM (default
+  and custom prefixes), arq (jobs and results), channels_redis (groups),
+  python-redis-lock (with ``expire=None`` too) and redis-py's ``Lock``;
 * Node (``--node-modules DIR`` holding bullmq, bull, bee-queue, express,
   express-session, connect-redis, express-rate-limit, rate-limit-redis,
   socket.io, socket.io-client, @socket.io/redis-adapter,
   @socket.io/redis-streams-adapter, node-resque, redis and ioredis): BullMQ
-  and Bull jobs without ``removeOnComplete``/``removeOnFail``, Bee-Queue,
+  and Bull jobs without ``removeOnComplete``/``removeOnFail``, BullMQ flows
+  (``FlowProducer``, custom job ids, a queue with default options) and queues
+  with ``removeOnComplete: 1000`` and ``removeOnComplete: {age}``, Bee-Queue,
   sessions through express-session with connect-redis, express-rate-limit with
   rate-limit-redis, the Socket.IO Redis adapter (which writes no keys), the
   Socket.IO streams adapter (its stream, and the sessions that connection state
-  recovery keeps for dropped clients), and Resque's keys through node-resque;
+  recovery keeps for dropped clients), and Resque's keys through node-resque
+  (with delayed jobs, resque-scheduler's keys);
 * Ruby, from Debian (ruby-sidekiq, ruby-rails, ruby-redis): Sidekiq queues,
   scheduled and dead jobs, and Rails' Redis cache store, written to directly
   (Rails.cache.write) and by Action View's fragment caching;
@@ -44,14 +50,19 @@ that grows by sequential ids without a TTL.
 Which library wrote each key is known by difference: the keys present after a
 library ran minus those before. ``libraries.json`` holds the oracle (TYPE,
 PTTL and length of every key, read from the live server before SAVE), that
-attribution, and the truth table of key families the tests read.
+attribution, and the truth table of key families the tests read: each
+family's library, whether its pattern carries an id (``carries_id``), whether
+its name tells the library (``told_by``: "name", or "values" where the
+application chose the name) and, where the configuration decides how long its
+keys stay, ``retention`` (bounded, or kept forever, with the setting).
 
 Run by hand, never in CI (it needs the libraries installed; ``versions`` in
 ``libraries.json`` says which ran)::
 
     apt-get install redis-server ruby-sidekiq ruby-rails ruby-redis php-cli php-illuminate-cache \
         php-illuminate-redis php-illuminate-queue php-predis
-    pip install celery rq django flask-caching limits dramatiq huey redis-om redis
+    pip install celery rq django flask-caching limits dramatiq huey redis-om redis arq channels-redis \
+        python-redis-lock flask-limiter
     (cd DIR/.. && npm install bullmq bull bee-queue express express-session connect-redis \
         express-rate-limit rate-limit-redis socket.io socket.io-client @socket.io/redis-adapter \
         @socket.io/redis-streams-adapter node-resque redis ioredis)
@@ -64,6 +75,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -90,11 +102,15 @@ FAMILIES = (
     ("Celery", "task result", r"celery-task-meta-[0-9a-f-]{36}", "celery-task-meta-{uuid}", "library"),
     ("Celery", "broker queue", r"celery", "celery", "library"),
     ("Celery", "queue binding", r"_kombu\.binding\.celery", "_kombu.binding.celery", "library"),
+    ("Celery", "priority queue", r"celery\x06\x16[369]", "celery\x06\x16{id}", "library"),
     ("RQ", "job", r"rq:job:[0-9a-f-]{36}", "rq:job:{uuid}", "library"),
     ("RQ", "job result", r"rq:results:[0-9a-f-]{36}", "rq:results:{uuid}", "library"),
     ("RQ", "queue", r"rq:queue:default", "rq:queue:default", "library"),
     ("RQ", "finished registry", r"rq:finished:default", "rq:finished:default", "library"),
     ("RQ", "failed registry", r"rq:failed:default", "rq:failed:default", "library"),
+    ("RQ", "deferred registry", r"rq:deferred:default", "rq:deferred:default", "library"),
+    ("RQ", "job dependencies", r"rq:job::[0-9a-f-]{36}:dependencies", "rq:job::{uuid}:dependencies", "library"),
+    ("RQ", "job dependents", r"rq:job:[0-9a-f-]{36}:dependents", "rq:job:{uuid}:dependents", "library"),
     ("Django cache", "cache entry", r"shop:1:product:\d+:price", "shop:1:product:{id}:price", "library"),
     ("Django sessions", "session", r"shop:1:django\.contrib\.sessions\.cache[a-z0-9]{32}",
      "shop:1:django.contrib.sessions.cache{*}", "library"),
@@ -102,15 +118,42 @@ FAMILIES = (
     ("Flask-Caching", "cache entry", r"flask_cache_page_\d+", "flask_cache_page_{id}", "library"),
     ("limits", "rate-limit window", r"LIMITS:LIMITER/login/[0-9.]+/1000/1/hour",
      "LIMITS:LIMITER/login/{ip}/1000/1/hour", "library"),
+    ("limits", "rate-limit window", r"LIMITS:LIMITER/search/token-\d+/100/1/minute",
+     "LIMITS:LIMITER/search/token-{id}/100/1/minute", "library"),
+    ("limits", "rate-limit window", r"LIMITS:\{LIMITER/api/token-\d+/100/1/minute\}",
+     "LIMITS:{LIMITER/api/token-{id}/100/1/minute}", "library"),
+    ("limits", "rate-limit window", r"LIMITS:\{LIMITER/[0-9.]+/search/10/1/minute\}",
+     "LIMITS:{LIMITER/{ip}/search/10/1/minute}", "library"),
     ("Dramatiq", "queue", r"dramatiq:default", "dramatiq:default", "library"),
     ("Dramatiq", "queued messages", r"dramatiq:default\.msgs", "dramatiq:default.msgs", "library"),
+    ("Dramatiq", "message result", r"[0-9a-f]{32}", "{hex}", "library"),
     ("Huey", "queue", r"huey\.redis\.shop", "huey.redis.shop", "library"),
     ("Huey", "results", r"huey\.results\.shop", "huey.results.shop", "library"),
     ("Redis OM", "model", r":shop\.models\.Customer:[0-9A-Z]{26}", ":shop.models.Customer:{*}", "library"),
+    ("Redis OM", "model", r"shop:order:[0-9A-Z]{26}", "shop:order:{*}", "library"),
+    ("arq", "job", r"arq:job:[0-9a-f]{32}", "arq:job:{hex}", "library"),
+    ("arq", "job result", r"arq:result:[0-9a-f]{32}", "arq:result:{hex}", "library"),
+    ("arq", "queue", r"arq:queue", "arq:queue", "library"),
+    ("channels_redis", "group", r"asgi:group:room_\d+", "asgi:group:room_{id}", "library"),
+    ("channels_redis", "channel", r"asgispecific\.[0-9a-f]{32}!", "asgispecific.{hex}!", "library"),
+    ("python-redis-lock", "lock", r"lock:report-\d+", "lock:report-{id}", "library"),
+    ("python-redis-lock", "lock", r"lock:export-\d+", "lock:export-{id}", "library"),
+    ("python-redis-lock", "lock signal", r"lock-signal:sync-\d+", "lock-signal:sync-{id}", "library"),
+    ("redis-py Lock", "lock", r"invoice:\d+:lock", "invoice:{id}:lock", "library"),
     ("BullMQ", "job", r"bull:emails:\d+", "bull:emails:{id}", "library"),
     ("BullMQ", "completed jobs", r"bull:emails:completed", "bull:emails:completed", "library"),
     ("BullMQ", "failed jobs", r"bull:emails:failed", "bull:emails:failed", "library"),
     ("BullMQ", "event stream", r"bull:emails:events", "bull:emails:events", "library"),
+    ("BullMQ", "job", r"bull:reports:report-\d+", "bull:reports:report-{id}", "library"),
+    ("BullMQ", "children to run", r"bull:reports:report-\d+:dependencies", "bull:reports:report-{id}:dependencies",
+     "library"),
+    ("BullMQ", "children's results", r"bull:reports:report-\d+:processed", "bull:reports:report-{id}:processed",
+     "library"),
+    ("BullMQ", "parents waiting for children", r"bull:reports:waiting-children", "bull:reports:waiting-children",
+     "library"),
+    ("BullMQ", "job", r"bull:report-parts:[0-9a-f-]{36}", "bull:report-parts:{uuid}", "library"),
+    ("BullMQ", "job", r"bull:thumbs:\d+", "bull:thumbs:{id}", "library"),
+    ("BullMQ", "job", r"bull:digests:\d+", "bull:digests:{id}", "library"),
     ("Bull", "job", r"bull:video:\d+", "bull:video:{id}", "library"),
     ("Bee-Queue", "jobs", r"bq:thumbnails:jobs", "bq:thumbnails:jobs", "library"),
     ("express-session", "session", r"sess:[A-Za-z0-9_-]{32}", "sess:{*}", "library"),
@@ -125,6 +168,12 @@ FAMILIES = (
      "storefront:views/products/index:{hex}/product-list", "library"),
     ("Resque", "queue", r"resque:queue:mailers", "resque:queue:mailers", RESQUE_EVIDENCE),
     ("Resque", "failed jobs", r"resque:failed", "resque:failed", RESQUE_EVIDENCE),
+    ("Resque", "delayed jobs", r"resque:delayed:\d+", "resque:delayed:{ts}", RESQUE_EVIDENCE),
+    ("Resque", "delayed job timestamps",
+     r'resque:timestamps:\{"class":"WelcomeMailer","queue":"mailers","args":\[\d+\]\}',
+     'resque:timestamps:{"class":"WelcomeMailer","queue":"mailers","args":[{id}]}', RESQUE_EVIDENCE),
+    ("Resque", "delayed schedule", r"resque:delayed_queue_schedule", "resque:delayed_queue_schedule",
+     RESQUE_EVIDENCE),
     ("Laravel cache", "cache entry", r"laravel_database_laravel_cache:report:\d+",
      "laravel_database_laravel_cache:report:{id}", "library"),
     ("Laravel cache", "cache entry", r"laravel_database_laravel_cache:weather:\d+",
@@ -151,13 +200,36 @@ FAMILIES = (
 #: The step of this script that drives a library, where its name is not the library's.
 STEP_OF = {"Django cache": "Django", "Django sessions": "Django", "express-session": "express",
            "express-rate-limit": "express", "Laravel cache": "Laravel", "Laravel queue": "Laravel",
-           "Laravel Horizon": "Horizon"}
+           "Laravel Horizon": "Horizon", "python-redis-lock": "redis locks", "redis-py Lock": "redis locks"}
+#: The step, for families written by another step than their library's (by pattern).
+STEP_OF_FAMILY = {"LIMITS:{LIMITER/{ip}/search/10/1/minute}": "Flask-Limiter",
+                  "bull:reports:report-{id}": "BullMQ flows", "bull:reports:report-{id}:dependencies": "BullMQ flows",
+                  "bull:reports:report-{id}:processed": "BullMQ flows", "bull:reports:waiting-children": "BullMQ flows",
+                  "bull:report-parts:{uuid}": "BullMQ flows", "bull:thumbs:{id}": "BullMQ flows",
+                  "bull:digests:{id}": "BullMQ flows"}
+#: How long a family's keys stay, where the library's configuration bounds it or keeps them forever
+#: (the LIB checks are right or wrong about these): pattern -> (retention, the setting that decides it).
+RETENTION = {
+    "bull:thumbs:{id}": ("bounded", "removeOnComplete: 1000"),
+    "bull:digests:{id}": ("bounded", "removeOnComplete: {age: 86400}"),
+    "bull:reports:report-{id}": ("forever", "the queue's default options (no removeOnComplete)"),
+    "bull:report-parts:{uuid}": ("forever", "the queue's default options (no removeOnComplete)"),
+    "bull:emails:{id}": ("forever", "no removeOnComplete / removeOnFail"),
+    "lock:export-{id}": ("forever", "python-redis-lock Lock(expire=None)"),
+}
+#: Families that only their values tell (the name is the application's): pattern -> what tells them.
+TOLD_BY_VALUES = {"invoice:{id}:lock": "redis-py Lock: the value is the lock's token (a uuid1 hex)"}
+
+#: A placeholder of rdbscope's patterns: a family whose pattern has one carries an id (or a time, an address).
+PLACEHOLDER = re.compile(r"\{(?:id|uuid|hex|ts|date|ip|b64|\*)\}")
 
 #: Keys of the application's own: (regex, pattern).
 USER_FAMILIES = (
     (r"user:\d+:profile", "user:{id}:profile"),
     (r"user:\d+:cart", "user:{id}:cart"),
     (r"audit:event:\d+", "audit:event:{id}"),
+    (r"UserPrefs:\d+", "UserPrefs:{id}"),
+    (r"orders:\{tenant\d+\}:open", "orders:{tenant{id}}:open"),
 )
 
 
@@ -184,6 +256,10 @@ def drive_celery(url: str) -> None:
     # Broker: messages wait in the "celery" list for a worker.
     for n in range(40):
         app.send_task("shop.resize", args=(n,))
+    # With a priority, kombu puts a message on '<queue><sep><step>' (sep '\x06\x16', steps 0, 3, 6, 9): the
+    # lists 'celery\x06\x163', 'celery\x06\x166' and 'celery\x06\x169' ('celery' holds step 0).
+    for n in range(30):
+        app.send_task("shop.resize", args=(n,), priority=(3, 6, 9)[n % 3])
 
 
 def drive_rq(url: str) -> None:
@@ -202,6 +278,11 @@ def drive_rq(url: str) -> None:
     del sys.tracebacklimit
     for n in range(20):
         queue.enqueue("operator.add", n, 2)
+    # Jobs that wait for another: 'rq:job:<id>:dependencies' beside 'rq:job:<parent>:dependents', and the
+    # deferred registry.
+    for n in range(25):
+        parent = queue.enqueue("operator.add", n, 3)
+        queue.enqueue("operator.add", n, 4, depends_on=parent)
 
 
 def drive_django(port: int) -> None:
@@ -249,27 +330,49 @@ def drive_flask_caching(port: int) -> None:
 def drive_limits(url: str, rng: random.Random) -> None:
     from limits import parse
     from limits.storage import storage_from_string
-    from limits.strategies import FixedWindowRateLimiter
+    from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, SlidingWindowCounterRateLimiter
 
-    limiter = FixedWindowRateLimiter(storage_from_string(url))
+    storage = storage_from_string(url)
+    limiter = FixedWindowRateLimiter(storage)
     per_hour = parse("1000/hour")
     for _ in range(150):
         ip = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"
         for _ in range(rng.randrange(1, 4)):
             limiter.hit(per_hour, "login", ip)
+    # The sliding window counter keeps two keys per limit, hash-tagged to one cluster slot:
+    # 'LIMITS:{LIMITER/...}' and 'LIMITS:{LIMITER/...}/-1'; the moving window one list per limit.
+    sliding = SlidingWindowCounterRateLimiter(storage)
+    moving = MovingWindowRateLimiter(storage)
+    per_minute = parse("100/minute")
+    for n in range(60):
+        sliding.hit(per_minute, "api", f"token-{n}")
+        moving.hit(per_minute, "search", f"token-{n}")
 
 
 def drive_dramatiq(url: str) -> None:
     import dramatiq
     from dramatiq.brokers.redis import RedisBroker
+    from dramatiq.results import Results
+    from dramatiq.results.backends import RedisBackend
 
     broker = RedisBroker(url=url)
+    # Results under the default key: the md5 of '<namespace>:<queue>:<actor>:<message id>', a list that
+    # expires after result_ttl.
+    broker.add_middleware(Results(backend=RedisBackend(url=url)))
     dramatiq.set_broker(broker)
 
-    @dramatiq.actor(queue_name="default")
+    @dramatiq.actor(queue_name="default", store_results=True)
     def send_receipt(order):
         return order
 
+    for order in range(50):
+        send_receipt.send(order)
+    worker = dramatiq.Worker(broker, worker_threads=1)
+    worker.start()
+    for order in range(40):
+        send_receipt.send(order)
+    broker.join("default")
+    worker.stop()
     for order in range(50):
         send_receipt.send(order)
     broker.close()
@@ -305,8 +408,103 @@ def drive_redis_om(url: str) -> None:
             database = connection
             model_key_prefix = "shop.models.Customer"
 
+    class Order(HashModel, index=True):
+        sku: str
+
+        class Meta:
+            database = connection
+            global_key_prefix = "shop"
+            model_key_prefix = "order"
+
     for n in range(60):
         Customer(first_name=f"name{n}", email=f"c{n}@example.com").save()
+    for n in range(50):
+        Order(sku=f"sku-{n}").save()
+
+
+def drive_arq(port: int) -> None:
+    import asyncio
+
+    from arq import create_pool
+    from arq.connections import RedisSettings
+    from arq.worker import Worker, func
+
+    async def resize(ctx, n):
+        return n * 2
+
+    async def run():
+        settings = RedisSettings(host="127.0.0.1", port=port)
+        pool = await create_pool(settings)
+        for n in range(60):
+            await pool.enqueue_job("resize", n)
+        # Results of the jobs a worker ran: 'arq:result:<id>', kept keep_result seconds (default 1 hour).
+        worker = Worker(functions=[func(resize, name="resize")], redis_settings=settings, burst=True,
+                        handle_signals=False, poll_delay=0.05)
+        await worker.main()
+        await worker.close()
+        # Jobs waiting for a worker: 'arq:job:<id>' beside the 'arq:queue' sorted set.
+        for n in range(40):
+            await pool.enqueue_job("resize", n)
+        await pool.aclose()
+
+    asyncio.run(run())
+
+
+def drive_channels(port: int) -> None:
+    import asyncio
+
+    from channels_redis.core import RedisChannelLayer
+
+    async def run():
+        layer = RedisChannelLayer(hosts=[("127.0.0.1", port)])
+        # Each consumer joins its room's group: 'asgi:group:<group>' sorted sets, expiring after group_expiry.
+        for n in range(40):
+            channel = await layer.new_channel()
+            await layer.group_add(f"room_{n}", channel)
+            await layer.group_send(f"room_{n}", {"type": "chat.message", "n": n})
+        await layer.close_pools()
+
+    asyncio.run(run())
+
+
+def drive_redis_locks(url: str) -> None:
+    import redis
+    import redis_lock
+
+    connection = redis.Redis.from_url(url)
+    # python-redis-lock names its keys 'lock:<name>'; expire=None keeps a lock until it is released.
+    held = [redis_lock.Lock(connection, f"report-{n}", expire=600) for n in range(40)]
+    forever = [redis_lock.Lock(connection, f"export-{n}", expire=None) for n in range(20)]
+    for lock in held + forever:
+        lock.acquire()
+    # A release pushes onto 'lock-signal:<name>', which expires after signal_expire (ms; 1 s by default): kept
+    # here for 10 minutes, as a busy application always has some. Beside them, 'lock:' is python-redis-lock's.
+    for n in range(10):
+        lock = redis_lock.Lock(connection, f"sync-{n}", expire=60, signal_expire=600_000)
+        lock.acquire()
+        lock.release()
+    # redis-py's own Lock takes the name the application gives it.
+    for n in range(30):
+        connection.lock(f"invoice:{n}:lock", timeout=600).acquire()
+
+
+def drive_flask_limiter(url: str) -> None:
+    from flask import Flask
+    from flask_limiter import Limiter
+    from flask_limiter.util import get_remote_address
+
+    app = Flask("shop")
+    # The sliding window counter: 'LIMITS:{LIMITER/<address>/<endpoint>/10/1/minute}', hash-tagged.
+    limiter = Limiter(get_remote_address, app=app, storage_uri=url, strategy="sliding-window-counter")
+
+    @app.route("/search")
+    @limiter.limit("10 per minute")
+    def search():
+        return "ok"
+
+    client = app.test_client()
+    for n in range(1, 71):
+        client.get("/search", environ_base={"REMOTE_ADDR": f"192.168.{n // 200}.{n % 200 + 1}"})
 
 
 # ---------------------------------------------------------------------------
@@ -334,6 +532,42 @@ async function bullmq() {
   }
   await worker.close();
   await queue.close();
+}
+
+async function bullmqFlows() {
+  // A flow: a parent job (custom job id) waiting for its children, with the queue's default options (no
+  // removeOnComplete: every job stays). '<job id>:dependencies' holds the children still to run,
+  // '<job id>:processed' the results of those done.
+  const { FlowProducer, Queue, Worker } = require('bullmq');
+  const flows = new FlowProducer({ connection });
+  const addFlows = async (from, to) => {
+    for (let i = from; i < to; i++) {
+      await flows.add({
+        name: 'report', queueName: 'reports', data: { month: i }, opts: { jobId: `report-${i}` },
+        children: [0, 1, 2].map((part) => ({ name: 'part', queueName: 'report-parts', data: { month: i, part } })),
+      });
+    }
+  };
+  // The children of the first 30 reports run (their parents then wait for a worker of 'reports'); those of
+  // the last 10 wait for one.
+  await addFlows(0, 30);
+  let done = 0;
+  const worker = new Worker('report-parts', async (job) => job.data.part, { connection, concurrency: 10 });
+  await new Promise((resolve) => worker.on('completed', () => { if (++done === 90) resolve(); }));
+  await worker.close();
+  await addFlows(30, 40);
+  await flows.close();
+  // Bounded retention: the newest 1000 completed jobs, or the completed jobs of the last day.
+  for (const [name, removeOnComplete] of [['thumbs', 1000], ['digests', { age: 24 * 3600 }]]) {
+    const queue = new Queue(name, { connection, defaultJobOptions: { removeOnComplete } });
+    await queue.addBulk(Array.from({ length: 150 }, (_, i) => ({ name, data: { n: i } })));
+    const w = new Worker(name, async (job) => job.data.n, { connection, concurrency: 10 });
+    while ((await queue.getWaitingCount()) + (await queue.getActiveCount()) > 0) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await w.close();
+    await queue.close();
+  }
 }
 
 async function bull() {
@@ -457,10 +691,15 @@ async function resque() {
   await worker.end();
   // Jobs that wait for a worker.
   for (let i = 0; i < 45; i++) await queue.enqueue('mailers', 'WelcomeMailer', [1000 + i]);
+  // Delayed jobs (resque-scheduler's keys): 'delayed:<timestamp>' lists, 'timestamps:<job as JSON>' sets and
+  // the 'delayed_queue_schedule' sorted set.
+  for (let i = 0; i < 40; i++) {
+    await queue.enqueueAt(1900000000000 + i * 60000, 'mailers', 'WelcomeMailer', [2000 + i]);
+  }
   await queue.end();
 }
 
-const steps = { bullmq, bull, beeQueue, webApp, socketIo, socketIoStreams, resque };
+const steps = { bullmq, bullmqFlows, bull, beeQueue, webApp, socketIo, socketIoStreams, resque };
 steps[process.argv[4]]().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
 """
 
@@ -712,6 +951,10 @@ def write_own_keys(client: Any, rng: random.Random) -> None:
         pipe.hset(f"user:{user}:profile", mapping={"name": f"user {user}", "city": rng.choice("ABCDE")})
         if user % 3 == 0:
             pipe.rpush(f"user:{user}:cart", *(f"sku-{rng.randrange(1000)}" for _ in range(3)))
+    # Names the naming and cluster rules speak of: a camelCase namespace, and hash tags no other key shares.
+    for user in range(1, 41):
+        pipe.hset(f"UserPrefs:{user}", mapping={"theme": rng.choice(("dark", "light"))})
+        pipe.sadd(f"orders:{{tenant{user}}}:open", *(f"order-{rng.randrange(10_000)}" for _ in range(2)))
     # An audit log keyed by a growing counter and never trimmed: a leak no library owns.
     for event in range(1, 1501):
         pipe.set(f"audit:event:{event}", json.dumps({"user": rng.randrange(1, 121), "action": "login"}))
@@ -755,7 +998,8 @@ def library_versions(node_modules: Path | None) -> dict[str, str]:
     versions = {name: version(dist) for name, dist in (
         ("Celery", "celery"), ("kombu", "kombu"), ("RQ", "rq"), ("Django", "django"),
         ("Flask-Caching", "flask-caching"), ("limits", "limits"), ("Dramatiq", "dramatiq"),
-        ("Huey", "huey"), ("Redis OM", "redis-om"))}
+        ("Huey", "huey"), ("Redis OM", "redis-om"), ("arq", "arq"), ("channels_redis", "channels-redis"),
+        ("python-redis-lock", "python-redis-lock"), ("redis-py", "redis"), ("Flask-Limiter", "flask-limiter"))}
     if node_modules:
         for name, package in (("BullMQ", "bullmq"), ("Bull", "bull"), ("Bee-Queue", "bee-queue"),
                               ("express-session", "express-session"), ("connect-redis", "connect-redis"),
@@ -813,7 +1057,12 @@ def main(argv: list[str] | None = None) -> int:
             ("Dramatiq", lambda: drive_dramatiq(url)),
             ("Huey", lambda: drive_huey(server.port)),
             ("Redis OM", lambda: drive_redis_om(url)),
+            ("arq", lambda: drive_arq(server.port)),
+            ("channels_redis", lambda: drive_channels(server.port)),
+            ("redis locks", lambda: drive_redis_locks(url)),
+            ("Flask-Limiter", lambda: drive_flask_limiter(url)),
             ("BullMQ", lambda: run_node("bullmq", server.port, args.node_modules, workdir)),
+            ("BullMQ flows", lambda: run_node("bullmqFlows", server.port, args.node_modules, workdir)),
             ("Bull", lambda: run_node("bull", server.port, args.node_modules, workdir)),
             ("Bee-Queue", lambda: run_node("beeQueue", server.port, args.node_modules, workdir)),
             ("express", lambda: run_node("webApp", server.port, args.node_modules, workdir)),
@@ -853,7 +1102,11 @@ def main(argv: list[str] | None = None) -> int:
         "keys_written": written,
         "families": [
             {"library": library, "key_kind": kind, "regex": regex, "pattern": pattern, "evidence": evidence,
-             "written_by": STEP_OF.get(library, library)}
+             "written_by": STEP_OF_FAMILY.get(pattern, STEP_OF.get(library, library)),
+             "carries_id": bool(PLACEHOLDER.search(pattern)),
+             "told_by": "values" if pattern in TOLD_BY_VALUES else "name",
+             **({"retention": dict(zip(("kind", "setting"), RETENTION[pattern], strict=True))}
+                if pattern in RETENTION else {})}
             for library, kind, regex, pattern, evidence in FAMILIES
         ],
         "user_families": [{"regex": regex, "pattern": pattern} for regex, pattern in USER_FAMILIES],

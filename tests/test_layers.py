@@ -24,9 +24,10 @@ LAYERS = [
     {"compiled"},
     {"errors"},
 ]
-# rules read what the passes made; several dumps: each one's summary and its memory estimate
+# rules read what the passes made; several dumps: each one's summary and its memory estimate; the
+# serialization checks are findings of the values
 SAME_RANK = {("api", "result"), ("api", "codes"), ("api", "config"), ("rules", "passes"),
-             ("keys", "sources"), ("sources", "summary")}
+             ("keys", "sources"), ("sources", "summary"), ("values", "findings")}
 
 
 def rank_of(layer):

@@ -20,6 +20,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from . import bigkeys, diff, expiry, info, lint, patterns, report, rule, scan, trend, ttl
 from ._coercion import plain_runtime_param
+from ._malloc import keep_freed_memory
 
 
 class _HelpFlag(TyperOption):
@@ -174,6 +175,7 @@ app.command("trend")(trend.trend_command)
 
 def main():
     """Entry point of the ``rdbscope`` script."""
+    keep_freed_memory()
     try:
         app()
     finally:

@@ -5,7 +5,7 @@ import builtins
 import contextlib
 
 compiled = False
-nogil = contextlib.nullcontext()
+nogil = gil = contextlib.nullcontext()
 int = longlong = ulonglong = Py_ssize_t = size_t = "integer"
 double = "floating"
 

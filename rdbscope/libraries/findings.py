@@ -1,11 +1,11 @@
-"""Leaks in the keys a library owns, with the library's setting that causes them (LIB001-LIB004).
+"""Leaks in the keys a library owns, with the library's setting that causes them (LIB001-LIB005).
 
 Read from the pattern table alone (its ``library``/``key_kind`` columns and TTL
 counts), so a bounded run reports the same as an in-memory one.
 """
 
 from ..findings import Check, Severity, count, format_memory
-from .schemas import CACHE, FAILED, JOB, RATE_LIMIT, REGISTRY, RESULT, SESSION
+from .schemas import CACHE, FAILED, JOB, LOCK, RATE_LIMIT, REGISTRY, RESULT, SESSION
 
 JOBS_KEPT = Check(
     "LIB001", "library-jobs-kept", Severity.WARNING,
@@ -33,10 +33,18 @@ RATE_LIMIT_WITHOUT_TTL = Check(
     "A rate-limit window expires with its window; a window key without a TTL never resets, so its "
     "client stays limited and the key stays forever.")
 
-CHECKS = (JOBS_KEPT, SESSION_WITHOUT_TTL, CACHE_WITHOUT_TTL, RATE_LIMIT_WITHOUT_TTL)
+LOCK_WITHOUT_TTL = Check(
+    "LIB005", "library-lock-without-ttl", Severity.WARNING,
+    "Locks of a lock library (python-redis-lock) without a TTL.",
+    "A lock taken without an expiry (python-redis-lock's expire=None) is held until its holder releases it: "
+    "a holder that crashes or is killed first leaves it held forever, and every later taker waits on it. "
+    "The message names the setting.")
+
+CHECKS = (JOBS_KEPT, SESSION_WITHOUT_TTL, CACHE_WITHOUT_TTL, RATE_LIMIT_WITHOUT_TTL, LOCK_WITHOUT_TTL)
 
 _CHECK_OF_ROLE = {JOB: JOBS_KEPT, RESULT: JOBS_KEPT, REGISTRY: JOBS_KEPT, FAILED: JOBS_KEPT,
-                  SESSION: SESSION_WITHOUT_TTL, CACHE: CACHE_WITHOUT_TTL, RATE_LIMIT: RATE_LIMIT_WITHOUT_TTL}
+                  SESSION: SESSION_WITHOUT_TTL, CACHE: CACHE_WITHOUT_TTL, RATE_LIMIT: RATE_LIMIT_WITHOUT_TTL,
+                  LOCK: LOCK_WITHOUT_TTL}
 
 
 def _fires(role, n_without, memory_without, options):
@@ -46,7 +54,7 @@ def _fires(role, n_without, memory_without, options):
         return n_without >= options.library_min_keys
     if role in (REGISTRY, FAILED):
         return memory_without >= options.library_min_set_bytes
-    return role in (SESSION, CACHE, RATE_LIMIT)
+    return role in (SESSION, CACHE, RATE_LIMIT, LOCK)
 
 
 def _message(role, library, pattern, key_kind, n_without, memory, setting):
@@ -58,7 +66,8 @@ def _message(role, library, pattern, key_kind, n_without, memory, setting):
     one = n_without == 1
     removed, expires, resets = ("is never removed", "never expires", "never resets") if one else \
         ("are never removed", "never expire", "never reset")
-    what = {JOB: removed, RESULT: removed, SESSION: expires, CACHE: expires, RATE_LIMIT: resets}
+    held = "is held until released" if one else "are held until released"
+    what = {JOB: removed, RESULT: removed, SESSION: expires, CACHE: expires, RATE_LIMIT: resets, LOCK: held}
     return f"{count(n_without, 'key')} of {pattern} ({library}: {key_kind}) {'has' if one else 'have'} no TTL and " \
            f"{what[role]} ({memory}); setting: {setting}"
 

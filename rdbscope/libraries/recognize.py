@@ -32,19 +32,32 @@ class Recognized:
         return self.schema.key_kind
 
 
-def _match(pattern, types):
+def _match(pattern, types, examples):
     if len(pattern) > MAX_PATTERN_CHARS:
         return None
     for schema, regex in _COMPILED:
         found = regex.fullmatch(pattern)
-        if found and set(types) <= set(schema.types):
+        if found and set(types) <= set(schema.types) and _examples_fit(schema, examples):
             return schema, found.groupdict().get("prefix") or ""
     return None
 
 
-def recognize(dbs, patterns, types):
-    """A :class:`Recognized` or None for each (db, pattern, types present) of a pattern table."""
-    found = [_match(p, t) for p, t in zip(patterns, types, strict=True)]
+def _examples_fit(schema, examples):
+    """True unless ``schema`` asks its examples for a shape (Redis OM's ULIDs) and some example lacks it."""
+    if not schema.examples:
+        return True
+    return bool(examples) and all(len(e) <= MAX_PATTERN_CHARS and re.fullmatch(schema.examples, e, re.S)
+                                  for e in examples)
+
+
+def recognize(dbs, patterns, types, examples=None):
+    """A :class:`Recognized` or None for each (db, pattern, types present) of a pattern table.
+
+    ``examples``: a few keys of each pattern, as text; without them, kinds told by their examples'
+    shape (:attr:`~.schemas.KeySchema.examples`) are not recognized.
+    """
+    examples = examples if examples is not None else [()] * len(patterns)
+    found = [_match(p, t, e) for p, t, e in zip(patterns, types, examples, strict=True)]
     present = {}
     for db, pattern in zip(dbs, patterns, strict=True):
         present.setdefault(db, []).append(pattern)

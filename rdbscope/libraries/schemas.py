@@ -13,8 +13,8 @@ node-resque, a port that keeps its key layout).
 from dataclasses import dataclass
 
 #: What a key kind is for; the findings about keys without a TTL go by it.
-JOB, RESULT, QUEUE, REGISTRY, FAILED, SESSION, CACHE, RATE_LIMIT, RECORD, STATE = (
-    "job", "result", "queue", "registry", "failed", "session", "cache", "rate limit", "record", "state")
+JOB, RESULT, QUEUE, REGISTRY, FAILED, SESSION, CACHE, RATE_LIMIT, RECORD, STATE, LOCK = (
+    "job", "result", "queue", "registry", "failed", "session", "cache", "rate limit", "record", "state", "lock")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,10 @@ class KeySchema:
         role: JOB, RESULT, QUEUE, … (module constants).
         needs: for names too plain to tell by themselves (Sidekiq's ``dead``), a regex that another
             pattern of the same database and prefix must match.
+        name_setting: the setting that shapes this kind's names beyond the library's prefix (kombu's
+            priority separator), or "".
+        examples: for a pattern whose placeholder could be anyone's id, a regex every example key must
+            fully match (Redis OM's ULID primary keys), or "".
     """
 
     library: Library
@@ -59,6 +63,8 @@ class KeySchema:
     key_kind: str
     role: str
     needs: str = ""
+    name_setting: str = ""
+    examples: str = ""
 
 
 CELERY = Library(
@@ -66,7 +72,7 @@ CELERY = Library(
     "result_backend_transport_options={'global_keyprefix': ...} for results; "
     "broker_transport_options={'global_keyprefix': ...} for the broker",
     {RESULT: "result_expires (default 1 day; None keeps results forever)"})
-RQ = Library("RQ", "1.x-3.x", "none: the rq: namespace is fixed (use a separate database)",
+RQ = Library("RQ", "1.x-3.x", "the RQ_KEY_PREFIX environment variable (RQ 3; default rq; fixed before)",
              {JOB: "result_ttl / failure_ttl on enqueue (-1 keeps the job forever)",
               RESULT: "result_ttl on enqueue (-1 keeps the result forever)"})
 SIDEKIQ = Library("Sidekiq", "6.x-7.x", "redis-namespace (Sidekiq 6) or a separate database",
@@ -100,15 +106,18 @@ LARAVEL_QUEUE = Library("Laravel queue", "8.x-11.x", "REDIS_PREFIX (database.red
 HORIZON = Library("Laravel Horizon", "5.x", "horizon.prefix (default horizon:)",
                   {JOB: "horizon.trim (minutes recent/completed/failed jobs are kept)"},
                   evidence="documented shape")
-LIMITS = Library("limits", "3.x-5.x (also Flask-Limiter)",
-                 "key_prefix of the storage (default LIMITS) / RATELIMIT_KEY_PREFIX in Flask-Limiter",
+LIMITS = Library("limits", "3.x-5.x (also Flask-Limiter 3.x-4.x)",
+                 "key_prefix of the storage (default LIMITS; Flask-Limiter: RATELIMIT_STORAGE_OPTIONS); "
+                 "Flask-Limiter's RATELIMIT_KEY_PREFIX goes after LIMITER/",
                  {RATE_LIMIT: "the window of each limit (keys expire with their window)"})
 EXPRESS_SESSION = Library("express-session", "connect-redis 6-9", "the prefix store option (default sess:)",
                           {SESSION: "cookie.maxAge, or connect-redis's ttl option (default 1 day)"})
 EXPRESS_RATE_LIMIT = Library("express-rate-limit", "rate-limit-redis 3-6", "the prefix store option (default rl:)",
                              {RATE_LIMIT: "windowMs (keys expire with their window)"})
-DRAMATIQ = Library("Dramatiq", "1.x-2.x", "the namespace broker option (default dramatiq)",
-                   {QUEUE: "messages leave the queue when acknowledged; dead_message_ttl for dead letters"})
+DRAMATIQ = Library("Dramatiq", "1.x-2.x", "the namespace broker option (default dramatiq); results: the "
+                   "namespace and use_namespace_prefix_keys of the results backend (default: an md5 of each message)",
+                   {QUEUE: "messages leave the queue when acknowledged; dead_message_ttl for dead letters",
+                    RESULT: "result_ttl of the Results middleware (default 10 minutes)"})
 HUEY = Library("Huey", "2.x", "the huey name (RedisHuey('name')) is part of every key",
                {RESULT: "results are read once and deleted; results=False stores none"})
 REDIS_OM = Library("Redis OM", "redis-om-python 0.x-1.x", "Meta.global_key_prefix and Meta.model_key_prefix",
@@ -120,6 +129,16 @@ SOCKET_IO = Library("Socket.IO streams adapter", "@socket.io/redis-streams-adapt
                     "the streamName and sessionKeyPrefix options (default socket.io, sio:session:)",
                     {QUEUE: "maxLen option (the stream is trimmed, not expired)",
                      SESSION: "connectionStateRecovery.maxDisconnectionDuration (sessions expire with it)"})
+
+ARQ = Library("arq", "0.2x",
+              "the queue_name (default arq:queue); job and result keys are fixed (arq:job:, arq:result:)",
+              {JOB: "_expires on enqueue_job (default: a day after the job was due)",
+               RESULT: "keep_result / keep_result_forever of the function or worker (default 1 hour)"})
+CHANNELS_REDIS = Library("channels_redis", "4.x", "the prefix option of the channel layer (default asgi)",
+                         {STATE: "group_expiry (default 1 day) and expiry (messages, default 60 s)"})
+REDIS_LOCK = Library("python-redis-lock", "3.x-4.x",
+                     "none: the lock: and lock-signal: prefixes are fixed",
+                     {LOCK: "expire= on Lock (None holds the lock until it is released, forever if its holder dies)"})
 
 _P = r"(?P<prefix>.*?)"
 _Q = r"(?:[^:]+)"  # a queue name: literal or a placeholder
@@ -134,6 +153,12 @@ SCHEMAS = (
     # kombu/transport/redis.py: the queue is a list named after it (default queue 'celery'),
     # bindings in the set '_kombu.binding.<exchange>', unacked messages in 'unacked' / 'unacked_index'.
     KeySchema(CELERY, "celery", _P + r"celery", ("list",), "broker queue", QUEUE),
+    # kombu/transport/redis.py Channel._q_for_pri: a message with a priority goes to '<queue><sep><step>'
+    # (sep '\x06\x16', priority_steps [0, 3, 6, 9]; step 0 is the queue itself).
+    KeySchema(CELERY, "<queue>\\x06\\x16<priority step>", _P + r"[^\x06\x16]+\x06\x16(?:\{id\}|[0-9]+)", ("list",),
+              "priority queue", QUEUE,
+              name_setting="broker_transport_options={'sep': ..., 'priority_steps': [...]} (kombu's priority "
+                           "separator, default '\\x06\\x16', and steps)"),
     KeySchema(CELERY, "_kombu.binding.<exchange>", _P + r"_kombu\.binding(?:_permanent)?\.[^:]+", ("set",),
               "queue binding", STATE),
     KeySchema(CELERY, "unacked", _P + r"unacked(?:_index|_mutex)?", ("hash", "zset", "string"),
@@ -144,19 +169,38 @@ SCHEMAS = (
     KeySchema(RQ, "rq:job:<id>", r"rq:job:\{(?:uuid|hex|\*)\}", ("hash",), "job", JOB),
     KeySchema(RQ, "rq:job:<id>:dependents", r"rq:job:\{(?:uuid|hex|\*)\}:dependents", ("set",),
               "job dependents", STATE),
+    # Job.dependencies_key: f'{redis_job_namespace_prefix}:{id}:dependencies', the prefix ending in ':' already:
+    # 'rq:job::<id>:dependencies' (one ':' in RQ before 1.9).
+    KeySchema(RQ, "rq:job::<id>:dependencies", r"rq:job::?\{(?:uuid|hex|\*)\}:dependencies", ("set",),
+              "job dependencies", STATE),
     KeySchema(RQ, "rq:results:<id>", r"rq:results:\{(?:uuid|hex|\*)\}", ("stream",), "job result", RESULT),
     KeySchema(RQ, "rq:queue:<name>", r"rq:queue:" + _Q, ("list",), "queue", QUEUE),
     KeySchema(RQ, "rq:<registry>:<queue>", r"rq:(?:finished|failed|started|deferred|scheduled|canceled):" + _Q,
               ("zset",), "job registry", REGISTRY),
     KeySchema(RQ, "rq:worker:<name>", r"rq:worker:[^:]+", ("hash",), "worker", STATE),
-    KeySchema(RQ, "rq:<bookkeeping>", r"rq:(?:queues|workers|clean_groups|workers:" + _Q + r"|suspended)",
-              ("set", "string"), "bookkeeping", STATE),
+    # worker.py, scheduler.py, group.py, executions.py, cron.py, rate_limit.py: the workers, groups, executions,
+    # scheduler locks, cron and rate-limit keys.
+    KeySchema(RQ, "rq:<bookkeeping>",
+              r"rq:(?:queues|workers|groups|clean_groups|suspended|rl-keys|cron_jobs|cron_schedulers|workers:" + _Q +
+              r"|clean_registries:" + _Q + r"|scheduler-lock:" + _Q +
+              r"|(?:scheduler|scheduler_instance|cron_scheduler|group|execution|executions|rl|intermediate):.+"
+              r"|cron_job:.+:jobs)",
+              ("set", "string", "hash", "zset", "list"), "bookkeeping", STATE),
     # resque lib/resque/data_store.rb: 'queues', 'queue:<name>', 'failed', 'workers', 'worker:<id>',
     # 'stat:<name>' under the 'resque' namespace.
     KeySchema(RESQUE, "resque:queue:<name>", r"resque:queue:" + _Q, ("list",), "queue", QUEUE),
     # lib/resque/failure/redis.rb: every failure is RPUSHed onto 'failed', which nothing trims.
     KeySchema(RESQUE, "resque:failed", r"resque:failed", ("list",), "failed jobs", FAILED),
     # (connection_test_key is node-resque's, written when it connects.)
+    # resque-scheduler lib/resque/scheduler/delaying_extensions.rb (node-resque core/queue.js enqueueAt keeps
+    # it): 'delayed:<unix time>' lists of jobs, 'timestamps:<job as JSON>' sets of the 'delayed:<time>' keys
+    # holding it, and the 'delayed_queue_schedule' sorted set of the times.
+    KeySchema(RESQUE, "resque:delayed:<timestamp>", r"resque:delayed:(?:\{(?:ts|id)\}|[0-9]+)", ("list",),
+              "delayed jobs", QUEUE),
+    KeySchema(RESQUE, "resque:timestamps:<job>", r"resque:timestamps:\{.*\}", ("set",), "delayed job times",
+              STATE),
+    KeySchema(RESQUE, "resque:delayed_queue_schedule", r"resque:delayed_queue_schedule", ("zset",),
+              "delayed schedule", STATE),
     KeySchema(RESQUE, "resque:<bookkeeping>", r"resque:(?:queues|workers|worker:.+|stat:[^:]+|connection_test_key)",
               ("set", "string"), "bookkeeping", STATE),
     # sidekiq lib/sidekiq/client.rb (atomic_push): 'queues' set, 'queue:<name>' lists; api.rb: 'schedule',
@@ -173,9 +217,8 @@ SCHEMAS = (
     # active, paused, completed, failed, delayed, prioritized, events (stream), meta, id, marker, stalled-check,
     # ...; jobs are '<prefix>:<queue>:<job id>' hashes with '<job id>:logs' lists. Bull lib/queue.js: the same
     # keys, without events, meta and marker (which tell a BullMQ queue, see recognize.py).
-    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>", _P + r"bull:" + _Q + r":\{id\}", ("hash",), "job", JOB),
-    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:logs", _P + r"bull:" + _Q + r":\{id\}:logs", ("list",),
-              "job log", JOB),
+    # The queue's own keys first: any other hash under the queue is a job (BullMQ's and Bull's job ids are
+    # counters by default, and whatever the jobId option says otherwise: uuids, 'report-7').
     KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<state>", _P + r"bull:" + _Q +
               r":(?:completed|failed|delayed|prioritized|wait|active|paused|waiting-children)", ("zset", "list"),
               "job state set", REGISTRY),
@@ -184,6 +227,18 @@ SCHEMAS = (
     KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<bookkeeping>", _P + r"bull:" + _Q +
               r":(?:meta|id|marker|stalled-check|stalled|limiter|repeat|de:[^:]+|pc|metrics:[^:]+)",
               ("hash", "string", "zset", "set", "list"), "bookkeeping", STATE),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>", _P + r"bull:" + _Q + r":[^:]+", ("hash",), "job", JOB),
+    # classes/job.js, redis-queue-backend.js and flow-producer.js: beside a job, its logs, the lock of the
+    # worker running it, and for a parent of a flow the children still to run ('dependencies') and the
+    # results of those done ('processed'; 'failed', 'unsuccessful' for the others).
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:logs", _P + r"bull:" + _Q + r":[^:]+:logs", ("list",),
+              "job log", JOB),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:dependencies", _P + r"bull:" + _Q + r":[^:]+:dependencies",
+              ("set",), "children to run", STATE),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:processed", _P + r"bull:" + _Q +
+              r":[^:]+:(?:processed|failed|unsuccessful)", ("hash", "zset"), "children's results", JOB),
+    KeySchema(BULL_OR_BULLMQ, "bull:<queue>:<job id>:lock", _P + r"bull:" + _Q + r":[^:]+:lock", ("string",),
+              "job lock", STATE),
     # bee-queue lib/queue.js: keyPrefix '<prefix>:<queue>:'; 'jobs' (one hash of every job), 'id',
     # 'waiting', 'active', 'succeeded', 'failed', 'delayed', 'stalling', 'stallBlock'.
     KeySchema(BEE_QUEUE, "bq:<queue>:jobs", _P + r"bq:" + _Q + r":jobs", ("hash",), "every job", REGISTRY),
@@ -227,6 +282,11 @@ SCHEMAS = (
     # the storage's key_prefix ('LIMITS') leads.
     KeySchema(LIMITS, "LIMITS:LIMITER/<id>/.../<amount>/<multiples>/<granularity>",
               r"(?P<prefix>[^:]*?)LIMITS:LIMITER/.*", ("string", "list", "hash"), "rate-limit window", RATE_LIMIT),
+    # storage/redis.py _current_window_key / _previous_window_key (the sliding window counter): the key in
+    # braces, a hash tag that keeps the current and previous ('/-1') windows in one cluster slot.
+    KeySchema(LIMITS, "LIMITS:{LIMITER/...}[/-1]",
+              r"(?P<prefix>[^:]*?)LIMITS:\{(?:LIMITER/.*|\{[a-z0-9*]+\})\}(?:/-1)?", ("string", "list", "hash"),
+              "rate-limit window", RATE_LIMIT),
     # connect-redis dist/esm/index.js: this.prefix = opts.prefix ?? 'sess:'; key = prefix + sid.
     KeySchema(EXPRESS_SESSION, "sess:<session id>", r"sess:\{(?:\*|b64|uuid|hex)\}", ("string",),
               "session", SESSION),
@@ -236,6 +296,13 @@ SCHEMAS = (
     # '<queue>.msgs', '<queue>.XQ' (dead letters), '__heartbeats__', '__acks__.<worker>.<queue>'.
     KeySchema(DRAMATIQ, "dramatiq:<queue>[.msgs|.DQ|.XQ]", r"dramatiq:[^:]+", ("list", "hash", "zset", "set"),
               "queue", QUEUE),
+    # dramatiq/results/backend.py build_message_key: the md5 hex of '<namespace>:<queue>:<actor>:<message id>'
+    # (with use_namespace_prefix_keys, that text itself); backends/redis.py _store LPUSHes the result and
+    # PEXPIREs it. A bare md5 is anyone's: claimed only beside Dramatiq's queue.
+    KeySchema(DRAMATIQ, "<md5 of the message key>", r"\{hex\}", ("list",), "message result", RESULT,
+              needs=r"dramatiq:.+"),
+    KeySchema(DRAMATIQ, "dramatiq-results:<queue>:<actor>:<message id>", r"dramatiq-results:.+", ("list",),
+              "message result", RESULT),
     # huey/storage.py RedisStorage: 'huey.redis.<name>' queue, 'huey.schedule.<name>', 'huey.results.<name>',
     # 'huey.counters.<name>'.
     KeySchema(HUEY, "huey.<redis|schedule|counters>.<name>", r"huey\.(?:redis|schedule|counters)\..+",
@@ -244,8 +311,31 @@ SCHEMAS = (
     # redis_om/model/model.py RedisModel.make_key / key(): '<global_key_prefix>:<model_key_prefix>:<pk>'; the model
     # prefix defaults to '<module>.<ClassName>', the pk is a ULID.
     KeySchema(REDIS_OM, "<global prefix>:<module>.<Model>:<pk>",
-              r"(?P<prefix>[^:]*):(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9]*:\{\*\}", ("hash", "ReJSON-RL", "module"),
+              r"(?P<prefix>.*?):(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9]*:\{\*\}", ("hash", "ReJSON-RL", "module"),
               "model", RECORD),
+    # With Meta.model_key_prefix (and global_key_prefix) set, nothing of the name is the library's but the
+    # primary key: a ULID (model.py ULIDPrimaryKey), 26 Crockford base32 characters, checked on the examples.
+    KeySchema(REDIS_OM, "<global prefix>:<model prefix>:<ULID pk>", r"(?P<prefix>.+:)\{\*\}",
+              ("hash", "ReJSON-RL", "module"), "model", RECORD, examples=r".*:[0-7][0-9A-HJKMNP-TV-Z]{25}"),
+    # arq/constants.py: 'arq:job:<id>' (uuid4 hex unless _job_id), 'arq:result:<id>', 'arq:in-progress:<id>',
+    # 'arq:retry:<id>', the default queue 'arq:queue' with '<queue>:health-check', 'arq:abort'.
+    KeySchema(ARQ, "arq:job:<id>", r"arq:job:.+", ("string",), "job", JOB),
+    KeySchema(ARQ, "arq:result:<id>", r"arq:result:.+", ("string",), "job result", RESULT),
+    KeySchema(ARQ, "arq:<in-progress|retry>:<id>", r"arq:(?:in-progress|retry):.+", ("string",), "job state",
+              STATE),
+    KeySchema(ARQ, "arq:queue", r"arq:(?:queue|abort)", ("zset",), "queue", QUEUE),
+    KeySchema(ARQ, "arq:queue:health-check", r".+:health-check", ("string",), "worker health", STATE,
+              needs=r"arq:.+"),
+    # channels_redis/core.py _group_key '<prefix>:group:<group>' (sorted sets of channels, expiring after
+    # group_expiry); a process-specific channel's messages in '<prefix><channel up to !>' ('asgispecific.<hex>!').
+    KeySchema(CHANNELS_REDIS, "asgi:group:<group>", _P + r"asgi:group:.+", ("zset",), "group", STATE),
+    KeySchema(CHANNELS_REDIS, "asgi<channel>!", _P + r"asgi[^:]*!.*", ("zset",), "channel", STATE),
+    # redis_lock/__init__.py Lock: 'lock:<name>' holds the owner's id, 'lock-signal:<name>' wakes waiters.
+    # The 'lock:' prefix is python-redis-lock's, and a common choice of applications for their own locks (the
+    # key-design guides recommend it): claimed only beside a 'lock-signal:' key, which a release leaves for
+    # signal_expire (1 s by default). Otherwise only the values tell (the owner's 24-character id).
+    KeySchema(REDIS_LOCK, "lock:<name>", r"lock:.+", ("string",), "lock", LOCK, needs=r"lock-signal:.+"),
+    KeySchema(REDIS_LOCK, "lock-signal:<name>", r"lock-signal:.+", ("list",), "lock signal", STATE),
     # spring-session-data-redis RedisIndexedSessionRepository (3.5.7; namespace 'spring:session' by default):
     # '<namespace>:sessions:<id>' hashes of RedisSessionMapper's creationTime, lastAccessedTime,
     # maxInactiveInterval and sessionAttr:<name> (values JDK-serialized by default), expiring 5 minutes after

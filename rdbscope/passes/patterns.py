@@ -58,7 +58,7 @@ class PatternsPass:
         patterns: one row per (db, pattern), largest memory first.
         namespaces: one row per (db, namespace node), in tree order (children
             after their parent, larger memory first).
-    Findings: LIB001-LIB004, leaks in the keys a known library owns (:mod:`rdbscope.libraries.findings`).
+    Findings: LIB001-LIB005, leaks in the keys a known library owns (:mod:`rdbscope.libraries.findings`).
     Shares: the pattern groups with their measures (``PatternGroups.stats``).
     """
 
@@ -71,7 +71,8 @@ class PatternsPass:
         columns = ctx.columns
         groups = ctx.output("pattern_groups").shared
         measures = groups.stats.table_columns(columns)  # the chunks' merged measures
-        owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist())
+        owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist(),
+                           measures["examples"].to_pylist())
         patterns = _pattern_table(groups, measures, columns, owners)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
         return PassOutput(

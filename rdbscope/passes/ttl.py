@@ -14,14 +14,14 @@ from .base import PassOutput
 MIXED_TTL = Check(
     "TTL001", "mixed-ttl", Severity.WARNING,
     "A pattern (at least `mixed_min_keys` keys) where some keys have a TTL and others none "
-    "(a known library's patterns are left to LIB001-LIB004).",
+    "(a known library's patterns are left to LIB001-LIB005).",
     "Keys of one pattern are written by the same code, so they should all expire or none "
     "should. A mix usually means a TTL was lost: SET without KEEPTTL, PERSIST, or a "
     "write path that forgets EXPIRE. The keys without TTL stay forever.")
 VOLATILE_WITHOUT_TTL = Check(
     "TTL002", "volatile-name-without-ttl", Severity.ERROR,
     "Keys without TTL in a pattern whose name says cache, session, lock, rate, tmp, temp, "
-    "otp, token or captcha (`volatile_words`); a known library's patterns are left to LIB001-LIB004.",
+    "otp, token or captcha (`volatile_words`); a known library's patterns are left to LIB001-LIB005.",
     "OneUptime's guide: every cache key must have a TTL. Sessions, locks, rate-limit counters, "
     "one-time passwords and captchas are short-lived by nature; without a TTL they pile "
     "up until maxmemory, and a lock without TTL is held forever once its owner dies. "
@@ -202,7 +202,7 @@ def _library_owned(patterns, groups):
 
 def _pattern_findings(coverage, columns, groups, options):
     findings = []
-    # a library's keys are judged by its own checks (LIB001-LIB004), which name the setting to change
+    # a library's keys are judged by its own checks (LIB001-LIB005), which name the setting to change
     judged = ~coverage.library_owned
     volatile_fired = np.flatnonzero(judged & coverage.volatile & (coverage.n_without > 0))
     mixed_fired = np.flatnonzero(judged & ~coverage.volatile & (coverage.n_keys >= options.mixed_min_keys)

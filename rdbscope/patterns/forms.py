@@ -11,6 +11,7 @@ into the forms (see :func:`restore_short_versions`).
 """
 
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -61,6 +62,19 @@ def mask_digits(keys):
     return pa.Array.from_buffers(keys.type, len(keys), [None, pa.py_buffer(offsets - offsets[0]), masked])
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(n_bytes, n_keys):
+    """The masked bytes and first keys :func:`_numbered_forms` works in, kept from one chunk to the next
+    by each thread: fresh memory of that size costs more to fault in than to fill."""
+    held = getattr(_SCRATCH, "arrays", None)
+    if held is None or len(held[0]) < n_bytes or len(held[1]) < n_keys:
+        held = (np.empty(max(n_bytes, 1), np.uint8), np.empty(max(n_keys, 1), np.int32))
+        _SCRATCH.arrays = held
+    return held[0][:n_bytes], held[1][:n_keys]
+
+
 #: Slots of the table :func:`_numbered_forms` starts with (it grows fourfold when half full).
 FIRST_FORM_SLOTS = 1 << 12
 
@@ -69,12 +83,11 @@ def _numbered_forms(keys):
     """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``kernels/_forms.py``)."""
     offsets = _offsets(keys)
     start, stop = int(offsets[0]), int(offsets[-1])
-    masked = np.empty(stop - start, np.uint8)
+    masked, first_key = _scratch(stop - start, len(keys))
     data = np.frombuffer(_data(keys), np.uint8) if stop > start else np.zeros(1, np.uint8)
     kernels.forms.mask_digits_into(data, start, stop, masked)
     offsets = np.ascontiguousarray(offsets, np.int32)
     form_of_key = np.empty(len(keys), np.int32)
-    first_key = np.empty(len(keys), np.int32)
     table = np.full(FIRST_FORM_SLOTS, -1, np.int32)  # grows with the forms, not the keys: stays in cache
     state = np.zeros(2, np.int64)  # the next key, the forms so far
     while True:

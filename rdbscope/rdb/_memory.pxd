@@ -7,14 +7,14 @@ ctypedef unsigned long long u64
 cdef object np
 
 @cython.locals(k=u64, step=u64)
-cpdef u64 jemalloc_usable(u64 n, u64 quantum) noexcept
+cpdef u64 jemalloc_usable(u64 n, u64 quantum) noexcept nogil
 
-cpdef u64 glibc_usable(u64 n) noexcept
+cpdef u64 glibc_usable(u64 n) noexcept nogil
 
 @cython.locals(size=u64)
 cpdef u64 next_power(u64 n) noexcept
 
-cpdef int sds_header(u64 n) noexcept
+cpdef int sds_header(u64 n) noexcept nogil
 
 @cython.locals(buckets=u64, want=u64)
 cpdef u64 valkey_buckets(u64 n) noexcept
@@ -36,9 +36,9 @@ cdef class MemoryModel:
     cdef object small_array
     cdef const u64[::1] small
 
-    cpdef u64 usable(self, u64 n) noexcept
-    cpdef u64 alloc(self, u64 n) noexcept
-    cpdef u64 sds(self, u64 n) noexcept
+    cpdef u64 usable(self, u64 n) noexcept nogil
+    cpdef u64 alloc(self, u64 n) noexcept nogil
+    cpdef u64 sds(self, u64 n) noexcept nogil
     cpdef u64 counted(self, u64 n) noexcept
     @cython.locals(mean=double, p=double, level=int)
     cpdef double expected_node(self, u64 base) noexcept
@@ -64,11 +64,11 @@ cdef class MemoryModel:
     cpdef u64 array_slice(self, u64 n, u64 first, u64 tenth, u64 last) noexcept
     @cython.locals(table=u64)
     cpdef u64 array_directory(self, u64 top_slice, u64 blocks) noexcept
-    cpdef u64 key_entry(self, u64 klen) noexcept
+    cpdef u64 key_entry(self, u64 klen) noexcept nogil
     @cython.locals(size=u64)
-    cpdef u64 embedded_object(self, u64 klen, bint has_expire, u64 extra) noexcept
+    cpdef u64 embedded_object(self, u64 klen, bint has_expire, u64 extra) noexcept nogil
     @cython.locals(entry=u64, obj=u64, size=u64)
-    cpdef u64 string_size(self, u64 klen, bint has_expire, int enc, u64 slen) noexcept
+    cpdef u64 string_size(self, u64 klen, bint has_expire, int enc, u64 slen) noexcept nogil
     cpdef u64 object_size(self, u64 klen, bint has_expire) noexcept
     cpdef u64 compact_size(self, u64 klen, bint has_expire, u64 blob_bytes) noexcept
     @cython.locals(buckets=u64, struct=u64, overflow=double)

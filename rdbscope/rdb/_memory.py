@@ -92,7 +92,7 @@ def jemalloc_usable(n, quantum):
         return 8
     if n <= 64:
         return (n + quantum - 1) // quantum * quantum
-    if n > 4611686018427387904:  # 2**62: no real allocation; keep the doubling below from overflowing
+    if n > cython.cast(cython.ulonglong, 1) << 62:  # no real allocation; keep the doubling below from overflowing
         return n
     k = 128
     while k < n:

@@ -27,13 +27,13 @@ cdef object np
 cdef Py_ssize_t CHUNK
 
 @cython.locals(inverted=i64)
-cdef i64 to_signed(u64 v, int nbytes)
+cdef i64 to_signed(u64 v, int nbytes) noexcept nogil
 
 @cython.locals(n=int, u=u64, t=u64)
-cpdef int int_text_len(i64 v) noexcept
+cpdef int int_text_len(i64 v) noexcept nogil
 
 @cython.locals(v=u64, i=int)
-cdef inline u64 le_at(const unsigned char[::1] data, Py_ssize_t p, int nbytes) noexcept
+cdef inline u64 le_at(const unsigned char[::1] data, Py_ssize_t p, int nbytes) noexcept nogil
 
 @cython.locals(v=u64)
 cdef u64 u32_le(const unsigned char[::1] data, Py_ssize_t p) noexcept
@@ -48,7 +48,7 @@ cpdef int newest_writer_for_rdb_version(int version)
 cpdef int embstr_limit_for(int redis_ver)
 
 @cython.locals(i=Py_ssize_t, stop=Py_ssize_t, negative=bint, c=int, v=u64)
-cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t n)
+cdef bint is_int_text(const unsigned char[::1] data, Py_ssize_t start, Py_ssize_t n) noexcept nogil
 
 
 @cython.final
@@ -163,7 +163,7 @@ cdef class Scanner(Columns):
     cdef readonly object module_names
     cdef object module_ids
 
-    cdef inline Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1
+    cdef inline Py_ssize_t _key_reserve(self, Py_ssize_t n) except -1 nogil
 
     @cython.locals(keep=Py_ssize_t, cap=Py_ssize_t, grow=Py_ssize_t, got=Py_ssize_t)
     cdef int _fill(self, Py_ssize_t need) except -1
@@ -197,7 +197,7 @@ cdef class Scanner(Columns):
 
     @cython.locals(p=Py_ssize_t, end=Py_ssize_t, b=int, n=Py_ssize_t,
                    kat=Py_ssize_t, vlen=Py_ssize_t, sint=bint, at=Py_ssize_t, width=int)
-    cdef bint read_string_record(self) except -1
+    cdef bint read_string_record(self) except -1 nogil
 
     @cython.locals(p=Py_ssize_t)
     cdef bint skip_string_record(self) noexcept
@@ -265,7 +265,7 @@ cdef class Scanner(Columns):
     cdef int set_walked(self, int rtype, int renc) except -1
 
     @cython.locals(k=Py_ssize_t, khdr=int, size=u64)
-    cdef inline int string_encoding(self, u64 n) except -1
+    cdef inline int string_encoding(self, u64 n) noexcept nogil
 
     @cython.locals(n=u64, mx=u64, ttl=u64, i=u64, pair=u64, field=u64, field_ttl=bint)
     cdef int read_hash_pairs(self, int ttl_mode) except -1
@@ -297,12 +297,18 @@ cdef class Scanner(Columns):
     cdef int skip_key_meta(self) except -1
 
     @cython.locals(has_expire=bint, est=u64)
-    cdef u64 string_cost(self) except? 0
+    cdef u64 string_cost(self) noexcept nogil
 
     cdef int known_type(self, int t)
 
     cdef inline bint keep_row(self, Py_ssize_t kstart) except -1
 
     @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=Py_ssize_t, byte=Py_ssize_t, bit=int, est=u64,
-                   first=Py_ssize_t, stop=Py_ssize_t, past=bint, simple=bint)
+                   first=Py_ssize_t, stop=Py_ssize_t, past=bint, simple=bint, plain=bint, run=Py_ssize_t)
     cpdef Py_ssize_t scan_batch(self) except -1
+
+    @cython.locals(r=Py_ssize_t, byte=Py_ssize_t, bit=int, i=Py_ssize_t)
+    cdef int store_row(self, i64 start, u64 est, int module) noexcept nogil
+
+    @cython.locals(first=Py_ssize_t, p=Py_ssize_t, op=int)
+    cdef Py_ssize_t scan_strings(self, Py_ssize_t stop) noexcept nogil

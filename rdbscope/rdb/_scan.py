@@ -54,6 +54,13 @@ OP_EXPIRETIME = cython.declare(cython.int, 253)
 OP_SELECTDB = cython.declare(cython.int, 254)
 OP_EOF = cython.declare(cython.int, 255)
 
+#: Room for key bytes :meth:`Scanner.scan_strings` needs to go on: more than the longest key it reads
+#: (a 14-bit length), so that it never grows the key buffer, which needs the GIL.
+FAST_KEY_ROOM = cython.declare(cython.Py_ssize_t, 1 << 14)
+#: Keys in a row :meth:`Scanner.scan_strings` read last time, from which it is worth releasing the GIL for it:
+#: taking it back can wait for the other thread, for as long as a short run takes.
+FAST_RUN_NOGIL = cython.declare(cython.Py_ssize_t, 64)
+
 # Indices into format.TYPE_NAMES and format.ENCODING_NAMES.
 T_STRING = cython.declare(cython.int, 0)
 T_LIST = cython.declare(cython.int, 1)
@@ -555,7 +562,8 @@ class Scanner(Columns):
     def _key_reserve(self, n):
         """Make room for n more key bytes; return where they go."""
         if self.klen + n > self.kcap:
-            self._grow_keys(self.klen + n)
+            with cython.gil:  # only in the GIL's holder: the scan without it leaves room first (scan_strings)
+                self._grow_keys(self.klen + n)
         return self.klen
 
     # ------------------------------------------------------------------ errors
@@ -2037,10 +2045,20 @@ class Scanner(Columns):
         stop = self.rows + self.batch_rows
         # A batch read past keeps no row, only where each ends (keep_rows_before reads that).
         past = self.reading_past and self.want_db is None and self.want_types is None and self.key_filter is None
+        plain = not self.reading_past and self.want_db is None and self.want_types is None and self.key_filter is None
+        run = FAST_RUN_NOGIL
         while self.rows < stop and not self.full and not self.done:
             if self.klen > self.key_limit:
                 self.full = True
                 break
+            if plain and self.prefix_start < 0 and self.mm is not None and self.cap > 0:
+                if run >= FAST_RUN_NOGIL:
+                    with cython.nogil:
+                        run = self.scan_strings(stop)
+                else:
+                    run = self.scan_strings(stop)
+                if self.rows >= stop or self.full:
+                    break
             start = self.base + self.pos
             self.context = "opcode"
             op = self.u8()
@@ -2115,66 +2133,12 @@ class Scanner(Columns):
                 if self.rows == self.cap:
                     self.full = True
             elif self.keep_row(kstart):
-                r = self.rows
-                byte = r >> 3
-                bit = 1 << (r & 7)
-                self.c_db[r] = self.db
-                self.c_koff[r + 1] = self.klen
-                self.c_type[r] = self.r_type
-                self.c_enc[r] = self.r_enc
-                if self.has_expire:
-                    self.c_expire[r] = self.expire_ms
-                    self.c_v_expire[byte] |= bit
-                else:
-                    self.nulls_expire += 1
-                self.c_rdb_bytes[r] = self.base + self.pos - start
-                self.c_n[r] = self.r_n
-                if self.r_max != self.r_n or not self.max_is_n:
-                    if self.max_is_n:
-                        self.max_is_n = False
-                        self.a_max[:r] = self.a_n[:r]
-                    self.c_max[r] = self.r_max
-                if self.r_no_counts:
-                    self.nulls_counts += 1
-                else:
-                    self.c_v_counts[byte] |= bit
-                if self.lfu >= 0:
-                    self.c_lfu[r] = self.lfu
-                    self.c_v_lfu[byte] |= bit
-                else:
-                    self.nulls_lfu += 1
-                if self.idle >= 0:
-                    self.c_idle[r] = self.idle
-                    self.c_v_idle[byte] |= bit
-                else:
-                    self.nulls_idle += 1
-                if self.r_module_id:
-                    self.c_module[r] = self.module_index(self.r_module_id)
-                    self.c_v_module[byte] |= bit
-                else:
-                    self.nulls_module += 1
-                self.c_offset[r] = start
-                if self.estimating:
-                    if self.r_type == T_STRING:
-                        est = self.string_cost()
-                    else:
-                        est = self.mm.estimate(self.cur_klen, self.has_expire, self.r_type, self.r_enc,
-                                               self.value_type, self.r_n, self.m_blob, self.m_elems,
-                                               self.m_nodes, self.r_ttl_fields)
-                    if est == 0:  # no model: a module value costs what it serializes to, at least
-                        est = self.base + self.pos - start
-                        self.c_est_fallback[byte] |= bit
-                    self.c_est[r] = est
-                else:
-                    self.nulls_est += 1
-                if self.r_type == T_HASH:
-                    self.c_ttl_fields[r] = self.r_ttl_fields
-                    self.c_v_ttl_fields[byte] |= bit
-                else:
-                    self.nulls_ttl_fields += 1
-                self.rows = r + 1
-                if self.rows == self.cap:
-                    self.full = True
+                est = 0
+                if self.estimating and self.r_type != T_STRING:
+                    est = self.mm.estimate(self.cur_klen, self.has_expire, self.r_type, self.r_enc,
+                                           self.value_type, self.r_n, self.m_blob, self.m_elems,
+                                           self.m_nodes, self.r_ttl_fields)
+                self.store_row(start, est, self.module_index(self.r_module_id) if self.r_module_id else -1)
             else:
                 self.klen = kstart
             self.has_expire = False
@@ -2193,13 +2157,104 @@ class Scanner(Columns):
         if (self.cur_klen == self.sc_klen and self.r_n == self.sc_n and self.r_enc == self.sc_enc
                 and has_expire == self.sc_expire):
             return self.sc_est
-        est = self.mm.estimate(self.cur_klen, has_expire, T_STRING, self.r_enc, 0, self.r_n, 0, 0, 0, 0)
+        est = self.mm.string_size(self.cur_klen, has_expire, self.r_enc, self.r_n)
         self.sc_klen = self.cur_klen
         self.sc_n = self.r_n
         self.sc_enc = self.r_enc
         self.sc_expire = has_expire
         self.sc_est = est
         return est
+
+    def store_row(self, start, est, module):
+        """Store the key just read as the next row: it starts at ``start``; ``est``: the model's estimate of a
+        key that is not a string (a string's is :meth:`string_cost`); ``module``: its module's index, or -1."""
+        r = self.rows
+        byte = r >> 3
+        bit = 1 << (r & 7)
+        self.c_db[r] = self.db
+        self.c_koff[r + 1] = self.klen
+        self.c_type[r] = self.r_type
+        self.c_enc[r] = self.r_enc
+        if self.has_expire:
+            self.c_expire[r] = self.expire_ms
+            self.c_v_expire[byte] |= bit
+        else:
+            self.nulls_expire += 1
+        self.c_rdb_bytes[r] = self.base + self.pos - start
+        self.c_n[r] = self.r_n
+        if self.r_max != self.r_n or not self.max_is_n:
+            if self.max_is_n:
+                self.max_is_n = False
+                i = 0
+                while i < r:
+                    self.c_max[i] = self.c_n[i]
+                    i += 1
+            self.c_max[r] = self.r_max
+        if self.r_no_counts:
+            self.nulls_counts += 1
+        else:
+            self.c_v_counts[byte] |= bit
+        if self.lfu >= 0:
+            self.c_lfu[r] = self.lfu
+            self.c_v_lfu[byte] |= bit
+        else:
+            self.nulls_lfu += 1
+        if self.idle >= 0:
+            self.c_idle[r] = self.idle
+            self.c_v_idle[byte] |= bit
+        else:
+            self.nulls_idle += 1
+        if module >= 0:
+            self.c_module[r] = module
+            self.c_v_module[byte] |= bit
+        else:
+            self.nulls_module += 1
+        self.c_offset[r] = start
+        if self.estimating:
+            if self.r_type == T_STRING:
+                est = self.string_cost()
+            if est == 0:  # no model: a module value costs what it serializes to, at least
+                est = self.base + self.pos - start
+                self.c_est_fallback[byte] |= bit
+            self.c_est[r] = est
+        else:
+            self.nulls_est += 1
+        if self.r_type == T_HASH:
+            self.c_ttl_fields[r] = self.r_ttl_fields
+            self.c_v_ttl_fields[byte] |= bit
+        else:
+            self.nulls_ttl_fields += 1
+        self.rows = r + 1
+        if self.rows == self.cap:
+            self.full = True
+
+    def scan_strings(self, stop):
+        """Read the plain string keys that come next (each perhaps after its expiry time), up to row ``stop``,
+        into rows; return how many. It stops, having consumed nothing of it, at anything else: another
+        opcode or type, a record not wholly in the buffer, or less room for keys than a key of the fast
+        path can take. Needs no GIL: :meth:`scan_batch` lets the thread measuring the last chunk run."""
+        first = self.rows
+        while (self.rows < stop and not self.full and self.kcap - self.klen >= FAST_KEY_ROOM
+               and self.klen <= self.key_limit):
+            p = self.pos
+            if self.end - p < 12:
+                break
+            op = self.view[p]
+            self.has_expire = op == OP_EXPIRETIME_MS
+            if self.has_expire:
+                self.expire_ms = to_signed(le_at(self.view, p + 1, 8), 8)
+                op = self.view[p + 9]
+                self.pos = p + 10
+            else:
+                self.pos = p + 1
+            if op != 0 or not self.read_string_record():
+                self.pos = p
+                self.has_expire = False
+                break
+            self.db_keys += 1
+            self.store_row(self.base + p, 0, -1)
+        self.has_expire = False
+        return self.rows - first
 
     def known_type(self, t):
         """Object types this file's magic allows (src/rdb.h rdbIsObjectType)."""

@@ -387,7 +387,10 @@ class RuleContext:
     @functools.cached_property
     def owners(self):
         """The library that owns each pattern group (:class:`~rdbscope.libraries.Recognized`), or None."""
-        return recognize([int(d) for d in self.groups.db], list(self.groups.pattern), self.pattern_types)
+        offsets, rows = self._pattern_examples
+        texts = list(self.columns.key_text(rows))
+        examples = [texts[offsets[g]:offsets[g + 1]] for g in range(self.groups.n)]
+        return recognize([int(d) for d in self.groups.db], list(self.groups.pattern), self.pattern_types, examples)
 
     @functools.cached_property
     def pattern_n_with_ttl(self):

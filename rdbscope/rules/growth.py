@@ -21,7 +21,7 @@ class GrowingIds(Rule):
     ids are distinct and dense: a run such as 1..1500 with few gaps (at most
     `max_span_ratio` × the number of keys between the smallest and the largest). Such a
     family is written by `INCR` on a counter and nothing ever deletes it. Patterns a
-    known library owns are left to its own checks (LIB001-LIB004). With several dumps of
+    known library owns are left to its own checks (LIB001-LIB005). With several dumps of
     different days, `rdbscope diff` (column `leak`) and `rdbscope trend` (`grew_each_date`)
     confirm that it keeps growing. Opt-in (`--select GRO001` or the preset `growth`): a table
     of users numbered 1..N looks the same in one dump, and is not a leak.

@@ -12,8 +12,10 @@ class LibraryNames(Rule):
     (`celery-task-meta-{uuid}`, `rq:job:{uuid}`, `bull:emails:{id}`,
     `LIMITS:LIMITER/login/{ip}/1000/1/hour`, `flask_cache_{*}`, ...; the table is
     `rdbscope.libraries.SCHEMAS`) and reports, once per library, which patterns it owns and
-    the setting that puts a prefix before them. The naming rules (NAM001-NAM014) say
-    nothing about these patterns.
+    the setting that puts a prefix before them (and, where one shapes the rest of the name,
+    that setting too: kombu's priority separator). The naming rules (NAM001-NAM014) and the
+    cluster rules about names (CLU002, CLU003: a library's hash tags, such as limits'
+    `LIMITS:{LIMITER/...}`) say nothing about these patterns.
 
     ## Why is this bad?
     OneUptime's guide asks for namespaced, lower-case names, but these are not the
@@ -39,7 +41,7 @@ class LibraryNames(Rule):
     name = "library-names"
     severity = Severity.INFO
     message = ("{library} owns {patterns_text} ({keys}, {memory}): the names are the library's; "
-               "prefix: {prefix_setting}")
+               "prefix: {prefix_setting}{names_text}")
 
     def check(self, ctx, options):
         by_library = {}
@@ -51,9 +53,11 @@ class LibraryNames(Rule):
             patterns = [ctx.groups.pattern[g] for g in groups]
             shown = ", ".join(patterns[:3]) + (f" and {len(patterns) - 3} more" if len(patterns) > 3 else "")
             library = owned[0][1].library
+            name_settings = sorted({owner.schema.name_setting for _g, owner in owned if owner.schema.name_setting})
+            names_text = "".join(f"; names: {setting}" for setting in name_settings)
             yield self.dump_finding(
                 ctx, n_keys=int(sum(ctx.pattern_n_keys[g] for g in groups)),
                 memory_bytes=int(sum(ctx.pattern_memory[g] for g in groups)),
                 examples=ctx.pattern_hit(groups[0]).examples, db=db, library=name,
-                patterns=patterns, prefix_setting=library.prefix_setting, evidence=library.evidence,
-                say={"patterns_text": shown})
+                patterns=patterns, prefix_setting=library.prefix_setting, name_settings=name_settings,
+                evidence=library.evidence, say={"patterns_text": shown, "names_text": names_text})

@@ -16,12 +16,25 @@ from .slottable import slot_table
 log = logging.getLogger(__name__)
 
 
+#: Rules about the form of a name (its characters, length, layout, hash tags): the naming rules and the
+#: cluster rules but the one about the dump's own slot record, which no name choice explains.
+NAME_FAMILIES = ("NAM", "CLU")
+NOT_ABOUT_NAMES = ("CLU005",)
+
+
+def about_names(rule):
+    """True for a rule whose findings on a pattern judge the form of its name."""
+    return rule.family() in NAME_FAMILIES and rule.code not in NOT_ABOUT_NAMES and rule is not LibraryNames
+
+
 def run_rules(ctx, settings):
     """Every enabled rule over ``ctx``; returns ``(findings, {code: seconds}, codes not checked)``.
 
-    Names a library owns (Celery's ``celery-task-meta-{uuid}``) are not the user's to change:
-    naming rules say nothing of them; ``library-names`` says once per library who owns them.
-    A rule that needs keys a bounded run did not keep (:class:`~.base.NeedsEveryKey`) is not checked.
+    Names a library owns (Celery's ``celery-task-meta-{uuid}``, kombu's ``celery\x06\x163``, limits'
+    ``LIMITS:{LIMITER/...}``) are not the user's to change: naming and cluster rules (:func:`about_names`)
+    say nothing of them; ``library-names`` informs once per library who owns them and which setting
+    shapes them. A rule that needs keys a bounded run did not keep (:class:`~.base.NeedsEveryKey`) is
+    not checked.
     """
     findings, seconds, not_checked = [], {}, []
     owned = None
@@ -32,7 +45,7 @@ def run_rules(ctx, settings):
         except NeedsEveryKey:
             not_checked.append(rule.code)
             continue
-        if rule.family() == "NAM" and rule is not LibraryNames and found:
+        if found and about_names(rule):
             if owned is None:
                 owned = {(int(db), pattern) for db, pattern, owner
                          in zip(ctx.groups.db, ctx.groups.pattern, ctx.owners, strict=True) if owner}

@@ -4,8 +4,9 @@ from dataclasses import dataclass
 
 #: Bytes kept of a string value, and of each element of a collection.
 HEAD_BYTES = 4096
-#: Elements kept of a collection (hash fields, list items, set or zset members).
-HEAD_ELEMENTS = 16
+#: Elements kept of a collection (hash fields, list items, set or zset members): enough for the fields a job
+#: queue writes into each job (RQ's ``result_ttl`` is its seventeenth).
+HEAD_ELEMENTS = 32
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ def test_codes_stay_stable():
         "EXP001": "expiry-burst", "EXP002": "dump-expiry-burst", "EXP003": "no-ttl-jitter",
         "LIB001": "library-jobs-kept", "LIB002": "library-session-without-ttl",
         "LIB003": "library-cache-without-ttl", "LIB004": "library-rate-limit-without-ttl",
+        "LIB005": "library-lock-without-ttl",
     }
 
 

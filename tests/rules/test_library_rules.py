@@ -3,13 +3,16 @@ the leaks with the setting that causes them, and naming rules kept off the libra
 
 import json
 import random
+import re
 import string
 
 import pytest
 from conftest import SAMPLE_DUMPS
 from rule_keyspace import key_table
+from typer.testing import CliRunner
 
 import rdbscope
+from rdbscope.cli import app
 from rdbscope.config import config_from_mapping
 from rdbscope.report.dataset import patterns_table
 
@@ -32,7 +35,11 @@ def by_code(result, code):
     return {f.pattern: f for f in result.finding_list if f.code == code}
 
 
-@pytest.mark.parametrize("family", TRUTH["families"], ids=[f["pattern"] for f in TRUTH["families"]])
+#: The families whose names tell their library (the others' names are the application's: only values tell).
+NAMED = [f for f in TRUTH["families"] if f["told_by"] == "name"]
+
+
+@pytest.mark.parametrize("family", NAMED, ids=[f["pattern"] for f in NAMED])
 def test_every_library_pattern_carries_its_library(owners, family):
     library, _kind = owners[family["pattern"]]
     assert library == family["library"]
@@ -126,7 +133,7 @@ def test_each_library_is_named_once_with_its_prefix_setting(result):
     infos = [f for f in result.finding_list if f.code == "NAM015"]
     libraries = [f.details_dict["library"] for f in infos]
     assert len(libraries) == len(set(libraries))
-    assert set(libraries) == {f["library"] for f in TRUTH["families"]}
+    assert set(libraries) == {f["library"] for f in NAMED}
     celery = next(f for f in infos if f.details_dict["library"] == "Celery")
     assert "global_keyprefix" in celery.message and celery.n_keys == TRUTH["keys_written"]["Celery"]
     evidence = {f.details_dict["library"]: f.details_dict["evidence"] for f in infos}
@@ -253,3 +260,155 @@ def test_a_cache_store_without_a_prefix_claims_nothing_else():
     owners = _owner_of(fragments + [{"key": "price/$i", "count": 20}])
     assert owners["views/products/_product:{hex}/products/{id}"] == ("Rails cache", "view fragment")
     assert owners["price/{id}"] == (None, None)
+
+
+#: (pattern, library, key kind) of each library recognized since issue 31, as libraries.rdb holds them.
+RECOGNIZED_BY_NAME = [
+    ("arq:job:{hex}", "arq", "job"),
+    ("arq:result:{hex}", "arq", "job result"),
+    ("arq:queue", "arq", "queue"),
+    ("asgi:group:room_{id}", "channels_redis", "group"),
+    ("asgispecific.{hex}!", "channels_redis", "channel"),
+    ("shop:order:{*}", "Redis OM", "model"),
+    ("lock:report-{id}", "python-redis-lock", "lock"),
+    ("lock:export-{id}", "python-redis-lock", "lock"),
+    ("lock-signal:sync-{id}", "python-redis-lock", "lock signal"),
+    ("{hex}", "Dramatiq", "message result"),
+    ("rq:job::{uuid}:dependencies", "RQ", "job dependencies"),
+    ("rq:job:{uuid}:dependents", "RQ", "job dependents"),
+    ("rq:deferred:default", "RQ", "job registry"),
+    ("bull:reports:report-{id}", "BullMQ", "job"),
+    ("bull:reports:report-{id}:dependencies", "BullMQ", "children to run"),
+    ("bull:reports:report-{id}:processed", "BullMQ", "children's results"),
+    ("bull:reports:waiting-children", "BullMQ", "job state set"),
+    ("bull:report-parts:{uuid}", "BullMQ", "job"),
+    ("resque:delayed:{ts}", "Resque", "delayed jobs"),
+    ('resque:timestamps:{"class":"WelcomeMailer","queue":"mailers","args":[{id}]}', "Resque", "delayed job times"),
+    ("resque:delayed_queue_schedule", "Resque", "delayed schedule"),
+    ("LIMITS:{LIMITER/api/token-{id}/100/1/minute}", "limits", "rate-limit window"),  # sliding window counter
+    ("LIMITS:LIMITER/search/token-{id}/100/1/minute", "limits", "rate-limit window"),  # moving window
+    ("LIMITS:{LIMITER/{ip}/search/10/1/minute}", "limits", "rate-limit window"),  # Flask-Limiter
+    ("celery\x06\x16{id}", "Celery", "priority queue"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "library", "kind"), RECOGNIZED_BY_NAME, ids=[r[0] for r in RECOGNIZED_BY_NAME])
+def test_each_library_of_issue_31_is_recognized_by_its_names(owners, pattern, library, kind):
+    assert owners[pattern] == (library, kind)
+
+
+def test_redis_py_locks_are_named_by_the_application_and_left_to_values(owners):
+    family = next(f for f in TRUTH["families"] if f["library"] == "redis-py Lock")
+    assert family["told_by"] == "values" and owners[family["pattern"]] == (None, None)
+
+
+#: The NAM/CLU warnings libraries.rdb drew on names its libraries dictate before they were recognized.
+WARNED_BEFORE = {
+    ("NAM004", "celery\x06\x16{id}"), ("NAM008", "celery\x06\x16{id}"), ("NAM008", "{hex}"),
+    ("NAM001", "LIMITS:{LIMITER/api/token-{id}/100/1/minute}"),
+    ("CLU003", "LIMITS:{LIMITER/api/token-{id}/100/1/minute}"),
+    ("NAM001", "LIMITS:{LIMITER/{ip}/search/10/1/minute}"), ("CLU003", "LIMITS:{LIMITER/{ip}/search/10/1/minute}"),
+    ("NAM002", 'resque:timestamps:{"class":"WelcomeMailer","queue":"mailers","args":[{id}]}'),
+    ("NAM003", 'resque:timestamps:{"class":"WelcomeMailer","queue":"mailers","args":[{id}]}'),
+    ("CLU003", 'resque:timestamps:{"class":"WelcomeMailer","queue":"mailers","args":[{id}]}'),
+}
+
+
+def test_no_naming_or_cluster_warning_on_a_library_owned_name_but_the_applications_keep_theirs(owners):
+    """`rdbscope lint` on libraries.rdb: the names a library dictates draw no NAM/CLU finding but NAM015's
+    information; the application's own names in the same dump still draw theirs."""
+    done = CliRunner().invoke(app, ["lint", str(DUMP), "--format", "json"], catch_exceptions=False)
+    findings = json.loads(done.stdout)["findings"]
+    named = {(f["code"], f["pattern"]) for f in findings if f["code"][:3] in ("NAM", "CLU") and f["code"] != "NAM015"}
+    assert not [pair for pair in named if owners[pair[1]][0]]
+    assert not named & WARNED_BEFORE
+    assert {("NAM002", "UserPrefs:{id}"), ("CLU003", "orders:{tenant{id}}:open")} <= named
+    assert all(f["severity"] == "info" for f in findings if f["code"] == "NAM015")
+
+
+def test_library_names_says_which_setting_shapes_a_name_beyond_the_prefix(result):
+    celery = next(f for f in result.finding_list if f.code == "NAM015" and f.details_dict["library"] == "Celery")
+    assert "priority_steps" in celery.message and "'\\x06\\x16'" in celery.message
+    assert any("sep" in setting for setting in celery.details_dict["name_settings"])
+    bullmq = next(f for f in result.finding_list if f.code == "NAM015" and f.details_dict["library"] == "BullMQ")
+    assert "the prefix queue option" in bullmq.message and bullmq.details_dict["name_settings"] == []
+
+
+def test_a_lock_taken_without_expiry_is_reported_with_the_locks_setting(result):
+    """python-redis-lock's Lock(expire=None): LIB005 names the library and the setting (it was a TTL002
+    that said neither); the locks taken with expire=600 are not reported."""
+    [finding] = by_code(result, "LIB005").values()
+    assert finding.pattern == "lock:export-{id}" and finding.n_keys == 20
+    assert finding.details_dict["library"] == "python-redis-lock" and "expire=" in finding.details_dict["setting"]
+    assert "lock:export-{id}" not in by_code(result, "TTL002")
+
+
+def test_the_truth_records_the_retention_of_each_configured_queue():
+    retention = {f["pattern"]: f["retention"] for f in TRUTH["families"] if "retention" in f}
+    assert retention["bull:thumbs:{id}"] == {"kind": "bounded", "setting": "removeOnComplete: 1000"}
+    assert retention["bull:digests:{id}"]["kind"] == "bounded"
+    assert retention["bull:report-parts:{uuid}"]["kind"] == retention["lock:export-{id}"]["kind"] == "forever"
+    kept = [k for k in TRUTH["keys"] if re.fullmatch(r"bull:thumbs:\d+", k)]
+    assert len(kept) == 150  # under removeOnComplete's 1000: every completed job is still there
+
+
+def test_a_flow_queue_with_default_options_is_reported_as_keeping_every_job(result):
+    finding = by_code(result, "LIB001")["bull:report-parts:{uuid}"]
+    assert finding.n_keys == 120 and "removeOnComplete" in finding.message
+
+
+def test_limits_sliding_windows_are_recognized_whatever_the_hash_tag_holds():
+    """The sliding window counter's keys, 'LIMITS:{LIMITER/...}' and the previous window's '.../-1': a
+    tag holding a token is inferred as one placeholder in braces, 'LIMITS:{{b64}}' (as on the keyspace of
+    issue 31)."""
+    tokens = ["".join(random.Random(n).choice(string.ascii_letters + string.digits) for _ in range(24))
+              for n in range(30)]
+    current = _owner_of([f"LIMITS:{{LIMITER/{t}/10/1/minute}}" for t in tokens])
+    previous = _owner_of([f"LIMITS:{{LIMITER/{t}/10/1/minute}}/-1" for t in tokens])
+    assert current == {"LIMITS:{{b64}}": ("limits", "rate-limit window")}
+    assert previous == {"LIMITS:{{b64}}/-1": ("limits", "rate-limit window")}
+    addresses = _owner_of([{"key": "LIMITS:{LIMITER/10.0.$i.2/login/10/1/minute}/-1", "count": 30}])
+    assert addresses == {"LIMITS:{LIMITER/{ip}/login/10/1/minute}/-1": ("limits", "rate-limit window")}
+
+
+def test_redis_om_models_under_a_custom_prefix_are_told_by_their_ulid_keys():
+    crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    rng = random.Random(5)
+    ulids = ["01J" + "".join(rng.choice(crockford) for _ in range(23)) for _ in range(30)]
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(12)) for _ in range(30)]
+    owners = _owner_of([{"key": f"myapp:v2:order:{u}", "type": "hash"} for u in ulids] +
+                       [{"key": f"myapp:v2:shop.models.Customer:{u}", "type": "hash"} for u in ulids] +
+                       [{"key": f"profile:{w}", "type": "hash"} for w in words] +
+                       [f"tokens:{u}" for u in ulids])
+    assert owners["myapp:v2:order:{*}"] == ("Redis OM", "model")
+    assert owners["myapp:v2:shop.models.Customer:{*}"] == ("Redis OM", "model")
+    assert owners["profile:{*}"] == (None, None)  # not ULIDs
+    assert owners["tokens:{*}"] == (None, None)  # strings: not a model's hash or JSON document
+
+
+def test_a_bare_md5_list_is_dramatiqs_result_only_beside_dramatiqs_queue():
+    results = [{"key": "%032x" % (n * 104729 + 7), "type": "list"} for n in range(30)]
+    assert _owner_of(results)["{hex}"] == (None, None)
+    beside = _owner_of(results + [{"key": "dramatiq:default", "type": "list"}])
+    assert beside["{hex}"] == ("Dramatiq", "message result")
+
+
+def test_an_applications_own_lock_keys_are_python_redis_locks_only_beside_its_signals():
+    """'lock:<resource>' is what the key-design guides recommend for an application's own locks: the
+    prefix alone claims nothing; a 'lock-signal:' key, which python-redis-lock's release leaves, does."""
+    locks = [{"key": "lock:order:$i", "count": 20, "ttl_s": 30}]
+    assert _owner_of(locks)["lock:order:{id}"] == (None, None)
+    signals = [{"key": "lock-signal:order:$i", "count": 3, "type": "list", "ttl_s": 1}]
+    assert _owner_of(locks + signals)["lock:order:{id}"] == ("python-redis-lock", "lock")
+
+
+def test_rqs_bookkeeping_keys_are_rqs():
+    """rq/worker.py, scheduler.py, registry.py, executions.py: keys beside the jobs that RQ 2-3 writes."""
+    owners = _owner_of([
+        {"key": "rq:queue:default", "type": "list"},
+        {"key": "rq:clean_registries:default"}, {"key": "rq:scheduler-lock:default"},
+        {"key": "rq:workers:default", "type": "set"}, {"key": "rq:scheduler_instance:host-1", "type": "hash"},
+        {"key": "rq:execution:0b4c6f0e-3f7c-4d51-9a56-0c1d3c1f4b8a:$i", "count": 5, "type": "hash"},
+    ])
+    assert {p: o for p, o in owners.items() if o[0] != "RQ"} == {}
+    assert owners["rq:clean_registries:default"] == ("RQ", "bookkeeping")

@@ -1,0 +1,33 @@
+"""Libraries told by the values they write, where the application chose the keys' names.
+
+redis-py's ``Lock`` stores, under whatever name the application gives the lock, a token of its own making:
+``uuid.uuid1().hex`` (redis/lock.py), 32 hexadecimal digits whose 13th is the UUID version, 1, and whose
+17th holds the variant bits (8, 9, a or b). Every sampled value of a pattern having that shape tells the
+pattern's keys are such locks. Only the shape is looked at; nothing of a value is kept or shown.
+"""
+
+import re
+
+from .recognize import Recognized
+from .schemas import LOCK, KeySchema, Library
+
+REDIS_PY_LOCK = Library(
+    "redis-py Lock", "4.x-6.x", "none: the application names each lock",
+    {LOCK: "timeout= on Redis.lock() / Lock() (None holds the lock until it is released, forever if its holder "
+           "dies)"})
+REDIS_PY_LOCK_KEYS = KeySchema(REDIS_PY_LOCK, "<the lock's name>", r"(?!)", ("string",), "lock", LOCK)
+
+_UUID1_HEX = re.compile(rb"[0-9a-f]{12}1[0-9a-f]{3}[89ab][0-9a-f]{15}")
+
+#: Sampled values a pattern needs before its values tell its library: one token could be chance.
+MIN_SAMPLES = 2
+
+
+def owner_by_values(samples):
+    """The :class:`~.recognize.Recognized` owner that ``samples`` (a pattern's sampled
+    :class:`~rdbscope.values.sample.ValueSample` values) show, or None."""
+    if len(samples) < MIN_SAMPLES:
+        return None
+    if all(s.type == "string" and s.length == 32 and _UUID1_HEX.fullmatch(s.head) for s in samples):
+        return Recognized(REDIS_PY_LOCK_KEYS, REDIS_PY_LOCK, "")
+    return None

@@ -1,0 +1,124 @@
+"""What a library's own data says about how long it keeps its jobs: the settings stored beside each job.
+
+A job queue writes the options a job was added with into the job itself (BullMQ and Bull: the job hash's
+``opts`` field, JSON; RQ: the job hash's ``result_ttl`` and ``failure_ttl`` fields). Read from the sampled
+values of a pattern (:class:`~rdbscope.values.sample.ValueSample`), they tell a queue that keeps every job
+from one whose retention is bounded by count or age, which the key names and TTLs cannot: BullMQ removes
+old jobs when newer ones finish, and leaves no TTL on any of them.
+
+Only setting names and counts come out of here, never what a job holds.
+"""
+
+import json
+from dataclasses import dataclass
+
+from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, JOB
+
+#: Job options that bound how many finished jobs a Bull or BullMQ queue keeps (``removeOnComplete`` for those
+#: that succeed, ``removeOnFail`` for those that fail): true, a count, or ``{age, count}``; unset or false keeps
+#: every job.
+BULL_RETENTION = ("removeOnComplete", "removeOnFail")
+
+#: RQ's job fields that keep a finished job forever when they hold -1.
+RQ_RETENTION = ("result_ttl", "failure_ttl")
+
+
+@dataclass(frozen=True)
+class SettingCount:
+    """How many of the jobs read keep every job by one setting.
+
+    Attributes:
+        setting: the library's option (``removeOnComplete``).
+        n_keep_forever: jobs read whose setting keeps them forever (unset, false, or -1).
+        n_read: jobs whose stored options could be read.
+        forever_text: how the setting keeps jobs forever, in the message (``not set``, ``-1``).
+    """
+
+    setting: str
+    n_keep_forever: int
+    n_read: int
+    forever_text: str
+
+    def text(self):
+        return f"{self.setting}: {self.forever_text} on {self.n_keep_forever:,} of {self.n_read:,} sampled jobs"
+
+
+@dataclass(frozen=True)
+class Retention:
+    """What the sampled jobs of one pattern say about its retention."""
+
+    settings: tuple
+
+    @property
+    def bounded(self):
+        """Every job read bounds its retention by every setting: keeping them is no leak."""
+        return all(s.n_keep_forever == 0 for s in self.settings)
+
+    def text(self):
+        """The settings that keep jobs forever, as the message says them (all of them when none does)."""
+        unbounded = [s for s in self.settings if s.n_keep_forever] or list(self.settings)
+        return "; ".join(s.text() for s in unbounded)
+
+
+def retention_of(library, role, samples):
+    """The :class:`Retention` the sampled values of a pattern that ``library`` owns show, or None when
+    they show none (not a job, not that library, or no job's options could be read)."""
+    if role != JOB:
+        return None
+    if library in (BULLMQ, BULL, BULL_OR_BULLMQ):
+        return _counted(samples, _bull_options, BULL_RETENTION, _bull_keeps_forever, "not set")
+    if library.name == "RQ":
+        return _counted(samples, _rq_options, RQ_RETENTION, lambda value: value == "-1", "-1")
+    return None
+
+
+def _counted(samples, options_of, settings, keeps_forever, forever_text):
+    read = [o for o in (options_of(s) for s in samples) if o is not None]
+    if not read:
+        return None
+    return Retention(tuple(SettingCount(setting, sum(keeps_forever(o.get(setting)) for o in read), len(read),
+                                        forever_text) for setting in settings))
+
+
+def _field(sample, name):
+    """The value of hash field ``name`` in a sample, when the sample holds it whole."""
+    if sample.type != "hash":
+        return None
+    for field, value, length in zip(sample.fields, sample.elements, sample.element_lengths, strict=False):
+        if field == name:
+            return value if len(value) == length else None
+    return None
+
+
+def _bull_options(sample):
+    raw = _field(sample, b"opts")
+    if raw is None:
+        return None
+    try:
+        options = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return options if isinstance(options, dict) else None
+
+
+def _bull_keeps_forever(value):
+    if value is None or value is False:
+        return True
+    if isinstance(value, dict):
+        return not any(isinstance(value.get(bound), (int, float)) and not isinstance(value.get(bound), bool)
+                       for bound in ("age", "count"))
+    return False  # true, or a count to keep
+
+
+def _rq_options(sample):
+    """RQ's retention fields of a job hash (absent: RQ's defaults, 500 s and a year)."""
+    if sample.type != "hash" or b"status" not in sample.fields:
+        return None
+    options = {}
+    for setting in RQ_RETENTION:
+        raw = _field(sample, setting.encode())
+        try:
+            options[setting] = None if raw is None else raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            return None
+    return options
