@@ -21,6 +21,7 @@ from .keys import KeyTable, load
 from .keyspace.columns import KeyColumns, memory_basis
 from .keyspace.groups import PatternGroups
 from .passes import PASSES, PatternGroupsPass, dependency_order, run_passes
+from .passes.values import ValuesPass
 from .result import Result
 from .rules import FAMILIES, RulesPass
 from .rules.context import RuleContext
@@ -34,7 +35,7 @@ PIPELINE = (*PASSES, RulesPass)
 
 
 def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=None, jobs=1, client=None,
-            combine=False, **scan_options) -> Result:
+            combine=False, values=True, **scan_options) -> Result:
     """Run the analysis passes and the lint rules over a :class:`~rdbscope.KeyTable`, or over dumps.
 
     Every run is one engine: the keys are measured chunk by chunk, the measures merged, and the passes
@@ -65,6 +66,8 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
             ``jobs``-th chunk. The budget is shared among the processes.
         combine: read several dumps as one keyspace even when they are not the nodes of one
             cluster (see :func:`load`).
+        values: read a bounded sample of each pattern's values again from the dump (the ``values``
+            pass); False reads no value.
         scan_options: for dumps given by path, the options of :func:`rdbscope.scan`.
 
     Raises:
@@ -74,6 +77,8 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
     from .scale.planning import RunPlan, plan_run
 
     config = _as_config(config)
+    if not values:
+        passes = [p for p in (passes if passes is not None else [p.id for p in PIPELINE]) if p != ValuesPass.id]
     if isinstance(keys, KeyTable):
         from .scale import budget
 
@@ -243,6 +248,7 @@ def _run(keys, config, wanted, columns=None, given=None, measures=None):
             tables[name] = result_table
         findings.extend(f for f in output.findings if _enabled(config, CODES[f.code]))
     not_checked = tuple(code for output in outputs.values() for code in output.not_checked)
+    sampled = outputs.get(ValuesPass.id)
     checked = tuple(sorted(check.code for pass_id in outputs for check in by_id[pass_id].checks
                            if _enabled(config, check) and check.code not in not_checked))
     return Result(
@@ -255,7 +261,19 @@ def _run(keys, config, wanted, columns=None, given=None, measures=None):
         ran=tuple(outputs),
         checked=checked,
         skipped=not_checked,
+        values_not_read=sampled.shared.not_read if sampled is not None else None,
+        value_samples=_value_samples(sampled, outputs),
     )
+
+
+def _value_samples(sampled, outputs):
+    """``{(db, pattern): samples}`` of the values pass's output (empty when it did not run)."""
+    if sampled is None:
+        return MappingProxyType({})
+    groups = outputs[PatternGroupsPass.id].shared
+    return MappingProxyType({(int(db), pattern): samples for db, pattern, samples
+                             in zip(groups.db.tolist(), groups.pattern, sampled.shared.by_group, strict=True)
+                             if samples})
 
 
 def _enabled(config, check):

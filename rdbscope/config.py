@@ -40,6 +40,7 @@ from .passes.bigkeys import BigKeyOptions
 from .passes.expiry import ExpiryOptions
 from .passes.patterns import PatternOptions
 from .passes.ttl import TtlOptions
+from .passes.values import ValuesOptions
 from .rules import BY_CODE, BY_NAME, RULES
 
 
@@ -48,7 +49,7 @@ class Config:
     """Everything configurable about an analysis.
 
     Attributes:
-        patterns, bigkeys, ttl, expiry, activity: options of the pass with that id.
+        patterns, bigkeys, ttl, expiry, activity, values: options of the pass with that id.
         select: finding codes or families (``"BIG"``) to keep; empty keeps all.
         ignore: finding codes or families to drop (wins over ``select``).
         extend_select: codes or families to keep in addition to ``select`` (or
@@ -64,6 +65,7 @@ class Config:
     ttl: TtlOptions = field(default_factory=TtlOptions)
     expiry: ExpiryOptions = field(default_factory=ExpiryOptions)
     activity: ActivityOptions = field(default_factory=ActivityOptions)
+    values: ValuesOptions = field(default_factory=ValuesOptions)
     select: tuple = ()
     extend_select: tuple = ()
     ignore: tuple = ()

@@ -44,6 +44,10 @@ class Result:
             counted exactly, ``{measure: bound}`` (``memory``, ``rdb_bytes``, ``ttl``): percentiles
             and top-k sums of that measure are at most ``bound`` (relative) below the exact value.
             Empty when every figure is exact.
+        values_not_read: why the bounded value sample (the ``values`` pass) read no value, e.g. ``"standard
+            input cannot be read again"``; None when it read them, or did not run (``values=False``).
+        value_samples: ``{(db, pattern): tuple of ValueSample}`` of the patterns whose values were sampled
+            (see :mod:`rdbscope.values`): the user's data, never printed.
     """
 
     keys: Any
@@ -58,6 +62,8 @@ class Result:
     skipped: tuple = ()
     key_count: int | None = None
     percentile_error: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    values_not_read: str | None = None
+    value_samples: Mapping[tuple, tuple] = field(default_factory=lambda: MappingProxyType({}), repr=False)
     #: ``result.plot.patterns()`` and the other figures; :mod:`rdbscope.report` attaches it (imports point down).
     plot: ClassVar[Any]
 

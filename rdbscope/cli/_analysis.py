@@ -19,7 +19,7 @@ def analysis_command(*, top=20, formats=(Format.table, Format.json, Format.csv))
     exits 2 on one line."""
     def decorate(command):
         with_options = takes_output_options(*formats, top=top)(command)
-        return exits_on_bad_input(takes_load_options(budget=True)(with_options))
+        return exits_on_bad_input(takes_load_options(budget=True, values=True)(with_options))
 
     return decorate
 
@@ -150,7 +150,7 @@ def _analyze_plan(plan, config, passes, load, client, combine):
     waiting = waiting_for(plan.paths[0]) if len(plan.paths) == 1 else None
     with scan_progress(load.quiet, f"reading {_label(plan.paths)}", waiting) as on_progress:
         res = analyze(plan, config=config, passes=passes, client=client, combine=combine, on_progress=on_progress,
-                      **load.scan_options())
+                      values=not load.no_values, **load.scan_options())
     if plan.peak is not None:
         needed = f"about {format_size(plan.peak)}"
     elif plan.mode == STREAM:  # read in memory until it outgrew the budget
@@ -187,6 +187,8 @@ def _checked(res, load, limit, needed):
     if res.bounded and res.skipped and not load.quiet:
         message(f"note: not run: {', '.join(res.skipped)} (they need every key in memory, {needed}, more than "
                 f"the memory budget of {format_size(limit)})")
+    if res.values_not_read and not load.quiet:
+        message(f"note: no value sample: {res.values_not_read}")
     if res.percentile_error and not load.quiet:
         said = ", ".join(f"{name} up to {error:.1%}" for name, error in res.percentile_error.items())
         message(f"note: too many distinct values to count each one: percentiles are rounded down ({said})")

@@ -120,6 +120,7 @@ class LoadOptions:
     save_dump: str | None = None
     timeout: float | None = None
     server_version: str | None = None  # --server-version; with_config() adds the config's
+    no_values: bool = False
 
     def with_config(self, config=None):
         """These options with the config's ``server_version`` where --server-version was not given
@@ -233,6 +234,14 @@ BUDGET_PARAMETERS = (
         show_default=f"1 GB, at most half the available memory: {_default_budget()} here now")], None),
 )
 
+#: (parameter, annotation, default) of the option that turns the value sample off.
+VALUES_PARAMETERS = (
+    ("no_values", Annotated[bool, typer.Option(
+        "--no-values",
+        help="Do not read the bounded sample of each pattern's values (up to 32 keys a pattern, the first "
+             "4 KB or 16 elements of each) again from the dump after the scan.")], False),
+)
+
 
 def adds_options(name, parameters, build):
     """A decorator giving a command the options ``parameters`` ((name, annotation, default) triples);
@@ -263,7 +272,7 @@ def adds_options(name, parameters, build):
 
 def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version=False,
                   allocator=None, list_compress_depth=0, quiet=False, memory_budget=None,
-                  save_dump=None, timeout=None, askpass=False, server_version=None):
+                  save_dump=None, timeout=None, askpass=False, server_version=None, no_values=False):
     types = _split_types(type_)
     if types:
         _check_types(types)
@@ -292,14 +301,15 @@ def _load_options(db=None, type_=None, match=None, no_crc=False, relaxed_version
     return LoadOptions(db=tuple(db or ()), types=types, match=match, no_crc=no_crc, relaxed_version=relaxed_version,
                        allocator=allocator, list_compress_depth=list_compress_depth, quiet=quiet,
                        memory_budget=memory_budget, save_dump=save_dump, timeout=timeout,
-                       server_version=server_version)
+                       server_version=server_version, no_values=no_values)
 
 
-def takes_load_options(*, filters=True, reading=True, budget=False):
+def takes_load_options(*, filters=True, reading=True, budget=False, values=False):
     """Give a command the options that choose keys (``filters``), say how to read a dump
-    (``reading``) and bound its memory (``budget``); it receives them as ``load``, a :class:`LoadOptions`."""
+    (``reading``), bound its memory (``budget``) and turn the value sample off (``values``); it receives
+    them as ``load``, a :class:`LoadOptions`."""
     parameters = ((FILTER_PARAMETERS if filters else ()) + (READ_PARAMETERS if reading else ())
-                  + (BUDGET_PARAMETERS if budget else ()))
+                  + (BUDGET_PARAMETERS if budget else ()) + (VALUES_PARAMETERS if values else ()))
     return adds_options("load", parameters, _load_options)
 
 

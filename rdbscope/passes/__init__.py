@@ -13,9 +13,11 @@ from .pattern_groups import PatternGroupsPass
 from .patterns import PatternsPass
 from .runner import dependency_order, pass_options, run_passes
 from .ttl import TtlPass
+from .values import ValuesPass
 
 #: Every pass, in the order they run by default.
-PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, DistributionsPass)
+PASSES = (PatternGroupsPass, PatternsPass, BigKeysPass, TtlPass, ExpiryPass, ActivityPass, DistributionsPass,
+          ValuesPass)
 
 def measured_passes(passes):
     """Those of ``passes`` that hold a chunk contract (``measure``, ``merge``, ``finish``): they run

@@ -15,3 +15,6 @@ cdef Py_ssize_t lzf_expand(const unsigned char *ip, Py_ssize_t clen, unsigned ch
 @cython.locals(i=Py_ssize_t, out=Py_ssize_t, ctrl=int, run=Py_ssize_t, distance=Py_ssize_t)
 cdef Py_ssize_t lzf_measure(const unsigned char *ip, Py_ssize_t clen, Py_ssize_t ulen,
                             Py_ssize_t *at) noexcept nogil
+
+@cython.locals(n=Py_ssize_t, got=Py_ssize_t, view="unsigned char[::1]")
+cpdef object lzf_decompress(const unsigned char[::1] data, Py_ssize_t ulen)

@@ -148,3 +148,18 @@ def lzf_measure(ip, clen, ulen, at):
             return LZF_TOO_LONG
     at[0] = i
     return out
+
+
+def lzf_decompress(data, ulen):
+    """What the LZF bytes ``data`` expand to, at most ``ulen`` bytes, or None for damaged data: all of a
+    compressed string, or its start cut where a token ends (then what its whole tokens give)."""
+    n = len(data)
+    if n == 0:
+        return b""
+    out = bytearray(ulen + LZF_SLACK)
+    view = out
+    if cython.compiled:
+        got = lzf_expand(cython.address(data[0]), n, cython.address(view[0]), ulen)
+    else:
+        got = lzf_expand(memoryview(data), n, memoryview(out), ulen)
+    return bytes(out[:got]) if got >= 0 else None

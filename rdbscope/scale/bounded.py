@@ -37,6 +37,7 @@ from ..sources import (
     check_one_cluster,
     is_local,
     scanning,
+    without_password,
 )
 from .ahead import read_ahead
 from .chunks import partial_of_tables
@@ -118,7 +119,8 @@ def partial_of_source(source, plan, chunk_keys=DEFAULT_CHUNK_KEYS, salt=0, measu
             rereadable = None if log_keys or not isinstance(source, (str, os.PathLike)) or not is_local(source) \
                 else source
             done = partial_of_tables(tables, result, plan, salt, measured_as, summarize, stop_when_past=shares > 1,
-                                     dump=rereadable)
+                                     dump=rereadable, name=without_password(source)
+                                     if isinstance(source, (str, os.PathLike)) else None)
         finally:
             tables.close()
     return done

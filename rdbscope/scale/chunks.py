@@ -16,11 +16,12 @@ MERGE_EVERY = 8
 
 
 def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=False, stop_when_past=False,
-                      dump=None):
+                      dump=None, name=None):
     """:func:`~.bounded.partial_of_source` of the chunks ``tables`` (``pyarrow.Table`` chunks of a dump's keys, in
     order, or a :class:`~rdbscope.rdb.ReadPast` for the chunks of other shares) that the scan ``result``
     reads; see there. ``stop_when_past``: stop at the first chunk read past after one measured;
-    ``dump``: the path ``result`` reads, when its keys can be read again (a plain file: see :class:`Spill`)."""
+    ``dump``: the path ``result`` reads, when its keys can be read again (a plain file: see :class:`Spill`);
+    ``name``: the input as given (a URL; default: the file the scan names), the path of the chunks' info."""
     total, pending, summary = None, [], None
     first_row = 0
     measured = False
@@ -36,7 +37,8 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
         if spill is None and plan.spill_dir is not None:  # the scan has opened the dump: is it compressed?
             spill = Spill(plan.spill_dir, dump=dump if result.info.compression is None else None)
         cutoff = union_cutoff([p for p in (total, *pending) if p is not None], plan.sample_keys)
-        pending.append(chunk_partial(table, measured_as or result.info, first_row, _without_dropped(plan, total),
+        pending.append(chunk_partial(table, _measured_info(measured_as, result.info, name), first_row,
+                                     _without_dropped(plan, total),
                                      salt, cutoff, spill, counter))
         if summarize:
             part = summarize_source(result.info.path, KeyTable(table, result.info))
@@ -61,6 +63,15 @@ def partial_of_tables(tables, result, plan, salt=0, measured_as=None, summarize=
     if segment is not None:
         total = replace(total, spilled=(*total.spilled, segment))
     return total, result.info, summary
+
+
+def _measured_info(measured_as, info, name=None):
+    """The info a chunk of the dump ``info`` describes is measured with: ``measured_as`` (the first of several
+    dumps, whose ctime TTLs count from; default: ``info``) naming this dump by ``name`` or its own path: where
+    the chunk's keys may be read again."""
+    measured = measured_as or info
+    path = name if name is not None else info.path
+    return measured if measured.path == path else replace(measured, path=path)
 
 
 def _without_dropped(plan, total):

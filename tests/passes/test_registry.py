@@ -51,7 +51,7 @@ def test_codes_stay_stable():
 
 def test_dependency_order():
     assert [p.id for p in dependency_order(PASSES)] == ["pattern_groups", "patterns", "bigkeys", "ttl", "expiry",
-                                                            "activity", "distributions"]
+                                                            "activity", "distributions", "values"]
     assert [p.id for p in dependency_order(PASSES, ["expiry"])] == ["pattern_groups", "patterns", "expiry"]
 
     class A:
@@ -97,7 +97,7 @@ def test_result_frames_and_repr():
     assert "3 keys" in repr(result) and "<table" in result._repr_html_()
     assert result.info.aux["ctime"]
     assert set(result.seconds) == {"pattern_groups", "patterns", "bigkeys", "ttl", "expiry", "activity",
-                                   "distributions", "rules"}
+                                   "distributions", "values", "rules"}
     with pytest.raises(KeyError, match="no table 'nope'"):
         result.table("nope")
 
