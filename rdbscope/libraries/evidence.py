@@ -45,14 +45,23 @@ class SettingCount:
 
 @dataclass(frozen=True)
 class Retention:
-    """What the sampled jobs of one pattern say about its retention."""
+    """What the sampled jobs of one pattern say about its retention.
+
+    Attributes:
+        settings: a :class:`SettingCount` per retention setting, the one for jobs that succeed first.
+    """
 
     settings: tuple
 
     @property
     def bounded(self):
-        """Every job read bounds its retention by every setting: keeping them is no leak."""
-        return all(s.n_keep_forever == 0 for s in self.settings)
+        """Every job read bounds how many succeeded jobs are kept (the bulk of a queue's jobs): keeping
+        them is no leak. Failed jobs kept forever are the failed-job set's finding."""
+        return self.settings[0].n_keep_forever == 0
+
+    def bounds(self, setting):
+        """Whether every job read bounds its retention by ``setting``."""
+        return all(s.n_keep_forever == 0 for s in self.settings if s.setting == setting)
 
     def text(self):
         """The settings that keep jobs forever, as the message says them (all of them when none does)."""

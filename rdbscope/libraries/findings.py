@@ -5,6 +5,7 @@ counts), so a bounded run reports the same as an in-memory one.
 """
 
 from ..findings import Check, Severity, count, format_memory
+from .evidence import retention_of
 from .schemas import CACHE, FAILED, JOB, LOCK, RATE_LIMIT, REGISTRY, RESULT, SESSION
 
 JOBS_KEPT = Check(
@@ -47,11 +48,12 @@ _CHECK_OF_ROLE = {JOB: JOBS_KEPT, RESULT: JOBS_KEPT, REGISTRY: JOBS_KEPT, FAILED
                   LOCK: LOCK_WITHOUT_TTL}
 
 
-def _fires(role, n_without, memory_without, options):
+def _fires(role, n_without, memory_without, options, kept_by_options=False):
+    """``kept_by_options``: the jobs' own stored options keep them forever, which no count need confirm."""
     if n_without == 0:
         return False
     if role in (JOB, RESULT):
-        return n_without >= options.library_min_keys
+        return n_without >= options.library_min_keys or kept_by_options
     if role in (REGISTRY, FAILED):
         return memory_without >= options.library_min_set_bytes
     return role in (SESSION, CACHE, RATE_LIMIT, LOCK)
@@ -72,10 +74,13 @@ def _message(role, library, pattern, key_kind, n_without, memory, setting):
            f"{what[role]} ({memory}); setting: {setting}"
 
 
-def library_findings(patterns, owners, memory_basis, options):
+def library_findings(patterns, owners, memory_basis, options, samples=None):
     """The LIB findings of a pattern table (``n_with_ttl``, ``memory_bytes_without_ttl``, ``examples``).
 
-    ``owners``: ``(db, pattern, Recognized or None)`` of each pattern group.
+    ``owners``: ``(db, pattern, Recognized or None)`` of each pattern group; ``samples``: the sampled
+    values of each pattern, ``{(db, pattern): samples}``, when they were read. A job queue's jobs whose
+    own stored options bound their retention (:mod:`.evidence`) are no leak; when the options keep
+    them, the message says so.
     """
     owned = {}
     for db, pattern, owner in owners:
@@ -83,6 +88,11 @@ def library_findings(patterns, owners, memory_basis, options):
             owned[(db, pattern)] = owner
     rows = patterns.select(["db", "pattern", "n_keys", "n_with_ttl", "memory_bytes_without_ttl",
                             "examples"]).to_pylist()
+    retentions = {}
+    for (db, pattern), owner in owned.items():
+        found = retention_of(owner.library, owner.schema.role, (samples or {}).get((db, pattern), ()))
+        if found is not None:
+            retentions[(db, pattern)] = found
     findings = []
     for row in rows:
         owner = owned.get((row["db"], row["pattern"]))
@@ -91,14 +101,37 @@ def library_findings(patterns, owners, memory_basis, options):
         role, library = owner.schema.role, owner.library
         n_without = row["n_keys"] - row["n_with_ttl"]
         memory_without = row["memory_bytes_without_ttl"]
-        if not _fires(role, n_without, memory_without, options):
+        retention = retentions.get((row["db"], row["pattern"]))
+        if not _fires(role, n_without, memory_without, options, retention is not None and not retention.bounded):
+            continue
+        if (retention is not None and retention.bounded) or _set_bounded(row["db"], row["pattern"], owner,
+                                                                         retentions):
             continue
         setting = library.ttl_setting.get(role) or next(iter(library.ttl_setting.values()))
         memory = format_memory(memory_without, memory_basis)
+        message = _message(role, library.name, row["pattern"], owner.key_kind, n_without, memory, setting)
+        details = {"library": library.name, "key_kind": owner.key_kind, "setting": setting,
+                   "evidence": library.evidence, "memory_basis": memory_basis}
+        if retention is not None:
+            message += f"; the jobs' own options: {retention.text()}"
+            details["stored_options"] = retention.text()
         findings.append(_CHECK_OF_ROLE[role].finding(
-            _message(role, library.name, row["pattern"], owner.key_kind, n_without, memory, setting),
-            db=row["db"], pattern=row["pattern"], n_keys=n_without, est_memory_bytes=memory_without,
-            examples=row["examples"][:3],
-            details={"library": library.name, "key_kind": owner.key_kind, "setting": setting,
-                     "evidence": library.evidence, "memory_basis": memory_basis}))
+            message, db=row["db"], pattern=row["pattern"], n_keys=n_without, est_memory_bytes=memory_without,
+            examples=row["examples"][:3], details=details))
     return findings
+
+
+#: A Bull or BullMQ queue's sets of finished jobs, and the job option that bounds each.
+_FINISHED_SETS = {"completed": "removeOnComplete", "failed": "removeOnFail"}
+
+
+def _set_bounded(db, pattern, owner, retentions):
+    """Whether ``pattern`` is a queue's set of completed (or failed) jobs whose jobs, read in the same
+    queue's job pattern, all bound it by their removeOnComplete (removeOnFail) option."""
+    queue, _, name = pattern.rpartition(":")
+    setting = _FINISHED_SETS.get(name)
+    if setting is None or owner.schema.role != REGISTRY:
+        return False
+    of_queue = [r for (d, p), r in retentions.items()
+                if d == db and p.rpartition(":")[0] == queue and any(s.setting == setting for s in r.settings)]
+    return bool(of_queue) and all(r.bounds(setting) for r in of_queue)

@@ -7,10 +7,14 @@ import pyarrow as pa
 
 from ..keyspace.measures import MEASURE_DOCS
 from ..libraries import recognize
+from ..libraries.by_value import owner_by_values
 from ..libraries.findings import CHECKS as LIBRARY_CHECKS
 from ..libraries.findings import library_findings
 from ..options import option, require_positive
 from ..patterns import pattern_segments
+from ..values.findings import CHECKS as SERIALIZATION_CHECKS
+from ..values.findings import SerializationOptions, serialization_findings
+from ..values.profile import describe
 from .base import PassOutput
 
 PATTERN_COLUMNS = {
@@ -18,6 +22,14 @@ PATTERN_COLUMNS = {
     "pattern": "the inferred pattern, e.g. user:{id}:profile",
     "library": "the library that writes such keys (Celery, RQ, BullMQ, ...); null for the application's own",
     "key_kind": "what such keys hold for their library (task result, job, session, ...); null without a library",
+    "value_format": "the most common format of the sampled values (json, msgpack, pickle-5, php-serialize, "
+                    "zstd, text, number, binary, ...), of a collection's elements; null when none was read",
+    "element_format": "for collections, the most common format of their sampled elements (a hash whose field "
+                      "values are JSON: json); null for strings",
+    "value_bytes_typical": "median size in bytes of a sampled value (strings) or element (collections)",
+    "value_zstd_ratio": "zstd-compressed size over size of the sampled values of at least 256 bytes; "
+                        "null when none is that big",
+    "values_sampled": "keys whose values were read (up to 32 per pattern, the same in any chunking)",
     "share": "share of the dump's keys",
     "memory_share": "share of the dump's memory",
     "memory_basis": "est_memory_bytes or rdb_bytes: what the memory_bytes_* columns measure",
@@ -43,6 +55,10 @@ class PatternOptions:
 
     n_examples: int = option(3, "example keys kept per pattern and per namespace node")
     library_min_keys: int = option(100, "LIB001: jobs or results of one pattern without TTL before they are reported")
+    serialization_min_saving_bytes: int = option(1 << 20, "SER001-SER003: memory a change must save before "
+                                                          "it is reported")
+    serialization_big_pattern_bytes: int = option(64 << 20, "SER003: memory of a pattern before its text "
+                                                            "serialization is reported")
     library_min_set_bytes: int = option(8192, "LIB001: memory of a finished/dead job set without TTL before it "
                                               "is reported")
 
@@ -64,8 +80,9 @@ class PatternsPass:
 
     id = "patterns"
     requires = ("pattern_groups",)
+    uses = ("values",)  # the sampled values: their formats, the libraries they tell, the settings jobs stored
     Options = PatternOptions
-    checks = LIBRARY_CHECKS
+    checks = LIBRARY_CHECKS + SERIALIZATION_CHECKS
 
     def run(self, ctx):
         columns = ctx.columns
@@ -73,14 +90,23 @@ class PatternsPass:
         measures = groups.stats.table_columns(columns)  # the chunks' merged measures
         owners = recognize(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist(),
                            measures["examples"].to_pylist())
-        patterns = _pattern_table(groups, measures, columns, owners)
+        values = ctx.output_if_run("values")
+        samples = values.shared.by_group if values is not None else ((),) * groups.n
+        owners = [owner or owner_by_values(samples[g]) for g, owner in enumerate(owners)]
+        profiles = [describe(s) for s in samples]
+        patterns = _pattern_table(groups, measures, columns, owners, profiles)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
-        return PassOutput(
-            tables={"patterns": patterns, "namespaces": namespaces},
-            findings=tuple(library_findings(patterns, zip(groups.db.tolist(), groups.pattern, owners, strict=True),
-                                            columns.memory_basis, ctx.options)),
-            shared=groups,
-        )
+        names = list(zip(groups.db.tolist(), groups.pattern, strict=True))
+        options = ctx.options
+        rows = patterns.select(["db", "pattern", "n_keys", "memory_bytes_sum", "examples"]).to_pylist()
+        findings = (
+            *library_findings(patterns, ((*name, owner) for name, owner in zip(names, owners, strict=True)),
+                              columns.memory_basis, options, dict(zip(names, samples, strict=True))),
+            *serialization_findings(rows, dict(zip(names, profiles, strict=True)), columns.memory_basis,
+                                    SerializationOptions(options.serialization_min_saving_bytes,
+                                                         options.serialization_big_pattern_bytes)))
+        return PassOutput(tables={"patterns": patterns, "namespaces": namespaces}, findings=findings,
+                          shared=groups)
 
 
 def _shares(measures, columns):
@@ -102,10 +128,15 @@ def _table(leading, measures, columns, docs):
     return pa.Table.from_arrays(list(data.values()), schema=pa.schema(fields))
 
 
-def _pattern_table(groups, measures, columns, owners):
+def _pattern_table(groups, measures, columns, owners, profiles):
     leading = {"db": pa.array(groups.db, pa.int32()), "pattern": pa.array(groups.pattern, pa.string()),
                "library": pa.array([o.library.name if o else None for o in owners], pa.string()),
-               "key_kind": pa.array([o.key_kind if o else None for o in owners], pa.string())}
+               "key_kind": pa.array([o.key_kind if o else None for o in owners], pa.string()),
+               "value_format": pa.array([p.value_format for p in profiles], pa.string()),
+               "element_format": pa.array([p.element_format for p in profiles], pa.string()),
+               "value_bytes_typical": pa.array([p.typical_bytes for p in profiles], pa.uint64()),
+               "value_zstd_ratio": pa.array([p.zstd_ratio for p in profiles], pa.float64()),
+               "values_sampled": pa.array([p.n_samples for p in profiles], pa.int64())}
     table = _table(leading, measures, columns, PATTERN_COLUMNS)
     return table.sort_by([("memory_bytes_sum", "descending"), ("n_keys", "descending"),
                           ("db", "ascending"), ("pattern", "ascending")])

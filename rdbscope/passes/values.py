@@ -212,7 +212,7 @@ class ValuesPass:
     :class:`ValueSamples`. No table, no finding."""
 
     id = "values"
-    requires = ("patterns",)
+    requires = ("pattern_groups",)
     Options = ValuesOptions
     checks = ()
 
@@ -250,7 +250,7 @@ class ValuesPass:
         return merged.lowest(n_groups)
 
     def finish(self, chosen, ctx):
-        groups = ctx.output("patterns").shared
+        groups = ctx.output("pattern_groups").shared
         options = ctx.options
         memory = np.asarray(groups.stats.memory.sums)
         largest = np.argsort(-memory.astype(np.float64), kind="stable")[:options.max_patterns]

@@ -78,6 +78,13 @@ PATTERNS_SCHEMA = pa.schema([
     _field("pattern", pa.string(), "the inferred pattern, e.g. user:{id}:profile", False),
     _field("library", pa.string(), "the library that writes such keys (Celery, RQ, BullMQ, ...); null if none"),
     _field("key_kind", pa.string(), "what such keys hold for their library (job, session, ...); null if none"),
+    _field("value_format", pa.string(), "most common format of the sampled values (json, msgpack, pickle-5, text, "
+                                        "...); null when no value was read"),
+    _field("element_format", pa.string(), "for collections, the most common format of their sampled elements"),
+    _field("value_bytes_typical", pa.uint64(), "median size of a sampled value (or collection element)"),
+    _field("value_zstd_ratio", pa.float64(), "zstd-compressed size over size of the sampled values of 256 bytes "
+                                             "or more"),
+    _field("values_sampled", pa.int64(), "keys whose values were read"),
     _field("n_keys", pa.int64(), "keys of the pattern", False),
     _field("share", pa.float64(), "share of the dump's keys"),
     _field("memory_bytes_sum", pa.uint64(), "memory of the keys (est_memory_bytes, or rdb_bytes: memory_basis)"),

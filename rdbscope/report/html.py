@@ -133,7 +133,8 @@ _KEY_COLUMNS = {"pattern": "key", "key": "key", "largest_key": "key", "examples"
 _NODE_COLUMNS = ["source", "writer", "n_keys", "memory_bytes", "memory_share", "n_with_ttl", "ttl_share", "slots"]
 _FINDING_COLUMNS = ["db", "pattern", "n_keys", "est_memory_bytes", "message"]
 _PATTERN_COLUMNS = ["db", "pattern", "library", "n_keys", "share", "memory_bytes_sum", "memory_share",
-                    "memory_bytes_p50", "memory_bytes_max", "ttl_share", "types", "encodings", "examples"]
+                    "memory_bytes_p50", "memory_bytes_max", "ttl_share", "types", "encodings", "value_format",
+                    "examples"]
 
 
 def render_html(res, source=None, top=25, title=None) -> str:

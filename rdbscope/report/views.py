@@ -166,7 +166,8 @@ def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
 
     Columns: db, pattern, library, key_kind, n_keys, share, memory_bytes_sum, memory_share,
     memory_bytes_p50, memory_bytes_max, rdb_bytes_sum, n_with_ttl, ttl_share,
-    ttl_s_p50, ttl_s_max, types, encodings, examples.
+    ttl_s_p50, ttl_s_max, types, encodings, value_format, element_format, value_bytes_typical,
+    value_zstd_ratio, values_sampled, examples.
     """
     frame = res.tables["patterns"].to_pandas()
     frame["ttl_share"] = np.where(frame["n_keys"] > 0, frame["n_with_ttl"] / frame["n_keys"].clip(lower=1), 0.0)
@@ -174,7 +175,8 @@ def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
                               ascending=[False, False, True, True], kind="stable")
     columns = ["db", "pattern", "library", "key_kind", "n_keys", "share", "memory_bytes_sum", "memory_share",
                "memory_bytes_p50", "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50",
-               "ttl_s_max", "types", "encodings", "examples"]
+               "ttl_s_max", "types", "encodings", "value_format", "element_format", "value_bytes_typical",
+               "value_zstd_ratio", "values_sampled", "examples"]
     return _top(frame[columns], top)
 
 

@@ -114,7 +114,7 @@ def test_at_least_95_percent_of_the_id_carrying_families_carry_their_library():
     attributed = [f for f in carrying if library_of[f["pattern"]] == f["library"]]
     assert len(carrying) >= 45
     assert len(attributed) / len(carrying) >= 0.95
-    assert [f["pattern"] for f in carrying if f not in attributed] == ["invoice:{id}:lock"]
+    assert [f["pattern"] for f in carrying if f not in attributed] == []  # redis-py's locks, by their tokens
 
 
 def test_json_application_patterns_have_no_library(json_patterns):

@@ -297,9 +297,9 @@ def test_each_library_of_issue_31_is_recognized_by_its_names(owners, pattern, li
     assert owners[pattern] == (library, kind)
 
 
-def test_redis_py_locks_are_named_by_the_application_and_left_to_values(owners):
+def test_redis_py_locks_are_named_by_the_application_and_told_by_their_values(owners):
     family = next(f for f in TRUTH["families"] if f["library"] == "redis-py Lock")
-    assert family["told_by"] == "values" and owners[family["pattern"]] == (None, None)
+    assert family["told_by"] == "values" and owners[family["pattern"]] == ("redis-py Lock", "lock")
 
 
 #: The NAM/CLU warnings libraries.rdb drew on names its libraries dictate before they were recognized.
