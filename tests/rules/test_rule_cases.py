@@ -11,22 +11,14 @@ No ``expect`` (or an empty one) is a case that must pass clean.
 import pathlib
 
 import pytest
-import yaml
+from expected_findings import assert_findings_match, yaml_cases
 from rule_keyspace import key_table, run_rule
 
 CASES_DIR = pathlib.Path(__file__).parent / "cases"
 
 
 def load_cases():
-    cases = []
-    for path in sorted(CASES_DIR.glob("*.yml")):
-        document = yaml.safe_load(path.read_text())
-        code = document.pop("rule")
-        assert code == path.stem, f"{path.name} says rule {code}"
-        for name, case in document.items():
-            assert name.startswith("test_"), f"{path.name}: case {name} must start with test_"
-            cases.append(pytest.param(code, case, id=f"{code}-{name}"))
-    return cases
+    return yaml_cases(CASES_DIR, "rule")
 
 
 @pytest.mark.parametrize("code, case", load_cases())
@@ -35,21 +27,4 @@ def test_case(code, case):
     keys = key_table(case["keys"], writer=dump.get("writer", "7.2.4"), aux=dump.get("aux"),
                      slot_info=dump.get("slot_info", ()), list_compress_depth=dump.get("list_compress_depth"))
     findings = run_rule(code, keys, case.get("options"))
-    expected = case.get("expect") or []
-    assert len(findings) == len(expected), [(f.pattern, f.message) for f in findings]
-    for finding, want in zip(findings, expected, strict=True):
-        for field, value in want.items():
-            if field == "details":
-                details = finding.details_dict
-                for name, detail in value.items():
-                    assert details.get(name) == detail, (name, details)
-            elif field == "message_contains":
-                assert value in finding.message, finding.message
-            elif field == "examples":
-                assert list(finding.examples) == value
-            elif field == "first_example":
-                assert finding.examples[0] == value, finding.examples
-            elif field == "severity":
-                assert str(finding.severity) == value
-            else:
-                assert getattr(finding, field) == value, (field, finding)
+    assert_findings_match(findings, case.get("expect") or [])

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 import zstandard
 from servers import server
-from value_fixtures import document, json_bytes
+from value_fixtures import document, json_bytes, write_values
 
 import rdbscope
 from rdbscope.config import Config
@@ -32,20 +32,7 @@ def redis_70():
 
 
 def write(running, values, prefix):
-    """SET or HSET ``values`` under ``prefix:<i>``; their total MEMORY USAGE."""
-    client = running.client(0)
-    client.flushall()
-    pipe = client.pipeline(transaction=False)
-    keys = [f"{prefix}:{i}" for i in range(len(values))]
-    for key, value in zip(keys, values, strict=True):
-        if isinstance(value, dict):
-            pipe.hset(key, mapping=value)
-        else:
-            pipe.set(key, value)
-    pipe.execute()
-    for key in keys:
-        pipe.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0")
-    return sum(pipe.execute())
+    return write_values(running.client(0), values, prefix)
 
 
 def findings_of(running, tmp_path, name):

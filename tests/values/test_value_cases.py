@@ -13,8 +13,8 @@ import random
 
 import msgpack
 import pytest
-import yaml
 import zstandard
+from expected_findings import assert_findings_match, yaml_cases
 from servers import server
 from value_fixtures import document, json_bytes
 
@@ -28,13 +28,7 @@ CASES_DIR = pathlib.Path(__file__).parent / "cases"
 
 
 def load_cases():
-    cases = []
-    for path in sorted(CASES_DIR.glob("*.yml")):
-        document_ = yaml.safe_load(path.read_text())
-        code = document_.pop("check")
-        assert code == path.stem, f"{path.name} says check {code}"
-        cases.extend(pytest.param(code, case, id=f"{code}-{name}") for name, case in document_.items())
-    return cases
+    return yaml_cases(CASES_DIR, "check")
 
 
 def value_of(spec, rng, i):
@@ -78,17 +72,4 @@ def test_case(redis_70, tmp_path, code, case):
     options = {"serialization_min_saving_bytes": 10_000, **(case.get("options") or {})}
     res = rdbscope.analyze(dump, Config(patterns=PatternOptions(**options)))
     findings = sorted((f for f in res.finding_list if f.code == code), key=lambda f: (f.db, f.pattern))
-    expected = case.get("expect") or []
-    assert len(findings) == len(expected), [(f.pattern, f.message) for f in findings]
-    for finding, want in zip(findings, expected, strict=True):
-        for field, value in want.items():
-            if field == "details":
-                details = finding.details_dict
-                for name, detail in value.items():
-                    assert details.get(name) == detail, (name, details)
-            elif field == "message_contains":
-                assert value in finding.message, finding.message
-            elif field == "severity":
-                assert str(finding.severity) == value
-            else:
-                assert getattr(finding, field) == value, (field, finding)
+    assert_findings_match(findings, case.get("expect") or [])

@@ -8,7 +8,7 @@ import msgpack
 import pytest
 import zstandard
 from servers import server
-from value_fixtures import collection_sample, document, json_bytes, string_sample
+from value_fixtures import collection_sample, document, json_bytes, string_sample, write_values
 
 from rdbscope.values.profile import describe
 from rdbscope.values.sample import HEAD_BYTES
@@ -35,25 +35,9 @@ def redis_70():
         yield running.client(0)
 
 
-def memory_usage(client, keys):
-    pipe = client.pipeline(transaction=False)
-    for key in keys:
-        pipe.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0")
-    return sum(pipe.execute())
-
-
 def write(client, values):
     """SET (or HSET, for dicts) ``values`` under keys of one pattern; the total MEMORY USAGE of the keys."""
-    client.flushall()
-    pipe = client.pipeline(transaction=False)
-    keys = [f"doc:{i}" for i in range(len(values))]
-    for key, value in zip(keys, values, strict=True):
-        if isinstance(value, dict):
-            pipe.hset(key, mapping=value)
-        else:
-            pipe.set(key, value)
-    pipe.execute()
-    return memory_usage(client, keys)
+    return write_values(client, values)
 
 
 def sampled(n, seed=11):

@@ -165,3 +165,19 @@ def collection_sample(kind, values, fields=None):
     return ValueSample(kind, "hashtable" if kind == "hash" else "listpack", len(values),
                        fields=tuple(fields[:HEAD_ELEMENTS]) if fields else (),
                        elements=tuple(v[:HEAD_BYTES] for v in first), element_lengths=tuple(len(v) for v in first))
+
+
+def write_values(client, values, prefix="doc"):
+    """SET (or HSET, for dicts) ``values`` under ``prefix:<i>`` on an emptied server: their total MEMORY USAGE."""
+    client.flushall()
+    pipe = client.pipeline(transaction=False)
+    keys = [f"{prefix}:{i}" for i in range(len(values))]
+    for key, value in zip(keys, values, strict=True):
+        if isinstance(value, dict):
+            pipe.hset(key, mapping=value)
+        else:
+            pipe.set(key, value)
+    pipe.execute()
+    for key in keys:
+        pipe.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0")
+    return sum(pipe.execute())
