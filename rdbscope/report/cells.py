@@ -21,6 +21,8 @@ __all__ = ["LABELS", "cell_text", "human_seconds", "is_numeric_column", "label",
 #: Column headers people see; a column not listed shows its own name.
 LABELS = {
     "n_keys": "keys", "share": "keys %", "memory_bytes_sum": "memory", "memory_share": "memory %",
+    "value_format": "values", "element_format": "elements", "value_bytes_typical": "value size",
+    "value_zstd_ratio": "zstd", "values_sampled": "values read",
     "memory_bytes_p50": "p50", "memory_bytes_max": "max", "rdb_bytes_sum": "in dump", "n_with_ttl": "with TTL",
     "ttl_share": "TTL %", "ttl_s_p50": "TTL p50", "ttl_s_p90": "TTL p90", "ttl_s_max": "TTL max",
     "memory_bytes": "memory", "rdb_bytes": "in dump", "n_elements": "length", "expire_at": "expires",
