@@ -12,7 +12,7 @@ Only setting names and counts come out of here, never what a job holds.
 import json
 from dataclasses import dataclass
 
-from .schemas import BULL, BULL_OR_BULLMQ, BULLMQ, JOB
+from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, JOB, REGISTRY
 
 #: Job options that bound how many finished jobs a Bull or BullMQ queue keeps (``removeOnComplete`` for those
 #: that succeed, ``removeOnFail`` for those that fail): true, a count, or ``{age, count}``; unset or false keeps
@@ -21,6 +21,10 @@ BULL_RETENTION = ("removeOnComplete", "removeOnFail")
 
 #: RQ's job fields that keep a finished job forever when they hold -1.
 RQ_RETENTION = ("result_ttl", "failure_ttl")
+
+#: Bee-Queue's queue settings that remove a job once it succeeded (failed), and the status a job still
+#: held in the queue's jobs hash has when the setting is off.
+BEE_QUEUE_RETENTION = (("removeOnSuccess", "succeeded"), ("removeOnFailure", "failed"))
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,8 @@ class Retention:
 def retention_of(library, role, samples):
     """The :class:`Retention` the sampled values of a pattern that ``library`` owns show, or None when
     they show none (not a job, not that library, or no job's options could be read)."""
+    if library is BEE_QUEUE and role == REGISTRY:
+        return _bee_queue_retention(samples)
     if role != JOB:
         return None
     if library in (BULLMQ, BULL, BULL_OR_BULLMQ):
@@ -101,13 +107,7 @@ def _field(sample, name):
 
 def _bull_options(sample):
     raw = _field(sample, b"opts")
-    if raw is None:
-        return None
-    try:
-        options = json.loads(raw)
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return options if isinstance(options, dict) else None
+    return None if raw is None else _json_object(raw)
 
 
 def _bull_keeps_forever(value):
@@ -131,3 +131,29 @@ def _rq_options(sample):
         except UnicodeDecodeError:
             return None
     return options
+
+
+def _bee_queue_retention(samples):
+    """Bee-Queue keeps every job in one hash (``bq:<queue>:jobs``, id -> JSON with its ``status``) and
+    stores no setting: a job still held once it succeeded (failed) shows removeOnSuccess (removeOnFailure)
+    is off."""
+    statuses = []
+    for sample in samples:
+        if sample.type != "hash":
+            continue
+        for value, length in zip(sample.elements, sample.element_lengths, strict=False):
+            job = _json_object(value) if len(value) == length else None
+            if job is not None and isinstance(job.get("status"), str):
+                statuses.append(job["status"])
+    if not statuses:
+        return None
+    return Retention(tuple(SettingCount(setting, statuses.count(status), len(statuses), f"off ({status} jobs held)")
+                           for setting, status in BEE_QUEUE_RETENTION))
+
+
+def _json_object(raw):
+    try:
+        found = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None

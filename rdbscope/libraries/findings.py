@@ -113,7 +113,7 @@ def library_findings(patterns, owners, memory_basis, options, samples=None):
         details = {"library": library.name, "key_kind": owner.key_kind, "setting": setting,
                    "evidence": library.evidence, "memory_basis": memory_basis}
         if retention is not None:
-            message += f"; the jobs' own options: {retention.text()}"
+            message += f"; the jobs' own data: {retention.text()}"
             details["stored_options"] = retention.text()
         findings.append(_CHECK_OF_ROLE[role].finding(
             message, db=row["db"], pattern=row["pattern"], n_keys=n_without, est_memory_bytes=memory_without,

@@ -49,7 +49,14 @@ def test_the_message_says_what_the_jobs_stored(with_values):
     stored = ("removeOnComplete: not set on 32 of 32 sampled jobs; "
               "removeOnFail: not set on 32 of 32 sampled jobs")
     assert finding.details_dict["stored_options"] == stored
-    assert finding.message.endswith("the jobs' own options: " + stored)
+    assert finding.message.endswith("the jobs' own data: " + stored)
+
+
+def test_bee_queue_shows_its_settings_by_the_jobs_it_holds(with_values, without_values):
+    (finding,) = library_findings(with_values, "bq:thumbnails:jobs")
+    assert finding.details_dict["stored_options"].startswith("removeOnSuccess: off (succeeded jobs held) on 32 of 32")
+    (plain,) = library_findings(without_values, "bq:thumbnails:jobs")
+    assert "stored_options" not in plain.details_dict
 
 
 def test_a_flow_queue_below_the_count_is_reported_when_its_jobs_keep_themselves(with_values, without_values):
