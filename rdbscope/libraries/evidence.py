@@ -12,7 +12,7 @@ Only setting names and counts come out of here, never what a job holds.
 import json
 from dataclasses import dataclass
 
-from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, JOB, REGISTRY
+from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, CACHE, JOB, RAILS_CACHE, REGISTRY
 
 #: Job options that bound how many finished jobs a Bull or BullMQ queue keeps (``removeOnComplete`` for those
 #: that succeed, ``removeOnFail`` for those that fail): true, a count, or ``{age, count}``; unset or false keeps
@@ -36,15 +36,18 @@ class SettingCount:
         n_keep_forever: jobs read whose setting keeps them forever (unset, false, or -1).
         n_read: jobs whose stored options could be read.
         forever_text: how the setting keeps jobs forever, in the message (``not set``, ``-1``).
+        noun: what was read (``jobs``, ``entries``).
     """
 
     setting: str
     n_keep_forever: int
     n_read: int
     forever_text: str
+    noun: str = "jobs"
 
     def text(self):
-        return f"{self.setting}: {self.forever_text} on {self.n_keep_forever:,} of {self.n_read:,} sampled jobs"
+        return (f"{self.setting}: {self.forever_text} on {self.n_keep_forever:,} of {self.n_read:,} "
+                f"sampled {self.noun}")
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ def retention_of(library, role, samples):
     they show none (not a job, not that library, or no job's options could be read)."""
     if library is BEE_QUEUE and role == REGISTRY:
         return _bee_queue_retention(samples)
+    if library is RAILS_CACHE and role == CACHE:
+        return _counted(samples, _rails_entry, ("expires_in",), lambda value: value is None, "not set", "entries")
     if role != JOB:
         return None
     if library in (BULLMQ, BULL, BULL_OR_BULLMQ):
@@ -87,12 +92,12 @@ def retention_of(library, role, samples):
     return None
 
 
-def _counted(samples, options_of, settings, keeps_forever, forever_text):
+def _counted(samples, options_of, settings, keeps_forever, forever_text, noun="jobs"):
     read = [o for o in (options_of(s) for s in samples) if o is not None]
     if not read:
         return None
     return Retention(tuple(SettingCount(setting, sum(keeps_forever(o.get(setting)) for o in read), len(read),
-                                        forever_text) for setting in settings))
+                                        forever_text, noun) for setting in settings))
 
 
 def _field(sample, name):
@@ -157,3 +162,19 @@ def _json_object(raw):
     except (UnicodeDecodeError, ValueError):
         return None
     return found if isinstance(found, dict) else None
+
+
+#: How Ruby's Marshal writes the instance variable ``@expires_in`` of an ``ActiveSupport::Cache::Entry``
+#: (a symbol of 11 bytes) where it first appears; ``0`` after it is nil.
+_EXPIRES_IN = b":\x10@expires_in"
+
+
+def _rails_entry(sample):
+    """The ``expires_in`` a Rails cache entry was written with (Marshal, Rails 6.1's format): None when it
+    holds nil, ``True`` when it holds a time; None as a whole (not read) where the entry's head does not say."""
+    if sample.type != "string" or not sample.head.startswith(b"\x04\x08o:"):
+        return None
+    at = sample.head.find(_EXPIRES_IN)
+    if at < 0 or at + len(_EXPIRES_IN) >= len(sample.head):
+        return None
+    return {"expires_in": None if sample.head[at + len(_EXPIRES_IN)] == ord("0") else True}

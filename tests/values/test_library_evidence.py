@@ -49,7 +49,7 @@ def test_the_message_says_what_the_jobs_stored(with_values):
     stored = ("removeOnComplete: not set on 32 of 32 sampled jobs; "
               "removeOnFail: not set on 32 of 32 sampled jobs")
     assert finding.details_dict["stored_options"] == stored
-    assert finding.message.endswith("the jobs' own data: " + stored)
+    assert finding.message.endswith("their own data: " + stored)
 
 
 def test_bee_queue_shows_its_settings_by_the_jobs_it_holds(with_values, without_values):
@@ -57,6 +57,15 @@ def test_bee_queue_shows_its_settings_by_the_jobs_it_holds(with_values, without_
     assert finding.details_dict["stored_options"].startswith("removeOnSuccess: off (succeeded jobs held) on 32 of 32")
     (plain,) = library_findings(without_values, "bq:thumbnails:jobs")
     assert "stored_options" not in plain.details_dict
+
+
+def test_rails_cache_entries_say_they_were_written_without_expires_in(with_values):
+    findings = [f for f in with_values.finding_list
+                if f.code == "LIB003" and f.details_dict["library"] == "Rails cache"]
+    assert len(findings) == 3
+    for finding in findings:
+        read = min(32, finding.n_keys)
+        assert finding.details_dict["stored_options"] == f"expires_in: not set on {read} of {read} sampled entries"
 
 
 def test_a_flow_queue_below_the_count_is_reported_when_its_jobs_keep_themselves(with_values, without_values):
