@@ -6,7 +6,7 @@ the estimates of :mod:`.serialization`. A message says formats, sizes and ratios
 
 from dataclasses import dataclass
 
-from ..findings import Check, Severity, count, format_bytes, format_memory
+from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
 from .serialization import (
     COMPRESS_WELL_RATIO,
     LARGE_FIELD_BYTES,
@@ -84,10 +84,10 @@ def _message(check, pattern, n_keys, profile, saving, memory_basis):
     sampled = f"{count(profile.n_samples, 'sampled key')} of {n_keys:,}"
     if check is LARGE_UNCOMPRESSED:
         return (f"{pattern}: values over {format_bytes(LARGE_VALUE_BYTES)} stored uncompressed "
-                f"({profile.value_format}); zstd takes them to {saving.ratio:.0%} ({sampled}): compressing them "
-                f"would save about {saved}")
+                f"({profile.value_format}); zstd takes them to {format_share(saving.ratio)} ({sampled}): "
+                f"compressing them would save about {saved}")
     if check is JSON_IN_HASH_FIELDS:
         return (f"{pattern}: hash fields hold JSON documents over {format_bytes(LARGE_FIELD_BYTES)} ({sampled}); "
-                f"stored compressed (zstd: {saving.ratio:.0%}) they would save about {saved}")
-    return (f"{pattern}: values are JSON, which MessagePack stores in {saving.ratio:.0%} of the bytes ({sampled}): "
-            f"re-encoding would save about {saved}")
+                f"stored compressed (zstd: {format_share(saving.ratio)}) they would save about {saved}")
+    return (f"{pattern}: values are JSON, which MessagePack stores in {format_share(saving.ratio)} of the bytes "
+            f"({sampled}): re-encoding would save about {saved}")

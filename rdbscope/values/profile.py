@@ -44,6 +44,9 @@ class ValueProfile:
         hash_large_json_share: share of the sampled hashes' bytes (field names and full value lengths of the
             fields read) held in field values that are JSON over ``LARGE_FIELD_BYTES``; 0 without hashes.
         hash_large_json_zstd_ratio: the same ratio of those field values, whole.
+        large_bytes_per_key, json_bytes_per_key, hash_large_json_bytes_per_key: the bytes of the large strings,
+            of the JSON, of the hashes' large JSON field values, per sampled key: what the pattern's memory
+            share of them cannot exceed (a pattern of long key names holds its memory in its names).
     """
 
     value_format: str | None
@@ -58,6 +61,9 @@ class ValueProfile:
     msgpack_ratio: float | None = None
     hash_large_json_share: float = 0.0
     hash_large_json_zstd_ratio: float | None = None
+    large_bytes_per_key: float = 0.0
+    json_bytes_per_key: float = 0.0
+    hash_large_json_bytes_per_key: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,9 @@ def describe(samples: Sequence[ValueSample]) -> ValueProfile:
         msgpack_ratio=msgpack_ratio(part.head for part in parts if part.format == JSON and part.whole),
         hash_large_json_share=_share(sum(part.length for part in hash_json), hash_bytes),
         hash_large_json_zstd_ratio=whole_zstd_ratio(hash_json),
+        large_bytes_per_key=sum(part.length for part in large) / len(samples),
+        json_bytes_per_key=sum(part.length for part in parts if part.format == JSON) / len(samples),
+        hash_large_json_bytes_per_key=sum(part.length for part in hash_json) / len(samples),
     )
 
 

@@ -32,6 +32,11 @@ MSGPACK_WORTH_RATIO = (1 + MSGPACK_OF_JSON) / 2
 COMPRESS_WELL_RATIO = 0.5
 
 
+#: What an allocation can hold beyond the bytes asked for: jemalloc's size classes, four per doubling, round a
+#: request up by less than a quarter. The memory a change touches is at most its bytes times this.
+ALLOCATION_SLACK = 1.25
+
+
 @dataclass(frozen=True)
 class Saving:
     """What one change would save on one pattern.
@@ -53,7 +58,7 @@ def compression_saving(profile: ValueProfile, n_keys: int, memory_bytes: int) ->
     ratio = profile.large_zstd_ratio
     if not n_keys or ratio is None or ratio > COMPRESS_WELL_RATIO:
         return None
-    return _saving(memory_bytes * profile.large_bytes_share, ratio)
+    return _saving(_touched(memory_bytes * profile.large_bytes_share, profile.large_bytes_per_key, n_keys), ratio)
 
 
 def msgpack_saving(profile: ValueProfile, n_keys: int, memory_bytes: int) -> Saving | None:
@@ -63,7 +68,7 @@ def msgpack_saving(profile: ValueProfile, n_keys: int, memory_bytes: int) -> Sav
     ratio = profile.msgpack_ratio
     if not n_keys or profile.value_format != JSON or ratio is None or ratio > MSGPACK_WORTH_RATIO:
         return None
-    return _saving(memory_bytes * profile.json_bytes_share, ratio)
+    return _saving(_touched(memory_bytes * profile.json_bytes_share, profile.json_bytes_per_key, n_keys), ratio)
 
 
 def hash_json_saving(profile: ValueProfile, n_keys: int, memory_bytes: int) -> Saving | None:
@@ -71,7 +76,14 @@ def hash_json_saving(profile: ValueProfile, n_keys: int, memory_bytes: int) -> S
     zstd-compressed would save. None where the sampled hashes hold none."""
     if not n_keys or not profile.hash_large_json_share or profile.hash_large_json_zstd_ratio is None:
         return None
-    return _saving(memory_bytes * profile.hash_large_json_share, profile.hash_large_json_zstd_ratio)
+    touched = _touched(memory_bytes * profile.hash_large_json_share, profile.hash_large_json_bytes_per_key, n_keys)
+    return _saving(touched, profile.hash_large_json_zstd_ratio)
+
+
+def _touched(share_of_memory, bytes_per_key, n_keys):
+    """The memory a change touches: the pattern's memory in the share the values take, at most their bytes
+    (with the allocator's rounding): key names and the server's structures are not touched."""
+    return min(share_of_memory, n_keys * bytes_per_key * ALLOCATION_SLACK)
 
 
 def _saving(affected, ratio):

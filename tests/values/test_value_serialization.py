@@ -108,3 +108,11 @@ def test_no_estimate_where_the_change_does_not_apply():
     noise = describe([string_sample(zstandard.ZstdCompressor().compress(rng.randbytes(20_000)))
                       for _ in range(SAMPLE)])
     assert compression_saving(noise, N_KEYS, 10**6) is None  # large, but compresses badly
+
+
+def test_a_saving_is_at_most_the_values_bytes_when_the_memory_is_in_the_names():
+    """One key of a 1 MB name and a 20 KB value: compressing the value cannot free the name's megabyte."""
+    value = json_bytes(document(60, seed=5))
+    profile = describe([string_sample(value)])
+    estimate = compression_saving(profile, 1, 1_331_240)
+    assert estimate is not None and estimate.bytes_affected <= 1.25 * len(value)
