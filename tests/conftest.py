@@ -90,3 +90,18 @@ def module_builds(name):
     elif require_compiled():
         pytest.fail(f"rdbscope.rdb.{name} was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
     return builds
+
+
+#: The patterns' columns that say what their sampled values are (null, or 0 keys, when no value was read).
+VALUE_COLUMNS = ("value_format", "element_format", "value_bytes_typical", "value_zstd_ratio", "values_sampled")
+
+
+def without_value_columns(patterns):
+    """Pattern rows (dicts) without :data:`VALUE_COLUMNS`: a report whose input cannot be read again (a running
+    server, standard input, a keys table) says no more than that of its values."""
+    return [{name: value for name, value in row.items() if name not in VALUE_COLUMNS} for row in patterns]
+
+
+def values_not_read(patterns):
+    """Whether no pattern row says anything of its values."""
+    return all(row[name] in (None, 0) for row in patterns for name in VALUE_COLUMNS)

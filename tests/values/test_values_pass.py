@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import module_builds
+from conftest import module_builds, without_value_columns
 
 import rdbscope
 from rdbscope.passes.values import key_hashes
@@ -122,13 +122,6 @@ def test_standard_input_says_values_were_not_read_and_no_values_says_nothing():
     assert off.stdout == piped.stdout
 
 
-VALUE_COLUMNS = ("value_format", "element_format", "value_bytes_typical", "value_zstd_ratio", "values_sampled")
-
-
-def _without_value_columns(rows):
-    return [{name: value for name, value in row.items() if name not in VALUE_COLUMNS} for row in rows]
-
-
 def test_no_values_report_gives_the_same_report_but_the_value_columns():
     """--no-values changes nothing the report prints but the patterns' value columns (values themselves are never
     printed), on report and patterns."""
@@ -141,7 +134,7 @@ def test_no_values_report_gives_the_same_report_but_the_value_columns():
         patterns_not_read = not_read["patterns"] if command == "report" else not_read
         assert {row["value_format"] for row in patterns_read} >= {"text", "number"}
         assert {row["value_format"] for row in patterns_not_read} == {None}
-        assert _without_value_columns(patterns_read) == _without_value_columns(patterns_not_read)
+        assert without_value_columns(patterns_read) == without_value_columns(patterns_not_read)
         if command == "report":
             read.pop("patterns"), not_read.pop("patterns")
             assert read == not_read
