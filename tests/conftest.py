@@ -105,3 +105,16 @@ def without_value_columns(patterns):
 def values_not_read(patterns):
     """Whether no pattern row says anything of its values."""
     return all(row[name] in (None, 0) for row in patterns for name in VALUE_COLUMNS)
+
+
+def assert_same_but_values(not_reread, reread):
+    """``not_reread`` (a report document, or its pattern rows, from an input that is not read twice: standard
+    input, a URL, a running server) is ``reread`` (the same from the dump file) but for the value columns,
+    which say nothing of values in the first and something in the second."""
+    rows_of = (lambda doc: doc["patterns"]) if isinstance(reread, dict) else (lambda rows: rows)
+    assert values_not_read(rows_of(not_reread)) and not values_not_read(rows_of(reread))
+    if isinstance(reread, dict):
+        assert {**not_reread, "patterns": without_value_columns(not_reread["patterns"])} == \
+            {**reread, "patterns": without_value_columns(reread["patterns"])}
+    else:
+        assert without_value_columns(not_reread) == without_value_columns(reread)
