@@ -12,7 +12,7 @@ Only setting names and counts come out of here, never what a job holds.
 import json
 from dataclasses import dataclass
 
-from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, CACHE, JOB, RAILS_CACHE, REGISTRY
+from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, CACHE, JOB, RAILS_CACHE, REGISTRY, RQ
 
 #: Job options that bound how many finished jobs a Bull or BullMQ queue keeps (``removeOnComplete`` for those
 #: that succeed, ``removeOnFail`` for those that fail): true, a count, or ``{age, count}``; unset or false keeps
@@ -87,7 +87,7 @@ def retention_of(library, role, samples):
         return None
     if library in (BULLMQ, BULL, BULL_OR_BULLMQ):
         return _counted(samples, _bull_options, BULL_RETENTION, _bull_keeps_forever, "not set")
-    if library.name == "RQ":
+    if library is RQ:
         return _counted(samples, _rq_options, RQ_RETENTION, lambda value: value == "-1", "-1")
     return None
 

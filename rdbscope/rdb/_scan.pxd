@@ -304,7 +304,8 @@ cdef class Scanner(Columns):
     cdef inline bint keep_row(self, Py_ssize_t kstart) except -1
 
     @cython.locals(start=i64, op=int, db=u64, kstart=Py_ssize_t, r=Py_ssize_t, byte=Py_ssize_t, bit=int, est=u64,
-                   first=Py_ssize_t, stop=Py_ssize_t, past=bint, simple=bint, plain=bint, run=Py_ssize_t)
+                   first=Py_ssize_t, stop=Py_ssize_t, past=bint, simple=bint, unfiltered=bint, plain=bint,
+                   run=Py_ssize_t)
     cpdef Py_ssize_t scan_batch(self) except -1
 
     @cython.locals(r=Py_ssize_t, byte=Py_ssize_t, bit=int, i=Py_ssize_t)

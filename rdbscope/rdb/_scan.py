@@ -2044,8 +2044,9 @@ class Scanner(Columns):
         first = self.rows
         stop = self.rows + self.batch_rows
         # A batch read past keeps no row, only where each ends (keep_rows_before reads that).
-        past = self.reading_past and self.want_db is None and self.want_types is None and self.key_filter is None
-        plain = not self.reading_past and self.want_db is None and self.want_types is None and self.key_filter is None
+        unfiltered = self.want_db is None and self.want_types is None and self.key_filter is None
+        past = self.reading_past and unfiltered
+        plain = not self.reading_past and unfiltered  # plain string records may take the path without the GIL
         run = FAST_RUN_NOGIL
         while self.rows < stop and not self.full and not self.done:
             if self.klen > self.key_limit:

@@ -338,8 +338,7 @@ def _global_patterns(partial):
     keeps its first keys of every chunk), beside the kept keys of the flat patterns (``{*}``).
     """
     learned = _learned_patterns(partial.sample)
-    mapped = _rare_ids_any(_mapped_patterns(partial, learned), learned, partial)
-    return mapped
+    return _rare_ids_any(_mapped_patterns(partial, learned), learned, partial)
 
 
 def _rare_ids_any(mapped, learned, partial):
