@@ -6,6 +6,7 @@ import pathlib
 import pytest
 
 import rdbscope.rdb
+from rdbscope.values import VALUE_COLUMNS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLE_DUMPS = ROOT / "sample_dumps"
@@ -90,10 +91,6 @@ def module_builds(name):
     elif require_compiled():
         pytest.fail(f"rdbscope.rdb.{name} was not compiled (RDBSCOPE_REQUIRE_COMPILED=1)")
     return builds
-
-
-#: The patterns' columns that say what their sampled values are (null, or 0 keys, when no value was read).
-VALUE_COLUMNS = ("value_format", "element_format", "value_bytes_typical", "value_zstd_ratio", "values_sampled")
 
 
 def without_value_columns(patterns):

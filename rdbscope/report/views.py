@@ -18,6 +18,7 @@ from ..keyspace.grouping import largest_rows
 from ..rdb.instants import ctime_seconds, expiry_values
 from ..rdb.keytext import key_text
 from ..summary import estimate_from_counts, estimate_memory
+from ..values import VALUE_COLUMNS
 
 __all__ = [
     "Overview", "overview", "pattern_rows", "big_key_rows", "ttl_overview_rows", "ttl_pattern_rows",
@@ -175,8 +176,7 @@ def pattern_rows(res, top=None, sort="memory") -> pd.DataFrame:
                               ascending=[False, False, True, True], kind="stable")
     columns = ["db", "pattern", "library", "key_kind", "n_keys", "share", "memory_bytes_sum", "memory_share",
                "memory_bytes_p50", "memory_bytes_max", "rdb_bytes_sum", "n_with_ttl", "ttl_share", "ttl_s_p50",
-               "ttl_s_max", "types", "encodings", "value_format", "element_format", "value_bytes_typical",
-               "value_zstd_ratio", "values_sampled", "examples"]
+               "ttl_s_max", "types", "encodings", *VALUE_COLUMNS, "examples"]
     return _top(frame[columns], top)
 
 
