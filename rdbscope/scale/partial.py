@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import kernels
 from ..keyspace.columns import KeyColumns
@@ -194,7 +193,9 @@ def _sample(keys, first_row, size, salt, cutoff):
     rank = np.empty(len(keys), np.uint64)
     kernels.ranks.fill_ranks(first_row, salt << 40, rank)
     cutoff = _cutoff_of_ranks(rank, size, cutoff)  # before the keys are taken: only those kept are
-    chosen = np.flatnonzero(rank < np.uint64(cutoff)) if cutoff < 1 << 64 else np.arange(len(keys))
+    if cutoff >= 1 << 64:  # every key: the chunk's own column, not a copy
+        return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff
+    chosen = np.flatnonzero(rank < np.uint64(cutoff))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
     return sample, cutoff
 
@@ -206,18 +207,12 @@ def merge_samples(samples, cutoffs, size):
     at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
     the keys were cut into chunks, and that merges by halving the cutoff while it holds too many.
     """
-    cutoff = min(cutoffs)
-    kept = [sample if c == cutoff else sample.filter(pc.less(sample["rank"], pa.scalar(cutoff, pa.uint64())))
-            for sample, c in zip(samples, cutoffs, strict=True)]
-    return _below_cutoff(pa.concat_tables(kept), size, cutoff)
-
-
-def _below_cutoff(sample, size, cutoff):
+    sample = pa.concat_tables(samples)
     rank = sample["rank"].to_numpy()
-    lowered = _cutoff_of_ranks(rank, size, cutoff)
-    if lowered == cutoff:
+    cutoff = _cutoff_of_ranks(rank, size, min(cutoffs))  # filtered once, at the lowest cutoff
+    if all(c == cutoff for c in cutoffs):
         return sample, cutoff
-    return sample.filter(pa.array(rank < np.uint64(lowered))), lowered
+    return sample.filter(pa.array(rank < np.uint64(cutoff))), cutoff
 
 
 def union_cutoff(parts, size):
