@@ -1,12 +1,12 @@
 """Numpy views of the keys table, computed once per analysis and shared by the passes."""
 
-import functools
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..cached import cached_property
 from ..rdb.cluster import N_SLOTS, key_slots
 from ..rdb.instants import ctime_seconds, ms_after
 from ..rdb.keytext import key_text
@@ -46,7 +46,7 @@ class KeyColumns:
             self._background[name] = pool.submit(_slots, self.keys, self.memory)
             pool.shutdown(wait=False)
 
-    @functools.cached_property
+    @cached_property
     def _slot_columns(self):
         future = self._background.pop("slots", None)
         return future.result() if future is not None else _slots(self.keys, self.memory)
@@ -71,7 +71,7 @@ class KeyColumns:
         """Memory per hash slot (16384 float64; exact below 2**53 bytes)."""
         return self._slot_columns[2]
 
-    @functools.cached_property
+    @cached_property
     def type_totals(self):
         """``{(type, encoding): (keys, memory)}`` of the pairs present."""
         codes, pairs = self.type_encodings
@@ -79,7 +79,7 @@ class KeyColumns:
         memory = counts(codes, len(pairs), self.memory)
         return {pairs[p]: (int(n[p]), int(memory[p])) for p in np.flatnonzero(n)}
 
-    @functools.cached_property
+    @cached_property
     def ttl_buckets(self):
         """``(keys, memory)`` (int64 arrays) per bucket of the TTL left when the dump was written: keys
         already expired, then the buckets :data:`TTL_BUCKET_EDGES_S` bound, then keys without a TTL.
@@ -98,38 +98,38 @@ class KeyColumns:
         total[-1] = self.memory_total - int(total.sum())
         return n, total
 
-    @functools.cached_property
+    @cached_property
     def slot_with_ttl(self):
         """Keys with a TTL per hash slot (16384 int64)."""
         return np.bincount(self.slots[self.ttl_rows], minlength=N_SLOTS).astype(np.int64)
 
-    @functools.cached_property
+    @cached_property
     def db(self):
         return _numpy(self.table["db"], np.int32)
 
-    @functools.cached_property
+    @cached_property
     def rdb_bytes(self):
         return _numpy(self.table["rdb_bytes"], np.uint64)
 
-    @functools.cached_property
+    @cached_property
     def offset(self):
         """Where each key's entry starts in its dump (uint64)."""
         return _numpy(self.table["offset"], np.uint64)
 
-    @functools.cached_property
+    @cached_property
     def n_elements(self):
         return _numpy(self.table["n_elements"], np.uint64)
 
-    @functools.cached_property
+    @cached_property
     def n_fields_with_ttl(self):
         return _numpy(self.table["n_fields_with_ttl"], np.uint64)
 
-    @functools.cached_property
+    @cached_property
     def memory_basis(self):
         """``"est_memory_bytes"`` when the dump has memory estimates, else ``"rdb_bytes"``."""
         return memory_basis(self.table)
 
-    @functools.cached_property
+    @cached_property
     def memory(self):
         if self.memory_basis == MEMORY_IN_DUMP:
             return self.rdb_bytes
@@ -138,52 +138,52 @@ class KeyColumns:
             return _numpy(column, np.uint64)
         return _numpy(pc.coalesce(column, self.table["rdb_bytes"]), np.uint64)
 
-    @functools.cached_property
+    @cached_property
     def memory_total(self):
         return int(self.memory.sum(dtype=np.uint64))
 
-    @functools.cached_property
+    @cached_property
     def has_ttl(self):
         column = self.table["expire_at"]
         if column.null_count == self.n:
             return np.zeros(self.n, bool)
         return _numpy(pc.is_valid(column), np.bool_)
 
-    @functools.cached_property
+    @cached_property
     def ttl_rows(self):
         """Row numbers of the keys with a TTL (ascending)."""
         if self.table["expire_at"].null_count == self.n:
             return np.zeros(0, np.int64)
         return np.flatnonzero(self.has_ttl)
 
-    @functools.cached_property
+    @cached_property
     def expire_ms(self):
         """Absolute expiry in ms since the epoch; 0 where ``has_ttl`` is False."""
         return _numpy(self.table["expire_at"].cast(pa.int64()), np.int64)
 
-    @functools.cached_property
+    @cached_property
     def ttl_expire_ms(self):
         """``expire_ms`` of the keys in ``ttl_rows``."""
         return self.expire_ms[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.int64)
 
-    @functools.cached_property
+    @cached_property
     def ctime_ms(self):
         """When the dump was written (AUX ``ctime``) in ms, or None when it does not say (or says a time
         no clock wrote: see ``ctime_seconds``)."""
         seconds = ctime_seconds(self.info.aux)
         return None if seconds is None else seconds * 1000
 
-    @functools.cached_property
+    @cached_property
     def types(self):
         """``(codes, names)``: a small-int code per key into the tuple of type names."""
         return dictionary_codes(self.table["type"])
 
-    @functools.cached_property
+    @cached_property
     def encodings(self):
         """``(codes, names)``: a small-int code per key into the tuple of encoding names."""
         return dictionary_codes(self.table["encoding"])
 
-    @functools.cached_property
+    @cached_property
     def type_encodings(self):
         """``(codes, pairs)``: a code per key into the (type, encoding) pairs that occur."""
         type_codes, type_names = self.types
@@ -199,7 +199,7 @@ class KeyColumns:
         codes = lookup[combined] if len(present) > 1 else np.zeros(self.n, np.int8)
         return codes, pairs
 
-    @functools.cached_property
+    @cached_property
     def keys(self):
         """The key column as one ``pyarrow.BinaryArray``."""
         return single_array(self.table["key"])

@@ -13,11 +13,11 @@ sums are then within ``2 ** (1 - precision)`` of the exact value, below it
 (values under ``2 ** precision`` stay exact). Counts and sums stay exact.
 """
 
-import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..cached import cached_property
 from .grouping import KEPT_SLOTS_PER_KEY, SlotCounter, SortedGroups, counting_limit, merge_counted
 
 #: Entries (distinct group and value pairs) a merge may keep before it rounds values: 2M
@@ -130,14 +130,14 @@ class ValueCounts:
             [(p.group, p.value, p.count, None, ids) for p, ids in zip(parts, new_groups, strict=True)], n_groups)
         return cls(group, value, count.astype(np.int64), counts, sums)
 
-    @functools.cached_property  # read by every quantile and top-k: computed once
+    @cached_property  # read by every quantile and top-k: computed once
     def _bounds(self):
         """(first entry, one past the last entry) of each group."""
         n_groups = len(self.counts)
         first = np.searchsorted(self.group, np.arange(n_groups), side="left")
         return first, np.searchsorted(self.group, np.arange(n_groups), side="right")
 
-    @functools.cached_property
+    @cached_property
     def _cumulative(self):
         return np.cumsum(self.count)
 

@@ -1,11 +1,11 @@
 """RuleContext: what rules read, with per-key features computed once, on first use."""
 
-import functools
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..cached import cached_property
 from ..keyspace.columns import dictionary_codes
 from ..keyspace.grouping import bincount, example_positions
 from ..libraries import recognize
@@ -79,7 +79,7 @@ class RuleContext:
         """Memory per key (uint64): estimates, or sizes in the dump (see ``memory_basis``)."""
         return self.columns.memory
 
-    @functools.cached_property
+    @cached_property
     def has_memory_estimates(self):
         return self.memory_basis == "est_memory_bytes"
 
@@ -90,17 +90,17 @@ class RuleContext:
         """The patterns pass's measures of the groups, when it ran (None in a lint-only run)."""
         return getattr(self.groups, "stats", None)
 
-    @functools.cached_property
+    @cached_property
     def pattern_n_keys(self):
         return np.asarray(self.groups.n_keys, np.int64)
 
-    @functools.cached_property
+    @cached_property
     def pattern_memory(self):
         if self._stats is not None:
             return self._stats.memory.sums.astype(np.int64)
         return np.rint(bincount(self.groups.group, self.groups.n, self.memory)).astype(np.int64)
 
-    @functools.cached_property
+    @cached_property
     def _pattern_examples(self):
         """Example rows of every pattern, from the first keys and an even sample of the rest;
         patterns the sample misses take theirs from one pass over the group ids."""
@@ -167,11 +167,11 @@ class RuleContext:
 
     # ------------------------------------------------------------ per key
 
-    @functools.cached_property
+    @cached_property
     def _buffers(self):
         return keybytes.key_buffers(self.columns.keys)
 
-    @functools.cached_property
+    @cached_property
     def key_bytes(self):
         """Length of each key in bytes (int32)."""
         offsets, _data = self._buffers
@@ -197,7 +197,7 @@ class RuleContext:
             return np.diff(offsets).astype(np.int32)
         return (offsets[rows + 1] - offsets[rows]).astype(np.int32, copy=False)
 
-    @functools.cached_property
+    @cached_property
     def read_groups(self):
         """Pattern groups whose keys must be read byte by byte: their pattern has a placeholder
         of :data:`OPAQUE_PLACEHOLDERS`, or escaped non-UTF-8 bytes. Elsewhere the pattern's
@@ -206,13 +206,13 @@ class RuleContext:
         return np.array([any(p in pattern for p in OPAQUE_PLACEHOLDERS) or "\\" in pattern
                          for pattern in self.groups.pattern], bool)
 
-    @functools.cached_property
+    @cached_property
     def pattern_flags(self):
         """Per pattern group, the byte classes of its fixed text (``{email}`` counts as an ``@``)."""
         return np.array([keybytes.text_flags(PLACEHOLDER.sub(_stand_in, pattern))
                          for pattern in self.groups.pattern], np.uint8).reshape(-1)
 
-    @functools.cached_property
+    @cached_property
     def key_flags(self):
         """Per key, the OR of :mod:`~rdbscope.rules.keybytes` classes of its bytes.
 
@@ -249,7 +249,7 @@ class RuleContext:
         keys = self.columns.keys.take(pa.array(rows, pa.int64()))
         return pc.match_substring_regex(keys, regex).to_numpy(zero_copy_only=False)
 
-    @functools.cached_property
+    @cached_property
     def slots(self):
         """The Redis Cluster hash slot of each key (uint16 numpy)."""
         return self.columns.slots
@@ -264,7 +264,7 @@ class RuleContext:
         """Memory per hash slot (16384 float64)."""
         return self.columns.slot_memory
 
-    @functools.cached_property
+    @cached_property
     def node_slots(self):
         """The :class:`~rdbscope.rules.cluster.NodeSlots` of the node the dump came from, or None
         (None for several dumps: see :attr:`source_node_slots`)."""
@@ -272,12 +272,12 @@ class RuleContext:
             return None
         return node_slots(self.info, self.slot_keys, self.columns.db)
 
-    @functools.cached_property
+    @cached_property
     def source_node_slots(self):
         """Per dump of several, its :class:`~rdbscope.rules.cluster.NodeSlots`, or None where it is not a node's."""
         return tuple(node_slots(s.info, s.slot_keys, s.dbs) for s in self.sources)
 
-    @functools.cached_property
+    @cached_property
     def source_of_row(self):
         """Per key, the index in :attr:`sources` of the dump it came from (zeros for one dump)."""
         if not self.sources:
@@ -286,13 +286,13 @@ class RuleContext:
         order = {s.path: i for i, s in enumerate(self.sources)}
         return np.array([order[name] for name in names], np.int16)[codes] if len(names) else codes
 
-    @functools.cached_property
+    @cached_property
     def recorded_slots(self):
         """``[(slot, keys, expires)]`` the dump (every dump, for several) records about its slots."""
         infos = [s.info for s in self.sources] or [self.info]
         return [record for info in infos for record in recorded_slots(info)]
 
-    @functools.cached_property
+    @cached_property
     def hash_tags(self):
         """The hash tags of the keys (see :class:`~rdbscope.rules.hashtags.HashTags`)."""
         return HashTags.find(*self._buffers, self.rows_with(keybytes.BRACE))
@@ -304,7 +304,7 @@ class RuleContext:
             column = pc.fill_null(column, 0)
         return np.asarray(column.to_numpy(), dtype)
 
-    @functools.cached_property
+    @cached_property
     def max_element_bytes(self):
         """Largest element per key (uint64; 0 where unknown)."""
         return self.column("max_element_bytes", np.uint64)
@@ -366,7 +366,7 @@ class RuleContext:
             return self.pattern_n_keys - np.bincount(self.groups.group[~mask], minlength=self.groups.n)
         return np.bincount(self.groups.group[mask], minlength=self.groups.n).astype(np.int64)
 
-    @functools.cached_property
+    @cached_property
     def pattern_types(self):
         """The types present in each pattern group, as lists of names."""
         if self._stats is not None:  # counted per (type, encoding) for every key
@@ -384,7 +384,7 @@ class RuleContext:
                 types[pair // len(names)].append(names[pair % len(names)])
         return types
 
-    @functools.cached_property
+    @cached_property
     def owners(self):
         """The library that owns each pattern group (:class:`~rdbscope.libraries.Recognized`), or None."""
         offsets, rows = self._pattern_examples
@@ -392,7 +392,7 @@ class RuleContext:
         examples = [texts[offsets[g]:offsets[g + 1]] for g in range(self.groups.n)]
         return recognize([int(d) for d in self.groups.db], list(self.groups.pattern), self.pattern_types, examples)
 
-    @functools.cached_property
+    @cached_property
     def pattern_n_with_ttl(self):
         if self._stats is not None:
             return np.asarray(self._stats.n_with_ttl, np.int64)
