@@ -83,8 +83,9 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
         from .scale import budget
 
         limit = budget.budget_of(memory_budget)
-        return _run_table(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit),
-                          budget.sample_keys_for(limit))
+        threads = budget.measure_threads()
+        return _run_table(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit, 1, threads),
+                          budget.sample_keys_for(limit), threads)
     if not isinstance(keys, (str, os.PathLike, list, tuple, RunPlan)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
@@ -100,7 +101,7 @@ def _run_plan(plan, config, passes, client, combine, scan_options):
 
     source = plan.source
     in_memory = functools.partial(_run_table, config=config, wanted=passes, chunk_keys=plan.chunk_keys,
-                                  sample_keys=plan.sample_keys)
+                                  sample_keys=plan.sample_keys, threads=plan.threads)
     if plan.mode == TABLE:
         if client is not None:
             from .scale.executors import load_on
@@ -115,9 +116,9 @@ def _run_plan(plan, config, passes, client, combine, scan_options):
         held, overflow = read_within(source, plan.in_memory_up_to, plan.chunk_keys, **scan_options)
         if overflow is None:
             return in_memory(held)
-        return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys)
+        return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys, threads=plan.threads)
     return _run_bounded(source, config, passes, plan.chunk_keys, plan.sample_keys, scan_options, jobs=plan.jobs,
-                        client=client, combine=combine)
+                        client=client, combine=combine, threads=plan.threads)
 
 
 def needs_every_key(config, passes=None):
@@ -154,16 +155,17 @@ def lint_selection(config):
 
 
 def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
-                 combine=False):
+                 combine=False, threads=1):
     result, _columns, _groups = _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options, jobs,
-                                            client, combine)
+                                            client, combine, threads=threads)
     return result
 
 
 def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
-                combine=False, rule_rows=None):
+                combine=False, rule_rows=None, threads=1):
     """The :class:`Result` of ``source`` read chunk by chunk, with the kept keys' columns and the pattern
-    groups; ``rule_rows``: the rules' candidates kept at most (default: from ``chunk_keys``)."""
+    groups; ``rule_rows``: the rules' candidates kept at most (default: from ``chunk_keys``); ``threads``:
+    chunks measured at once."""
     import shutil
     import tempfile
 
@@ -172,7 +174,7 @@ def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=No
     # the expiry pass reads what the chunks spilled here when it runs, after the scan
     spill_dir = tempfile.mkdtemp(prefix="rdbscope-") if "expiry" in wanted_all else None
     plan = plan_for(config, sample_keys, spill_dir, rule_rows=(rule_rows or chunk_keys) if "rules" in wanted_all
-                    else None, passes=[p for p in PIPELINE if p.id in wanted_all])
+                    else None, passes=[p for p in PIPELINE if p.id in wanted_all], threads=threads)
     started = time.perf_counter()
     try:
         keys, columns, given, measures = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs,
@@ -193,12 +195,13 @@ def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=No
     return result, columns, groups
 
 
-def _run_table(keys, config, wanted, chunk_keys, sample_keys):
+def _run_table(keys, config, wanted, chunk_keys, sample_keys, threads=1):
     """:func:`analyze` of a :class:`KeyTable` in memory: measured chunk by chunk as a dump is read, every
     key given its pattern; the checks that need every key (GRO001) run beside, over the whole table."""
     if not dependency_order(PIPELINE, wanted):  # a selection of no pass: nothing to measure
         return _run(keys, config, wanted)
-    result, kept, groups = _run_chunks(keys, config, wanted, chunk_keys, sample_keys, rule_rows=keys.num_rows)
+    result, kept, groups = _run_chunks(keys, config, wanted, chunk_keys, sample_keys, rule_rows=keys.num_rows,
+                                       threads=threads)
     every_key = kept.every_key
     table = keys.to_arrow()
     names, name_of_group = np.unique(np.array(groups.pattern, object), return_inverse=True)

@@ -427,6 +427,27 @@ def read_partition(segments, index, group_of, keep_second, min_keys):
                  memory.astype(np.uint64), _first_examples(examples))
 
 
+class ChunkSpill:
+    """What one chunk writes to a :class:`Spill`, held until :meth:`commit` writes it there: chunks measured at
+    once finish in any order, and a spill takes their keys in the order of the dump."""
+
+    def __init__(self, spill):
+        self.spill = spill
+        self.logs_keys = spill.logs_keys
+        self._writes = []
+
+    def log_keys(self, keys, places):
+        self._writes.append((self.spill.log_keys, (keys, places)))
+
+    def write(self, group, value, memory, places, groups):
+        self._writes.append((self.spill.write, (group, value, memory, places, groups)))
+
+    def commit(self):
+        for method, args in self._writes:
+            method(*args)
+        self._writes.clear()
+
+
 def tally_chunk(columns, group, spill, groups, counter=None):
     """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key); the keys
     themselves (group, millisecond, memory, place, and the key unless the dump has it) go to ``spill``

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 
+from ..cached import cached_property
 from ..keys import KeyTable
 from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import first_per_group
@@ -66,11 +67,11 @@ LARGE_DUMP_BYTES = 256 << 20
 DEFAULT_CHUNK_KEYS = 1_000_000
 
 
-def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, passes=()):
+def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, passes=(), threads=1):
     """The :class:`Plan` of chunks analysed with ``config``; ``spill_dir``: see :class:`Plan`;
     ``rule_rows``: the rule candidates kept at most (see :class:`~rdbscope.rules.chunk_rows.RulesPlan`), None: no rules;
     ``passes``: the passes that run (those with a chunk contract measure every chunk; those with
-    ``kept_rows`` name the keys to keep)."""
+    ``kept_rows`` name the keys to keep); ``threads``: chunks measured at once."""
     rules = None
     if rule_rows is not None:
         enabled = tuple((rule, options) for rule, options in RulesPass.configure(config).enabled if rule.bounded)
@@ -80,7 +81,8 @@ def plan_for(config, sample_keys=None, spill_dir=None, rule_rows=None, passes=()
     plan = Plan(n_examples=pass_options(PatternsPass, config).n_examples, spill_dir=spill_dir, rules=rules,
                 measured=tuple((p, options) for p, options in with_options if hasattr(p, "measure")),
                 grouped=tuple((p, options) for p, options in with_options if hasattr(p, "measure_groups")),
-                kept=tuple((p, options) for p, options in with_options if hasattr(p, "kept_rows")))
+                kept=tuple((p, options) for p, options in with_options if hasattr(p, "kept_rows")),
+                threads=threads)
     return plan if sample_keys is None else replace(plan, sample_keys=sample_keys)
 
 
@@ -444,15 +446,15 @@ class KeptColumns(KeyColumns):
     def n_keys(self):
         return self._partial.n_keys
 
-    @functools.cached_property
+    @cached_property
     def memory_total(self):
         return self._partial.memory_total
 
-    @functools.cached_property
+    @cached_property
     def memory_basis(self):
         return "est_memory_bytes" if self._partial.has_estimates else "rdb_bytes"
 
-    @functools.cached_property
+    @cached_property
     def type_encodings(self):
         """Codes of the kept keys into the (type, encoding) pairs of all the keys."""
         pairs = self._partial.pairs

@@ -26,6 +26,9 @@ BYTES_PER_CHUNK_KEY = 1000
 PROCESS_BASE_BYTES = 350 * 1000**2
 #: Keys per chunk below which one process is better than several sharing the budget.
 MIN_SHARED_CHUNK_KEYS = 200_000
+#: Chunks one process measures at once, each in a thread (numpy, pyarrow and the compiled kernels let
+#: go of the GIL for most of the work; past two, the GIL and the scanner's thread leave little to gain).
+MEASURE_THREADS = 2
 
 def available_memory():
     """Bytes of memory available to new work (``MemAvailable``), or None where unknown."""
@@ -73,11 +76,18 @@ def in_memory_peak(paths):
     return total
 
 
-def chunk_keys_for(budget, processes=1):
-    """Keys per chunk that keep ``processes`` processes measuring chunks, and the one that started
-    them, within ``budget``."""
+def chunk_keys_for(budget, processes=1, threads=1):
+    """Keys per chunk that keep ``processes`` processes measuring ``threads`` chunks each, and the one
+    that started them, within ``budget``."""
     per_process = (budget - PROCESS_BASE_BYTES * (1 if processes > 1 else 0)) // processes
-    return int(min(2_000_000, max(50_000, (per_process - PROCESS_BASE_BYTES) // BYTES_PER_CHUNK_KEY)))
+    per_chunk = (per_process - PROCESS_BASE_BYTES) // threads
+    return int(min(2_000_000, max(50_000, per_chunk // BYTES_PER_CHUNK_KEY)))
+
+
+def measure_threads(processes=1):
+    """Chunks a process measures at once: ``MEASURE_THREADS`` (at most one per core) when it is the only
+    process; one each when several share the cores."""
+    return min(MEASURE_THREADS, core_count()) if processes == 1 else 1
 
 
 def sample_keys_for(budget):

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import kernels
+from ..cached import cached_property
 from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.measures import GroupStats
@@ -56,6 +57,7 @@ class Plan:
         kept: ``(pass class, options)`` of the passes that run and name the rows of a chunk they may name
             (``kept_rows``): the engine keeps those keys.
         key_groups: keep each key's group (a chunk of a table in memory, whose every key gets its pattern).
+        threads: chunks measured at once, each in a thread of its own (see :class:`~.chunks.InTurn`).
     """
 
     n_examples: int
@@ -66,6 +68,7 @@ class Plan:
     grouped: tuple = ()
     kept: tuple = ()
     key_groups: bool = False
+    threads: int = 1
 
     @property
     def rules_max_rows(self):
@@ -116,7 +119,7 @@ class Partial:
     group_measures: dict = field(default_factory=dict)
     key_groups: tuple = ()
 
-    @functools.cached_property
+    @cached_property
     def sample_below(self):
         """How many sampled keys rank below each cutoff ``2**k`` (see :func:`ranks_below`), counted once:
         the running total is asked every chunk."""
@@ -129,8 +132,9 @@ class Partial:
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
     ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);
-    the chunk's expiring keys go to ``spill`` (an :class:`~rdbscope.passes.expiry_counts.Spill`). ``counter``: the
-    :class:`~rdbscope.keyspace.grouping.SlotCounter` the chunks of one thread count values with."""
+    the chunk's expiring keys go to ``spill`` (a :class:`~rdbscope.passes.expiry_counts.Spill`, or a
+    ``ChunkSpill``). ``counter``: the :class:`~rdbscope.keyspace.grouping.SlotCounter` the chunks of one
+    thread count values with."""
     counter = counter or SlotCounter()
     columns = KeyColumns(table, info)
     _inferred, groups = group_by_pattern(columns)

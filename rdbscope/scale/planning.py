@@ -24,6 +24,7 @@ class RunPlan:
         chunk_keys: keys per chunk (of the table, in a table run: it is measured chunk by chunk too).
         sample_keys: keys in the sample the patterns are learned from, in a chunked run.
         jobs: processes a bounded run reads on.
+        threads: chunks each process measures at once (see :func:`~.budget.measure_threads`).
         in_memory_up_to: of a stream, the memory its keys may take before it is read chunk by chunk.
     """
 
@@ -35,6 +36,7 @@ class RunPlan:
     sample_keys: int = 0
     jobs: int = 1
     in_memory_up_to: int = 0
+    threads: int = 1
 
     @property
     def source(self):
@@ -62,18 +64,23 @@ def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, e
     jobs = max(1, jobs or 1)
     limit = budget.budget_of(memory_budget)
     sample_keys = budget.sample_keys_for(limit)
+    threads = budget.measure_threads()
     if len(paths) == 1 and is_parquet(paths[0]):  # a keys table written before: read as it is
-        return RunPlan(paths, TABLE, limit, None, budget.chunk_keys_for(limit), sample_keys)
+        return RunPlan(paths, TABLE, limit, None, chunk_keys or budget.chunk_keys_for(limit, 1, threads), sample_keys,
+                       threads=threads)
     peak = budget.in_memory_peak(paths)
     if every_key and chunk_keys is None:
         if peak is None and len(paths) == 1:
             # in memory while it fits; the keys held when it turns out too large are measured beside
             # the budget's chunks
-            chunks = budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)))
-            return RunPlan(paths, STREAM, limit, None, chunks, sample_keys, in_memory_up_to=limit)
+            chunks = budget.chunk_keys_for(int(limit * (1 - 1 / budget.MEMORY_PER_TABLE_BYTE)), 1, threads)
+            return RunPlan(paths, STREAM, limit, None, chunks, sample_keys, in_memory_up_to=limit, threads=threads)
         if peak is not None and peak <= limit:
-            return RunPlan(paths, TABLE, limit, peak, budget.chunk_keys_for(limit), sample_keys)
+            return RunPlan(paths, TABLE, limit, peak, budget.chunk_keys_for(limit, 1, threads), sample_keys,
+                           threads=threads)
     if peak is None or (jobs > 1 and client is None and chunk_keys is None and
                         budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS):
         jobs = 1  # a stream's stretches cannot be found without reading what comes before them
-    return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, jobs), sample_keys, jobs)
+    threads = budget.measure_threads(jobs) if client is None else 1
+    return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, jobs, threads), sample_keys,
+                   jobs, threads=threads)

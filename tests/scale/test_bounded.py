@@ -322,3 +322,17 @@ def test_the_chunking_does_not_change_the_answers_when_the_keyspace_outgrows_the
     for chunk_keys in (97, 500):
         chunked = _run_bounded(path, _as_config(None), None, chunk_keys=chunk_keys, sample_keys=sample_keys)
         assert chunking_invariants(chunked) == chunking_invariants(one_chunk), chunk_keys
+
+
+@pytest.mark.parametrize("path", [SAMPLE_DUMPS / "libraries.rdb", SAMPLE_DUMPS / "redis-8.2-default.rdb"],
+                         ids=lambda p: p.name)
+def test_chunks_measured_in_threads_give_every_table_and_finding_of_one_thread(path):
+    """Chunks measured at once finish in any order: merged in the order of the dump, with their expiring keys
+    spilled in that order, every table (expiry timeline and bursts included) is the one thread's."""
+    def run(threads):
+        result = _run_bounded(path, _as_config(None), None, chunk_keys=97, sample_keys=300, threads=threads)
+        return {name: table.to_pylist() for name, table in result.tables.items()}, finding_rows(result)
+
+    one = run(1)
+    assert one[0]["expiry_timeline"] or "libraries" in path.name
+    assert run(3) == one
