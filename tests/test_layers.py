@@ -19,7 +19,7 @@ LAYERS = [
     {"libraries"},
     {"keys", "sources", "findings", "options", "patterns", "summary", "keyspace", "values"},
     {"kernels"},
-    {"sizes"},
+    {"sizes", "cached"},
     {"rdb"},
     {"compiled"},
     {"errors"},

@@ -10,6 +10,8 @@ busy_buckets = chosen_module("kernels._busy_buckets")
 forms = chosen_module("kernels._forms")
 #: First keys and largest keys per group (``_group_rows.py``).
 group_rows = chosen_module("kernels._group_rows")
+#: Integer weights summed per group (``_group_sums.py``).
+group_sums = chosen_module("kernels._group_sums")
 #: A 64-bit hash of each key's bytes (``_key_hashes.py``).
 key_hashes = chosen_module("kernels._key_hashes")
 #: The uniform sample's rank of each row (``_ranks.py``).

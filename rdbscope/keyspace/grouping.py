@@ -257,9 +257,13 @@ def counts(groups, n_groups, weights=None):
     """Keys per group (int64), or the sum of integer ``weights`` per group (uint64)."""
     if weights is None:
         return np.bincount(groups, minlength=n_groups).astype(np.int64)
-    if len(weights) and int(np.max(weights)) * len(weights) < 2 ** 53:
-        return np.round(np.bincount(groups, weights=weights, minlength=n_groups)).astype(np.uint64)
-    return _exact_sums(groups, np.asarray(weights), n_groups)
+    total = np.zeros(n_groups, np.uint64)
+    if len(groups):
+        group = groups if groups.dtype in (np.int32, np.int64) else groups.astype(np.int64)
+        weights = np.asarray(weights)
+        weight = weights if weights.dtype in (np.uint64, np.int64) else weights.astype(np.uint64)
+        kernels.group_sums.sum_into(np.ascontiguousarray(group), np.ascontiguousarray(weight), total)
+    return total
 
 
 def first_rows(groups, n_groups, group_counts=None, chunk=65_536):
