@@ -32,3 +32,7 @@ class ValueSample:
     fields: tuple = ()
     elements: tuple = ()
     element_lengths: tuple = ()
+
+    def __repr__(self):  # sizes only: a sample logged or shown in a traceback must not show what it holds
+        return (f"ValueSample(type={self.type!r}, encoding={self.encoding!r}, length={self.length}, "
+                f"head_bytes={len(self.head)}, fields={len(self.fields)}, element_lengths={self.element_lengths})")
