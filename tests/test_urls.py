@@ -227,7 +227,9 @@ def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
         assert result.returncode == local.returncode == 2
         assert local.stderr.startswith(f"error: {damaged}: offset ") and len(local.stderr.splitlines()) == 1
         assert result.stderr == local.stderr.replace(str(damaged), url, 1)
-    assert report_json(f"file://{DUMP}")["overview"]["n_keys"] == 2073
+    remote, local = report_json(f"file://{DUMP}"), report_json(DUMP)
+    assert remote["overview"]["n_keys"] == 2073 and not values_not_read(local["patterns"])
+    assert remote == local  # values read again through fsspec too
     result = rdbscope("info", f"file://{tmp_path}/nope.rdb")
     assert (result.returncode, result.stderr) == (2, f"error: file://{tmp_path}/nope.rdb: no such file\n")
 
