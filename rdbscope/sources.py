@@ -361,6 +361,26 @@ def open_dump(item):
         raise url_error(item, exc) from None
 
 
+def open_ranged(url, block_size):
+    """A binary file object of an fsspec URL's object that fetches ``block_size`` bytes ahead of each read
+    it cannot serve from the block fetched last, where the backend's own default (s3fs: 50 MiB) would take
+    all of a smaller object for one value. The caller closes it.
+
+    Raises:
+        InputError: fsspec or the scheme's backend is not installed.
+        OSError, or the storage client's errors (:func:`storage_errors`): the object cannot be opened.
+    """
+    fs, path = open_url_fs(url)
+    return fs.open(path, "rb", block_size=block_size, cache_type="readahead")
+
+
+def reread_failure(item, exc):
+    """What a note says of a dump (a path or URL) that could not be read again after its scan, in one line:
+    ``s3://b/dump.rdb could not be read again (no such file)``."""
+    error = exc if isinstance(exc, InputError) else url_error(item, exc) if is_url(item) else input_error(item, exc)
+    return f"{item} could not be read again ({str(error).removeprefix(f'{item_name(item)}: ')})"
+
+
 def expand_url(url):
     """The dumps a URL names: the URL itself, or for a glob (``s3://bucket/nightly/*.rdb``) the
     URLs of the files it matches, in name order.

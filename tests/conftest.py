@@ -106,7 +106,7 @@ def values_not_read(patterns):
 
 def assert_same_but_values(not_reread, reread):
     """``not_reread`` (a report document, or its pattern rows, from an input that is not read twice: standard
-    input, a URL, a running server) is ``reread`` (the same from the dump file) but for the value columns,
+    input, a running server) is ``reread`` (the same from the dump file) but for the value columns,
     which say nothing of values in the first and something in the second."""
     rows_of = (lambda doc: doc["patterns"]) if isinstance(reread, dict) else (lambda rows: rows)
     assert values_not_read(rows_of(not_reread)) and not values_not_read(rows_of(reread))

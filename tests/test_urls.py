@@ -5,12 +5,15 @@ import gzip
 import importlib.util
 import json
 import os
+import random
+import shutil
 import socket
 import subprocess
 import sys
+import threading
 
 import pytest
-from conftest import assert_same_but_values
+from conftest import assert_same_but_values, values_not_read
 
 from tests.conftest import ROOT, SAMPLE_DUMPS
 
@@ -72,7 +75,8 @@ def test_report_of_an_s3_dump_is_the_local_report(s3, key):
     assert remote["overview"].pop("source") == key
     assert local["overview"].pop("source") == DUMP.name
     assert remote["overview"]["n_keys"] == 2073
-    assert_same_but_values(remote, local)
+    assert not values_not_read(local["patterns"])
+    assert remote == local  # the value columns too: the object is read again at the sampled keys
 
 
 @pytest.mark.slow
@@ -92,7 +96,8 @@ def test_a_url_glob_reads_several_dumps_as_one_keyspace(s3):
     assert [n["source"] for n in remote["nodes"]] == [f"s3://{BUCKET}/nodes/{n.name}" for n in NODES]
     assert remote["overview"]["n_sources"] == 2
     assert remote["overview"]["n_keys"] == local["overview"]["n_keys"]
-    assert_same_but_values(remote["patterns"], local["patterns"])
+    assert not values_not_read(local["patterns"])
+    assert remote["patterns"] == local["patterns"]
 
 
 @pytest.mark.slow
@@ -222,7 +227,9 @@ def test_a_file_url_is_read_through_fsspec_and_errors_name_the_url(tmp_path):
         assert result.returncode == local.returncode == 2
         assert local.stderr.startswith(f"error: {damaged}: offset ") and len(local.stderr.splitlines()) == 1
         assert result.stderr == local.stderr.replace(str(damaged), url, 1)
-    assert report_json(f"file://{DUMP}")["overview"]["n_keys"] == 2073
+    remote, local = report_json(f"file://{DUMP}"), report_json(DUMP)
+    assert remote["overview"]["n_keys"] == 2073 and not values_not_read(local["patterns"])
+    assert remote == local  # values read again through fsspec too
     result = rdbscope("info", f"file://{tmp_path}/nope.rdb")
     assert (result.returncode, result.stderr) == (2, f"error: file://{tmp_path}/nope.rdb: no such file\n")
 
@@ -324,15 +331,15 @@ def test_an_s3_dump_over_the_budget_is_analysed_in_bounded_memory(s3, key):
     env, _client = s3
     result = rdbscope("report", f"s3://{BUCKET}/{key}", "--memory-budget", "100KB", "--format", "json", env=env)
     assert result.returncode == 0, result.stderr
-    # nothing left out of the analysis; only the value sample, read again from local files only
-    notes = [line for line in result.stderr.splitlines() if line.startswith("note:")]
-    assert notes == ["note: no value sample: values are read again from local files only (copy the dump here)"]
+    # nothing left out of the analysis, the value sample included
+    assert [line for line in result.stderr.splitlines() if line.startswith("note:")] == []
     remote = json.loads(result.stdout)
     local = report_json(DUMP, "--memory-budget", "100KB", env=env)
     assert remote["overview"].pop("source") == key
     local["overview"].pop("source")
     assert remote["expiry"]["bursts"]
-    assert_same_but_values(remote, local)
+    assert not values_not_read(local["patterns"])
+    assert remote == local
 
 
 def test_every_extra_a_scheme_names_is_one_pyproject_offers():
@@ -404,3 +411,150 @@ def test_an_endpoint_that_takes_the_connection_and_never_answers_is_one_line(s3)
     assert result.stderr == (f'error: s3://{BUCKET}/dump.rdb: Read timeout on endpoint URL: '
                              f'"{endpoint}/{BUCKET}/dump.rdb"\n')
     assert took < 90, took
+
+
+class CountingProxy:
+    """A TCP proxy on 127.0.0.1 in front of the S3 server: ``received`` counts the bytes the server sent back
+    through it (response bodies and headers)."""
+
+    def __init__(self, endpoint):
+        self.upstream = ("127.0.0.1", int(endpoint.rsplit(":", 1)[1]))
+        self.received = 0
+        self.lock = threading.Lock()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.endpoint = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                client, _address = self.listener.accept()
+            except OSError:  # closed
+                return
+            server = socket.create_connection(self.upstream)
+            threading.Thread(target=self.pipe, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self.pipe, args=(server, client, True), daemon=True).start()
+
+    def pipe(self, source, target, counted):
+        try:
+            while data := source.recv(1 << 16):
+                if counted:
+                    with self.lock:
+                        self.received += len(data)
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.listener.close()
+
+
+@pytest.fixture(scope="module")
+def redis_7_dump(tmp_path_factory):
+    """A 24 MB dump written by Redis 7.0 (without LZF, so that its strings are stored as they are): 48 strings of
+    512 KB of text and a few small JSON strings, hashes, lists, sets and sorted sets."""
+    from servers import make_sample_dumps, server
+
+    rng = random.Random(5)
+    words = [b"alpha", b"beta", b"gamma", b"delta", b"omega", b"kappa"]
+    with make_sample_dumps.RunningServer(server("redis-7.0"), {"save": "", "rdbcompression": "no"}) as running:
+        client = running.client(0)
+        for i in range(48):
+            client.set(f"blob:{i}", b" ".join(rng.choice(words) for _ in range(90_000))[:512 << 10])
+        for i in range(8):
+            client.set(f"doc:{i}", json.dumps({"id": i, "name": f"user {i}", "tags": ["a", "b"], "score": i / 3}))
+            client.hset(f"session:{i}", mapping={"user": str(i), "seen": "1700000000", "agent": "curl/8.5"})
+            client.rpush(f"queue:{i}", *[json.dumps({"job": j}) for j in range(20)])
+            client.sadd(f"tags:{i}", *range(1000, 1010))
+            client.zadd(f"rank:{i}", {f"player-{j}": j for j in range(12)})
+        client.execute_command("SAVE")
+        dump = tmp_path_factory.mktemp("redis-7.0") / "dump.rdb"
+        shutil.copyfile(running.dump_path, dump)
+    return dump
+
+
+@pytest.mark.slow
+def test_values_of_an_s3_dump_are_read_again_in_ranges(s3, redis_7_dump):
+    """The report of a Redis 7.0 dump on S3 is that of the file, value columns included; the value sample of the
+    plain object fetches a few ranges of it (counted by a proxy: what the run sends back beyond the same run
+    with --no-values), the gzip one is downloaded again."""
+    env, client = s3
+    plain = redis_7_dump.read_bytes()
+    assert len(plain) > 24 << 20
+    client.put_object(Bucket=BUCKET, Key="redis-7.0/dump.rdb", Body=plain)
+    client.put_object(Bucket=BUCKET, Key="redis-7.0/dump.rdb.gz", Body=gzip.compress(plain))
+    packed_size = client.head_object(Bucket=BUCKET, Key="redis-7.0/dump.rdb.gz")["ContentLength"]
+    local = report_json(redis_7_dump, env=env)
+    local["overview"].pop("source")
+    formats = {row["pattern"]: row["value_format"] for row in local["patterns"]}
+    assert formats == {"blob:{id}": "text", "doc:{id}": "json", "queue:{id}": "json", "rank:{id}": "text",
+                       "session:{id}": "number", "tags:{id}": "number"}
+    proxy = CountingProxy(env["FSSPEC_S3_ENDPOINT_URL"])
+    through = {**env, "FSSPEC_S3_ENDPOINT_URL": proxy.endpoint}
+    fetched = {}
+    try:
+        for key in ("dump.rdb", "dump.rdb.gz"):
+            url = f"s3://{BUCKET}/redis-7.0/{key}"
+            before = proxy.received
+            without_values = rdbscope("report", url, "--no-values", "--quiet", env=through)
+            assert without_values.returncode == 0, without_values.stderr
+            scan_only = proxy.received - before
+            remote = report_json(url, env=through)
+            fetched[key] = proxy.received - before - 2 * scan_only
+            assert remote["overview"].pop("source") == key
+            assert remote == local
+    finally:
+        proxy.close()
+    # a 64 KiB block at each of the 32 sampled strings of 512 KB (and the small keys near them): about a tenth
+    assert 32 * (64 << 10) < fetched["dump.rdb"] < len(plain) / 6
+    assert packed_size <= fetched["dump.rdb.gz"] < packed_size * 1.1 + (1 << 20)
+
+
+PRELUDE = """
+import sys
+import boto3
+import rdbscope.passes.values as values
+from rdbscope.cli import main
+
+def {name}(path, wanted, open_url=None):  # the object {done} after the scan, before its values are read again
+    client = boto3.client("s3", endpoint_url={endpoint!r}, region_name="us-east-1")
+    {action}
+    return read_samples(path, wanted, open_url)
+
+read_samples, values.read_samples = values.read_samples, {name}
+sys.argv = ["rdbscope", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change, note", [
+    ("delete", "could not be read again (no such file)"),
+    ("replace", "could not be read again (another key at offset "),
+])
+def test_an_object_gone_or_changed_since_the_scan_gives_a_note_and_no_values(s3, change, note):
+    """The object deleted, or replaced by another dump, between the scan and the reading of its values: one
+    note naming the URL, the value columns null, the rest of the report that of the file, exit 0."""
+    env, client = s3
+    key = f"changing/{change}.rdb"
+    client.put_object(Bucket=BUCKET, Key=key, Body=DUMP.read_bytes())
+    action = (f"client.delete_object(Bucket={BUCKET!r}, Key={key!r})" if change == "delete" else
+              f"client.put_object(Bucket={BUCKET!r}, Key={key!r}, Body=open({str(NODES[0])!r}, 'rb').read())")
+    script = PRELUDE.format(name=f"{change}_then_read", done="goes" if change == "delete" else "changes",
+                            endpoint=env["FSSPEC_S3_ENDPOINT_URL"], action=action)
+    url = f"s3://{BUCKET}/{key}"
+    result = subprocess.run([sys.executable, "-c", script, "report", url, "--format", "json"], capture_output=True,
+                            text=True, cwd=ROOT, env=env, timeout=180)
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stderr.splitlines() if "note:" in line or "Traceback" in line]
+    assert len(notes) == 1 and notes[0].startswith(f"note: no value sample: {url} {note}"), result.stderr
+    remote, local = json.loads(result.stdout), report_json(DUMP, env=env)
+    assert remote["overview"].pop("source") == f"{change}.rdb"
+    local["overview"].pop("source")
+    assert_same_but_values(remote, local)

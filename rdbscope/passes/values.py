@@ -9,6 +9,7 @@ the passes that judge formats and sizes.
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -16,6 +17,7 @@ import pyarrow as pa
 from .. import kernels
 from ..options import option, require_positive
 from ..rdb.format import ENCODING_NAMES, TYPE_NAMES
+from ..sources import is_url, open_ranged, reread_failure, storage_errors
 from ..values.read import Wanted, read_samples, reread_reason
 from .base import PassOutput
 
@@ -264,13 +266,14 @@ class ValuesPass:
                 continue
             mine = rows[chosen.source[rows] == source]
             wanted = [Wanted(int(offset), TYPE_NAMES[kind // len(ENCODING_NAMES)],
-                             ENCODING_NAMES[kind % len(ENCODING_NAMES)], int(length))
-                      for offset, kind, length in zip(chosen.offset[mine].tolist(), chosen.kind[mine].tolist(),
-                                                      chosen.length[mine].tolist(), strict=True)]
+                             ENCODING_NAMES[kind % len(ENCODING_NAMES)], int(length), int(key_hash))
+                      for offset, kind, length, key_hash in zip(
+                          chosen.offset[mine].tolist(), chosen.kind[mine].tolist(), chosen.length[mine].tolist(),
+                          chosen.hash[mine].tolist(), strict=True)]
             try:
-                samples = read_samples(path, wanted)
-            except (OSError, ValueError, EOFError) as exc:  # the file changed or went since the scan
-                reasons.append(f"{path} could not be read again ({exc})")
+                samples = read_samples(path, wanted, partial(open_ranged, path) if is_url(path) else None)
+            except (OSError, ValueError, EOFError, *storage_errors()) as exc:  # changed or gone since the scan
+                reasons.append(reread_failure(path, exc))
                 continue
             for row, want in zip(mine.tolist(), wanted, strict=True):
                 if want.offset in samples:

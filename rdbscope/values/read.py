@@ -3,17 +3,23 @@
 The scan validated the dump; what is read here is only the start of each value (a string's first
 ``HEAD_BYTES``, a collection's first ``HEAD_ELEMENTS`` elements), a bounded number of bytes per key
 (``ENTRY_READ_BYTES``). A plain file is read where each entry starts; a compressed one is decompressed
-again in one pass, forward to each offset in turn. An entry that cannot be read as expected (a file
-changed since the scan) gives no sample, quietly.
+again in one pass, forward to each offset in turn. A URL's object is read the same way through a file
+object that fetches a block ahead of each read (see :func:`ranged_block_size`), never the whole
+object at once. An entry that cannot be read as expected gives no sample, quietly; a key that is not
+the one the scan found at its offset means the dump changed since the scan (:class:`ChangedSinceScan`).
 """
 
+import contextlib
 import io
 import logging
 import os
 from dataclasses import dataclass
 
+import numpy as np
+
+from .. import kernels
 from ..compiled import chosen_module
-from ..errors import RdbError, RdbFormatError
+from ..errors import RdbError
 from ..rdb import format as rdb
 from ..rdb.replication import is_server_url
 from ..rdb.source import Source
@@ -31,6 +37,15 @@ LZF_HEAD_BYTES = HEAD_BYTES + HEAD_BYTES // 32 + 2
 #: The most an LZF byte expands to (a 3-byte back reference copies up to 264 bytes).
 LZF_MAX_RATIO = 88
 lzf_decompress = chosen_module("rdb._lzf").lzf_decompress
+
+#: Block sizes a plain dump read through a URL may be fetched in: each read past the block fetched last
+#: fetches the next from where it starts. Small blocks for a few keys far apart, larger ones for many.
+RANGED_BLOCK_BYTES = (64 << 10, 256 << 10, 1 << 20, 4 << 20)
+#: What a request costs beside its bytes, in bytes: a round trip to a store nearby (some 5 ms) takes about as
+#: long as 256 KiB of transfer (and where transfer is billed, bytes cost more than requests).
+REQUEST_COST_BYTES = 256 << 10
+#: Block size a compressed dump read through a URL is fetched in, decompressed forward.
+FORWARD_BLOCK_BYTES = 4 << 20
 
 # How a compact blob's entries form elements: one each (list, set), member and score (zset), field and
 # value (hash), field, value and TTL (hash with field TTLs).
@@ -59,15 +74,20 @@ class Wanted:
     type: str
     encoding: str
     length: int
+    key_hash: int | None = None  # the hash of its key's bytes (see kernels/_key_hashes.py), checked when given
 
 
 class Unreadable(Exception):
     """The bytes at an offset are not what the entry there should be: no sample of it."""
 
 
+class ChangedSinceScan(ValueError):
+    """An entry is not the one the scan read at its offset: the dump changed since, and no sample of it holds."""
+
+
 def reread_reason(path):
     """Why the dump at ``path`` (an input as given) cannot be read again for its values, or None when it can
-    (a local file, plain or compressed)."""
+    (a local file or a URL's object, plain or compressed)."""
     if path is None:
         return "the input cannot be read again"
     if path in ("-", "<stdin>"):
@@ -75,37 +95,91 @@ def reread_reason(path):
     path = os.fspath(path)
     if is_server_url(path):
         return "a running server's snapshot cannot be read again"
-    if "://" in path:
-        return "values are read again from local files only (copy the dump here)"
+    if "://" in path:  # a URL's object: whether it is still there shows when it is read
+        return None
     if not os.path.isfile(path):
         return f"{path} is not a file that can be read again"
     return None
 
 
-def read_samples(path, wanted):
+def read_samples(path, wanted, open_url=None):
     """``{offset: ValueSample}`` of the ``wanted`` keys (:class:`Wanted`) of the dump at ``path``; keys
     whose value is not sampled (a stream, a module value, an entry that cannot be read) are left out.
+    ``open_url(block_size)``: for a URL, opens its object as a binary file object that fetches
+    ``block_size`` bytes ahead of each read.
 
     Raises:
-        OSError, RdbError: the file cannot be opened as a dump.
+        OSError, RdbError: the dump cannot be opened as a dump, or reading it failed.
+        ChangedSinceScan: a wanted key with a ``key_hash`` is not at its offset.
     """
+    wanted = sorted(wanted, key=lambda w: w.offset)
     samples = {}
-    with Source(os.fspath(path)) as source:
+    with _opened(path, [w.offset for w in wanted], open_url) as source:
         stream = _Stream(source.stream, seekable=source.compression is None)
         magic = stream.read(len(rdb.MAGIC_VALKEY))
         if not magic.startswith((rdb.MAGIC_REDIS, rdb.MAGIC_VALKEY)):
-            raise RdbFormatError(f"{path}: not a dump (it does not start with REDIS or VALKEY)", 0)
+            raise ChangedSinceScan("it is no longer a dump (it does not start with REDIS or VALKEY)")
         valkey = magic == rdb.MAGIC_VALKEY
-        for want in sorted(wanted, key=lambda w: w.offset):
+        for want in wanted:
             try:
                 stream.go_to(want.offset)
                 sample = _Entry(stream, valkey).sample(want)
-            except (Unreadable, RdbError, EOFError, ValueError, KeyError, IndexError, OverflowError, OSError) as exc:
+            # not OSError nor a bare ValueError: a failing store or file fails the whole dump, not each entry
+            except (Unreadable, RdbError, EOFError, KeyError, IndexError, OverflowError) as exc:
                 log.debug("no value sample at offset %d: %s", want.offset, exc)
                 continue
             if sample is not None:
                 samples[want.offset] = sample
     return samples
+
+
+def ranged_block_size(offsets):
+    """The size of :data:`RANGED_BLOCK_BYTES` that reads a plain dump at the sorted ``offsets`` at least cost,
+    counting a block fetched at each offset past the last block fetched: requests times (their own cost
+    plus the block)."""
+
+    def cost(block):
+        requests, end = 0, -1
+        for offset in offsets:
+            if offset >= end:
+                requests, end = requests + 1, offset + block
+        return requests * (REQUEST_COST_BYTES + block)
+
+    return min(RANGED_BLOCK_BYTES, key=cost)
+
+
+@contextlib.contextmanager
+def _opened(path, offsets, open_url):
+    """The :class:`Source` of the dump at ``path``: the local file, or through ``open_url`` the URL's object
+    fetched in blocks sized for the ``offsets`` when plain, in blocks of FORWARD_BLOCK_BYTES when
+    compressed (it is decompressed from its start)."""
+    if open_url is None:
+        with Source(os.fspath(path)) as source:
+            yield source
+        return
+    raw = open_url(ranged_block_size(offsets))
+    try:
+        source = Source(raw)
+        if source.compression is not None:
+            source.close()
+            raw.close()
+            raw = open_url(FORWARD_BLOCK_BYTES)
+            source = Source(raw)
+        with source:
+            yield source
+        fetched = getattr(getattr(raw, "cache", None), "total_requested_bytes", None)
+        log.info("%s read again for %d values: %s bytes fetched of %s", path, len(offsets), fetched,
+                 getattr(raw, "size", None))
+    finally:
+        raw.close()
+
+
+def _key_hash(key):
+    """The hash of ``key``'s bytes, as the values pass computes it for the keys it chooses."""
+    out = np.empty(1, np.uint64)
+    data = np.frombuffer(key, np.uint8) if key else np.zeros(1, np.uint8)
+    kernels.key_hashes.fill_key_hashes(np.array([0, len(key)], np.int32), data, out)
+    return int(out[0])
 
 
 class _Stream:
@@ -193,6 +267,10 @@ class _Entry:
             head = self.read(min(n, limit))
             self.stream.skip(n - len(head))
             return head, n
+        return self.string_of(special, limit)
+
+    def string_of(self, special, limit):
+        """``(head, length)`` of a string of a special encoding (an integer, LZF data)."""
         if special <= 2:
             text = str(int.from_bytes(self.read(1 << special), "little", signed=True)).encode()
             return text[:limit], len(text)
@@ -226,7 +304,33 @@ class _Entry:
         return self.lzf(clen, ulen, self.budget)
 
     def sample(self, want):
-        """The :class:`ValueSample` of this entry, or None for a value that is not sampled."""
+        """The :class:`ValueSample` of this entry, or None for a value that is not sampled.
+
+        Raises:
+            ChangedSinceScan: ``want`` has a ``key_hash`` and the entry's key is not that key (nor an entry).
+        """
+        try:
+            op = self.opcodes()
+            if op is None:
+                return None
+            key = self.key()
+        except (Unreadable, RdbError, EOFError, IndexError, OverflowError) as exc:
+            if want.key_hash is None:
+                raise
+            raise ChangedSinceScan(f"no entry at offset {want.offset:,} any more ({exc})") from None
+        if want.key_hash is not None and key is not None and _key_hash(key) != want.key_hash:
+            raise ChangedSinceScan(f"another key at offset {want.offset:,}")
+        values = self.value(op)
+        if values is None:
+            return None
+        head, fields, elements = values
+        return ValueSample(type=want.type, encoding=want.encoding, length=want.length, head=head,
+                           fields=tuple(f for f, _n in fields),
+                           elements=tuple(e for e, _n in elements),
+                           element_lengths=tuple(n for _e, n in elements))
+
+    def opcodes(self):
+        """The entry's type, past the opcodes before it; None for one not sampled."""
         op = self.u8()
         while True:
             if op == rdb.OPCODE_EXPIRETIME_MS:
@@ -243,17 +347,25 @@ class _Entry:
             elif op == rdb.OPCODE_KEY_META and not self.valkey:
                 return None  # module metadata before the type: not worth skipping here
             else:
-                break
+                return op
             op = self.u8()
-        self.string(0)  # the key
-        values = self.value(op)
-        if values is None:
+
+    def key(self):
+        """The key's bytes (as the keys table has them), or None for a key longer than the bytes read per
+        entry (skipped)."""
+        n, special = self.length()
+        if special == 3:
+            clen, ulen = self.count(), self.count()
+            if clen > self.budget or ulen > ENTRY_READ_BYTES:
+                self.stream.skip(clen)
+                return None
+            return self.lzf(clen, ulen, clen)
+        if special is not None:
+            return self.string_of(special, HEAD_BYTES)[0]
+        if n > self.budget:
+            self.stream.skip(n)
             return None
-        head, fields, elements = values
-        return ValueSample(type=want.type, encoding=want.encoding, length=want.length, head=head,
-                           fields=tuple(f for f, _n in fields),
-                           elements=tuple(e for e, _n in elements),
-                           element_lengths=tuple(n for _e, n in elements))
+        return self.read(n)
 
     def value(self, rdbtype):
         """``(head, fields, elements)`` of a value of RDB type ``rdbtype``, each field and element as

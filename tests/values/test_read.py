@@ -10,7 +10,7 @@ from conftest import CORPUS, SAMPLE_DUMPS, needs_corpus, one_quick, sample_dumps
 from servers import make_sample_dumps, server
 
 import rdbscope
-from rdbscope.values.read import Wanted, read_samples
+from rdbscope.values.read import Wanted, ranged_block_size, read_samples
 from rdbscope.values.sample import HEAD_BYTES, HEAD_ELEMENTS
 
 SERVERS = ("redis-7.0", "redis-8.2", "valkey-8.1")
@@ -185,3 +185,10 @@ def test_damaged_bytes_at_the_offsets_never_raise(tmp_path):
             data[at] = rng.randrange(256)
         damaged.write_bytes(bytes(data))
         assert len(read_samples(damaged, wanted)) <= len(wanted)
+
+
+def test_a_few_offsets_far_apart_are_read_in_small_blocks_and_many_in_large_ones():
+    """A few keys of a large dump: a small block at each; keys a few KB apart: blocks that take many at once."""
+    assert ranged_block_size([n * (8 << 20) for n in range(40)]) == 64 << 10
+    assert ranged_block_size(range(0, 1 << 30, 4 << 10)) == 4 << 20
+    assert ranged_block_size([]) == 64 << 10

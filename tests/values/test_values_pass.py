@@ -95,6 +95,18 @@ def test_values_false_reads_no_value(tmp_path):
     assert "values" not in rdbscope.analyze(DUMP, values=False, passes=["values", "bigkeys"]).ran
 
 
+def test_a_dump_changed_since_its_scan_gives_a_note_and_no_sample(tmp_path):
+    """The file replaced by another dump between the scan and the reading of its values: the keys the scan chose
+    are not at their offsets any more, and no value is taken from the other dump."""
+    copy = tmp_path / "dump.rdb"
+    copy.write_bytes(DUMP.read_bytes())
+    keys = rdbscope.load(copy)
+    copy.write_bytes((SAMPLE_DUMPS / "redis-6.2-default.rdb").read_bytes())
+    result = rdbscope.analyze(keys)
+    assert result.value_samples == {}
+    assert result.values_not_read.startswith(f"{copy} could not be read again (another key at offset ")
+
+
 def test_a_compressed_dump_is_read_again_in_one_pass(whole, tmp_path):
     import gzip
 
