@@ -123,16 +123,42 @@ def _owner(patterns, pattern):
     return patterns[pattern]["library"], patterns[pattern]["key_kind"]
 
 
-def test_a_bullmq_queue_under_the_applications_prefix_is_told_by_its_meta_hash(report, report_without_values):
-    patterns, findings = report
-    for pattern, kind in (("jobs:invoices:{id}", "job"), ("jobs:invoices:completed", "job state set"),
-                          ("jobs:invoices:events", "event stream"), ("jobs:invoices:meta", "bookkeeping")):
-        assert _owner(patterns, pattern) == ("BullMQ", kind)
-        assert _owner(report_without_values[0], pattern) == (None, None)
-    details = findings[("LIB001", "jobs:invoices:{id}")]
-    assert details["told_by"] == "values: the queue's meta hash (bullmq:6.7.0) under the prefix 'jobs'"
-    assert details["stored_options"] == ("removeOnComplete: not set on 32 of 32 sampled jobs; "
-                                         "removeOnFail: not set on 32 of 32 sampled jobs")
+#: (pattern, library, key kind) of the families libraries.rdb holds that only values tell.
+TOLD_BY_VALUES = [
+    ("jobs:invoices:{id}", "BullMQ", "job"),  # a queue under a prefix of the application's: its meta hash
+    ("jobs:invoices:completed", "BullMQ", "job state set"),
+    ("jobs:invoices:events", "BullMQ", "event stream"),
+    ("jobs:invoices:meta", "BullMQ", "bookkeeping"),
+    ("rq:job:export-{id}", "RQ", "job"),  # job ids of the application's: the data field's zlib-compressed pickle
+    ("catalog:3:category:{id}", "Django cache", "cache entry"),  # pickles under KEY_PREFIX:VERSION:
+    ("support:ticket:{uuid}", "Redis OM", "model"),  # uuid primary keys: the pk field
+]
+
+
+@pytest.mark.parametrize(("pattern", "library", "kind"), TOLD_BY_VALUES, ids=[t[0] for t in TOLD_BY_VALUES])
+def test_families_named_by_the_application_are_told_by_their_values(report, report_without_values, pattern,
+                                                                    library, kind):
+    assert _owner(report[0], pattern) == (library, kind)
+    assert _owner(report_without_values[0], pattern) == (None, None)
+
+
+#: What a finding on keys told by their values says of how they were told.
+TOLD_BY = {
+    ("LIB001", "jobs:invoices:{id}"): "values: the queue's meta hash (bullmq:6.7.0) under the prefix 'jobs'",
+    ("LIB001", "rq:job:export-{id}"): "values: job hashes whose data field is a zlib-compressed pickle (protocol 5), "
+                                      "as RQ writes them",
+    ("LIB003", "catalog:3:category:{id}"): "values: pickles (protocol 5) under '<KEY_PREFIX>:<VERSION>:' "
+                                           "(catalog:3:), as Django's RedisCache writes them",
+}
+
+
+def test_a_finding_on_keys_told_by_their_values_says_how_and_what_they_stored(report):
+    findings = report[1]
+    assert {key: findings[key]["told_by"] for key in TOLD_BY} == TOLD_BY
+    assert findings[("LIB001", "jobs:invoices:{id}")]["stored_options"] == (
+        "removeOnComplete: not set on 32 of 32 sampled jobs; removeOnFail: not set on 32 of 32 sampled jobs")
+    assert findings[("LIB001", "rq:job:export-{id}")]["stored_options"] == "result_ttl: -1 on 32 of 32 sampled jobs"
+    assert "TIMEOUT (None keeps entries forever)" in findings[("LIB003", "catalog:3:category:{id}")]["setting"]
 
 
 def test_a_bullmq_findings_details_say_what_the_queues_meta_hash_holds(report):
@@ -158,31 +184,6 @@ def test_celery_results_kept_forever_say_their_status(report, report_without_val
     assert (custom["library"], custom["stored_options"]) == ("Celery", "status: SUCCESS on 32 of 32 sampled results")
     assert "None keeps results forever" in custom["setting"]
     assert ("LIB001", "celery-task-meta-invoice-{id}") not in report_without_values[1]
-
-
-def test_rq_jobs_with_the_applications_ids_are_told_by_their_zlib_pickles(report, report_without_values):
-    patterns, findings = report
-    assert _owner(patterns, "rq:job:export-{id}") == ("RQ", "job")
-    assert _owner(report_without_values[0], "rq:job:export-{id}") == (None, None)
-    details = findings[("LIB001", "rq:job:export-{id}")]
-    assert details["told_by"] == ("values: job hashes whose data field is a zlib-compressed pickle (protocol 5), "
-                                  "as RQ writes them")
-    assert details["stored_options"] == "result_ttl: -1 on 32 of 32 sampled jobs"
-
-
-def test_django_cache_pickles_under_key_prefix_and_version_are_djangos(report, report_without_values):
-    patterns, findings = report
-    assert _owner(patterns, "catalog:3:category:{id}") == ("Django cache", "cache entry")
-    assert _owner(report_without_values[0], "catalog:3:category:{id}") == (None, None)
-    details = findings[("LIB003", "catalog:3:category:{id}")]
-    assert details["told_by"] == ("values: pickles (protocol 5) under '<KEY_PREFIX>:<VERSION>:' (catalog:3:), "
-                                  "as Django's RedisCache writes them")
-    assert "TIMEOUT (None keeps entries forever)" in details["setting"]
-
-
-def test_redis_om_models_whose_primary_keys_are_uuids_are_told_by_their_pk_field(report, report_without_values):
-    assert _owner(report[0], "support:ticket:{uuid}") == ("Redis OM", "model")
-    assert _owner(report_without_values[0], "support:ticket:{uuid}") == (None, None)
 
 
 def test_no_pickle_is_loaded(monkeypatch):
