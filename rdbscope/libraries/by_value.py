@@ -147,7 +147,7 @@ def _rq_job_pickle(sample):
         return None
     data = hash_field(sample, b"data", whole=False)
     # RFC 1950: CM 8 (deflate), CINFO at most 7, and the two header bytes a multiple of 31.
-    if len(data) < 2 or data[0] & 0x0F != 8 or data[0] >> 4 > 7 or (data[0] << 8 | data[1]) % 31:
+    if data is None or len(data) < 2 or data[0] & 0x0F != 8 or data[0] >> 4 > 7 or (data[0] << 8 | data[1]) % 31:
         return None
     try:
         opening = zlib.decompressobj().decompress(data, _INFLATED_BYTES)

@@ -4,7 +4,9 @@ A job queue writes the options a job was added with into the job itself (BullMQ 
 ``opts`` field, JSON; RQ: the job hash's ``result_ttl`` and ``failure_ttl`` fields). Read from the sampled
 values of a pattern (:class:`~rdbscope.values.sample.ValueSample`), they tell a queue that keeps every job
 from one whose retention is bounded by count or age, which the key names and TTLs cannot: BullMQ removes
-old jobs when newer ones finish, and leaves no TTL on any of them.
+old jobs when newer ones finish, and leaves no TTL on any of them. Celery's result documents say their
+status: a result without TTL was written with ``result_expires=None``, whatever its status, and the message
+says which statuses are kept so.
 
 Only setting names and counts come out of here, never what a job holds.
 """
@@ -173,14 +175,21 @@ def json_object(raw):
 CELERY_RESULT_FIELDS = frozenset(("status", "result", "traceback", "children", "date_done", "task_id"))
 
 
+#: Celery's own states (celery/states.py); a task's update_state() may store any other name, which is the
+#: application's and is not repeated.
+CELERY_STATES = frozenset(("PENDING", "RECEIVED", "STARTED", "SUCCESS", "FAILURE", "REVOKED", "REJECTED", "RETRY",
+                           "IGNORED"))
+
+
 def celery_status(sample):
-    """The status of the Celery result document ``sample`` holds whole, or None when it holds none."""
+    """The status of the Celery result document ``sample`` holds whole (``a custom state`` for one not of
+    :data:`CELERY_STATES`), or None when it holds none."""
     if sample.type != "string" or len(sample.head) != sample.length:
         return None
     document = json_object(sample.head)
     if document is None or not CELERY_RESULT_FIELDS <= document.keys() or not isinstance(document["status"], str):
         return None
-    return document["status"]
+    return document["status"] if document["status"] in CELERY_STATES else "a custom state"
 
 
 def _celery_statuses(samples):

@@ -81,7 +81,8 @@ def library_findings(patterns, owners, memory_basis, options, samples=None):
     ``owners``: ``(db, pattern, Recognized or None)`` of each pattern group; ``samples``: the sampled
     values of each pattern, ``{(db, pattern): samples}``, when they were read. A job queue's jobs whose
     own stored options bound their retention (:mod:`.evidence`) are no leak; when the options keep
-    them, the message says so.
+    them, the message says so. The details say how values told an owner (``told_by``) and, for a BullMQ
+    queue, what its meta hash stores (``queue_meta``).
     """
     owned = {}
     for db, pattern, owner in owners:

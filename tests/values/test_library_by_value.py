@@ -54,3 +54,26 @@ def test_an_applications_own_pickles_and_pk_fields_are_not_claimed(tmp_path):
         dump.write_bytes(running.dump_path.read_bytes())
     rows = {r["pattern"]: r["library"] for r in rdbscope.analyze(dump).tables["patterns"].to_pylist()}
     assert rows == {"report:{id}:rows": None, "product:{id}": None}
+
+
+def test_celery_results_say_celerys_states_and_never_a_custom_one(tmp_path):
+    """Results stored through Celery's result backend with result_expires=None (Redis 7.0): LIB001 counts
+    them by state, and names only Celery's own states (a custom state's name is the application's)."""
+    celery = pytest.importorskip("celery", reason="pip install -e '.[test]' (Celery)")
+    from make_sample_dumps import RunningServer
+
+    with RunningServer(server("redis-7.0"), {"save": ""}) as running:
+        url = f"redis://127.0.0.1:{running.port}/0"
+        app = celery.Celery("shop", broker=url, backend=url)
+        app.conf.update(result_expires=None)
+        for i in range(30):
+            state, result = ("SUCCESS", i) if i % 3 else ("MEASURING-THE-LEDGER", {"done": i})
+            app.backend.store_result(f"task-{i}", result, state)
+        running.client(0).execute_command("SAVE")
+        dump = tmp_path / "celery.rdb"
+        dump.write_bytes(running.dump_path.read_bytes())
+    (finding,) = [f for f in rdbscope.analyze(dump).finding_list if f.code == "LIB001"]
+    assert (finding.pattern, finding.n_keys) == ("celery-task-meta-task-{id}", 30)  # under library_min_keys
+    stored = "status: SUCCESS on 20 of 30 sampled results; status: a custom state on 10 of 30 sampled results"
+    assert finding.details_dict["stored_options"] == stored
+    assert "MEASURING" not in finding.message + finding.details
