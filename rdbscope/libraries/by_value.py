@@ -102,13 +102,13 @@ def owner_by_values(samples, pattern=""):
     django = _DJANGO_KEY.fullmatch(pattern)
     if strings and django and _pickles_or_digits(samples, None, 0):
         return Recognized(DJANGO_CACHE_ENTRIES, DJANGO_CACHE, django.group("prefix"),
-                          f"values: {_protocols(samples, 0)} under '<KEY_PREFIX>:<VERSION>:' "
+                          f"values: pickles ({_protocols(_pickle_protocol(s.head) for s in samples)}) under "
+                          f"'<KEY_PREFIX>:<VERSION>:' "
                           f"({django.group('prefix')}), as Django's RedisCache writes them")
-    if all(_rq_job_pickle(s) for s in samples):
-        protocols = ", ".join(p.removeprefix("pickle-") for p, _n in
-                              Counter(_rq_job_pickle(s) for s in samples).most_common())
+    jobs = [_rq_job_pickle(s) for s in samples]
+    if all(jobs):
         return Recognized(RQ_JOBS, RQ, "", f"values: job hashes whose data field is a zlib-compressed pickle "
-                                           f"(protocol {protocols}), as RQ writes them")
+                                           f"({_protocols(jobs)}), as RQ writes them")
     if all(_primary_key(s) for s in samples):
         return Recognized(REDIS_OM_MODELS, REDIS_OM, "", "values: hashes holding their primary key in a pk field, "
                                                          "as Redis OM saves models")
@@ -134,11 +134,11 @@ def _pickles_or_digits(samples, mark, skip):
     return n_pickles >= MIN_SAMPLES
 
 
-def _protocols(samples, skip):
-    """The pickle protocols of ``samples`` as the message says them: ``pickles (protocol 5)``."""
-    found = Counter(p for p in (_pickle_protocol(s.head[skip:]) for s in samples) if p)
-    protocols = ", ".join(p.removeprefix("pickle-") for p, _n in found.most_common())
-    return f"pickles (protocol {protocols})"
+def _protocols(formats):
+    """Pickle formats (``pickle-5``, or None for a value that is no pickle) as a message says them, the most
+    common first: ``protocol 5``."""
+    found = Counter(f for f in formats if f)
+    return "protocol " + ", ".join(f.removeprefix("pickle-") for f, _n in found.most_common())
 
 
 def _rq_job_pickle(sample):
