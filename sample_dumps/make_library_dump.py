@@ -5,19 +5,22 @@ Debian's redis-server 7.0 is started on 127.0.0.1 (the plumbing of
 ``make_sample_dumps.py``), then each library is driven through its normal
 public API so that it writes the keys it always writes:
 
-* Python, in this process: Celery/kombu (results backend, broker, and kombu's
-  priority queues), RQ (jobs kept with ``result_ttl=-1``, failed jobs, jobs
-  that depend on others), Django's Redis cache (``KEY_PREFIX``, ``VERSION``,
-  ``TIMEOUT=None``) and cache sessions, Flask-Caching (``timeout=0`` and a
+* Python, in this process: Celery/kombu (results backend, with task ids of
+  the application's too, broker, and kombu's priority queues), RQ (jobs kept
+  with ``result_ttl=-1``, some with job ids of the application's, failed jobs,
+  jobs that depend on others), Django's Redis cache (``KEY_PREFIX``,
+  ``VERSION``, ``TIMEOUT=None``; integers and pickles, one cache with no session
+  beside it) and cache sessions, Flask-Caching (``timeout=0`` and a
   timeout), limits (fixed, moving and sliding windows), Flask-Limiter (sliding
   window counter), Dramatiq (with its results backend), Huey, Redis OM (default
-  and custom prefixes), arq (jobs and results), channels_redis (groups),
+  and custom prefixes, uuid primary keys), arq (jobs and results), channels_redis (groups),
   python-redis-lock (with ``expire=None`` too) and redis-py's ``Lock``;
 * Node (``--node-modules DIR`` holding bullmq, bull, bee-queue, express,
   express-session, connect-redis, express-rate-limit, rate-limit-redis,
   socket.io, socket.io-client, @socket.io/redis-adapter,
   @socket.io/redis-streams-adapter, node-resque, redis and ioredis): BullMQ
-  and Bull jobs without ``removeOnComplete``/``removeOnFail``, BullMQ flows
+  and Bull jobs without ``removeOnComplete``/``removeOnFail`` (one BullMQ queue
+  under a ``prefix`` of the application's, with ``streams.events.maxLen``), BullMQ flows
   (``FlowProducer``, custom job ids, a queue with default options) and queues
   with ``removeOnComplete: 1000`` and ``removeOnComplete: {age}``, Bee-Queue,
   sessions through express-session with connect-redis, express-rate-limit with
@@ -100,10 +103,12 @@ RESQUE_EVIDENCE = "compatible library (node-resque)"
 #: (library, key kind, regex over the key, the pattern rdbscope must give, evidence)
 FAMILIES = (
     ("Celery", "task result", r"celery-task-meta-[0-9a-f-]{36}", "celery-task-meta-{uuid}", "library"),
+    ("Celery", "task result", r"celery-task-meta-invoice-\d+", "celery-task-meta-invoice-{id}", "library"),
     ("Celery", "broker queue", r"celery", "celery", "library"),
     ("Celery", "queue binding", r"_kombu\.binding\.celery", "_kombu.binding.celery", "library"),
     ("Celery", "priority queue", r"celery\x06\x16[369]", "celery\x06\x16{id}", "library"),
     ("RQ", "job", r"rq:job:[0-9a-f-]{36}", "rq:job:{uuid}", "library"),
+    ("RQ", "job", r"rq:job:export-\d+", "rq:job:export-{id}", "library"),
     ("RQ", "job result", r"rq:results:[0-9a-f-]{36}", "rq:results:{uuid}", "library"),
     ("RQ", "queue", r"rq:queue:default", "rq:queue:default", "library"),
     ("RQ", "finished registry", r"rq:finished:default", "rq:finished:default", "library"),
@@ -112,6 +117,7 @@ FAMILIES = (
     ("RQ", "job dependencies", r"rq:job::[0-9a-f-]{36}:dependencies", "rq:job::{uuid}:dependencies", "library"),
     ("RQ", "job dependents", r"rq:job:[0-9a-f-]{36}:dependents", "rq:job:{uuid}:dependents", "library"),
     ("Django cache", "cache entry", r"shop:1:product:\d+:price", "shop:1:product:{id}:price", "library"),
+    ("Django cache", "cache entry", r"catalog:3:category:\d+", "catalog:3:category:{id}", "library"),
     ("Django sessions", "session", r"shop:1:django\.contrib\.sessions\.cache[a-z0-9]{32}",
      "shop:1:django.contrib.sessions.cache{*}", "library"),
     ("Flask-Caching", "cache entry", r"flask_cache_user_\d+_feed", "flask_cache_user_{id}_feed", "library"),
@@ -131,6 +137,7 @@ FAMILIES = (
     ("Huey", "results", r"huey\.results\.shop", "huey.results.shop", "library"),
     ("Redis OM", "model", r":shop\.models\.Customer:[0-9A-Z]{26}", ":shop.models.Customer:{*}", "library"),
     ("Redis OM", "model", r"shop:order:[0-9A-Z]{26}", "shop:order:{*}", "library"),
+    ("Redis OM", "model", r"support:ticket:[0-9a-f-]{36}", "support:ticket:{uuid}", "library"),
     ("arq", "job", r"arq:job:[0-9a-f]{32}", "arq:job:{hex}", "library"),
     ("arq", "job result", r"arq:result:[0-9a-f]{32}", "arq:result:{hex}", "library"),
     ("arq", "queue", r"arq:queue", "arq:queue", "library"),
@@ -154,6 +161,9 @@ FAMILIES = (
     ("BullMQ", "job", r"bull:report-parts:[0-9a-f-]{36}", "bull:report-parts:{uuid}", "library"),
     ("BullMQ", "job", r"bull:thumbs:\d+", "bull:thumbs:{id}", "library"),
     ("BullMQ", "job", r"bull:digests:\d+", "bull:digests:{id}", "library"),
+    ("BullMQ", "job", r"jobs:invoices:\d+", "jobs:invoices:{id}", "library"),
+    ("BullMQ", "completed jobs", r"jobs:invoices:completed", "jobs:invoices:completed", "library"),
+    ("BullMQ", "event stream", r"jobs:invoices:events", "jobs:invoices:events", "library"),
     ("Bull", "job", r"bull:video:\d+", "bull:video:{id}", "library"),
     ("Bee-Queue", "jobs", r"bq:thumbnails:jobs", "bq:thumbnails:jobs", "library"),
     ("express-session", "session", r"sess:[A-Za-z0-9_-]{32}", "sess:{*}", "library"),
@@ -216,9 +226,22 @@ RETENTION = {
     "bull:report-parts:{uuid}": ("forever", "the queue's default options (no removeOnComplete)"),
     "bull:emails:{id}": ("forever", "no removeOnComplete / removeOnFail"),
     "lock:export-{id}": ("forever", "python-redis-lock Lock(expire=None)"),
+    "celery-task-meta-{uuid}": ("forever", "result_expires=None"),
+    "celery-task-meta-invoice-{id}": ("forever", "result_expires=None"),
+    "rq:job:export-{id}": ("forever", "result_ttl=-1"),
+    "catalog:3:category:{id}": ("forever", "CACHES TIMEOUT=None"),
+    "jobs:invoices:{id}": ("forever", "no removeOnComplete / removeOnFail"),
 }
 #: Families that only their values tell (the name is the application's): pattern -> what tells them.
-TOLD_BY_VALUES = {"invoice:{id}:lock": "redis-py Lock: the value is the lock's token (a uuid1 hex)"}
+TOLD_BY_VALUES = {
+    "invoice:{id}:lock": "redis-py Lock: the value is the lock's token (a uuid1 hex)",
+    "rq:job:export-{id}": "RQ: the job hash's data is a zlib-compressed pickle",
+    "catalog:3:category:{id}": "Django cache: pickles under '<KEY_PREFIX>:<VERSION>:'",
+    "support:ticket:{uuid}": "Redis OM: each hash holds its primary key in a pk field",
+    "jobs:invoices:{id}": "BullMQ: the queue's meta hash names BullMQ (its version field)",
+    "jobs:invoices:completed": "BullMQ: the queue's meta hash names BullMQ (its version field)",
+    "jobs:invoices:events": "BullMQ: the queue's meta hash names BullMQ (its version field)",
+}
 
 #: A placeholder of rdbscope's patterns: a family whose pattern has one carries an id (or a time, an address).
 PLACEHOLDER = re.compile(r"\{(?:id|uuid|hex|ts|date|ip|b64|\*)\}")
@@ -253,6 +276,9 @@ def drive_celery(url: str) -> None:
 
     for n in range(150):
         resize.delay(n).get()
+    # Task ids of the application's (apply_async(task_id=...)): 'celery-task-meta-invoice-<n>'.
+    for n in range(60):
+        resize.apply_async((n,), task_id=f"invoice-{n}").get()
     # Broker: messages wait in the "celery" list for a worker.
     for n in range(40):
         app.send_task("shop.resize", args=(n,))
@@ -283,6 +309,10 @@ def drive_rq(url: str) -> None:
     for n in range(25):
         parent = queue.enqueue("operator.add", n, 3)
         queue.enqueue("operator.add", n, 4, depends_on=parent)
+    # Job ids of the application's (enqueue(job_id=...)): 'rq:job:export-<n>', told by the job hash's data (a
+    # zlib-compressed pickle); kept forever once done (result_ttl=-1).
+    for n in range(40):
+        queue.enqueue("operator.add", n, 5, job_id=f"export-{n}", result_ttl=-1)
 
 
 def drive_django(port: int) -> None:
@@ -299,14 +329,24 @@ def drive_django(port: int) -> None:
             "KEY_PREFIX": "shop",
             "VERSION": 1,
             "TIMEOUT": None,
+        }, "catalog": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "KEY_PREFIX": "catalog",
+            "VERSION": 3,
+            "TIMEOUT": None,
         }},
     )
     django.setup()
     from django.contrib.sessions.backends.cache import SessionStore
-    from django.core.cache import cache
+    from django.core.cache import cache, caches
 
     for product in range(1, 301):
         cache.set(f"product:{product}:price", product * 100 + 99)
+    # Entries that are not integers are pickles (RedisSerializer, pickle.HIGHEST_PROTOCOL): under
+    # 'catalog:3:' no session tells the cache, its values do.
+    for category in range(1, 71):
+        caches["catalog"].set(f"category:{category}", {"name": f"category {category}", "products": category * 4})
     for user in range(80):
         session = SessionStore()
         session["user_id"] = user
@@ -416,10 +456,27 @@ def drive_redis_om(url: str) -> None:
             global_key_prefix = "shop"
             model_key_prefix = "order"
 
+    class UuidPrimaryKey:
+        @staticmethod
+        def create_pk(*args, **kwargs) -> str:
+            return str(uuid.uuid4())
+
+    # Primary keys of another shape than the ULID: the name tells nothing of Redis OM, the 'pk' field does.
+    class Ticket(HashModel, index=True):
+        subject: str
+
+        class Meta:
+            database = connection
+            global_key_prefix = "support"
+            model_key_prefix = "ticket"
+            primary_key_creator_cls = UuidPrimaryKey
+
     for n in range(60):
         Customer(first_name=f"name{n}", email=f"c{n}@example.com").save()
     for n in range(50):
         Order(sku=f"sku-{n}").save()
+    for n in range(45):
+        Ticket(subject=f"ticket {n}").save()
 
 
 def drive_arq(port: int) -> None:
@@ -532,6 +589,17 @@ async function bullmq() {
   }
   await worker.close();
   await queue.close();
+  // A prefix of the application's (the prefix option) and a shorter event stream (streams.events.maxLen): the
+  // queue's meta hash stores the cap and BullMQ's version.
+  const opts = { connection, prefix: 'jobs', streams: { events: { maxLen: 500 } } };
+  const invoices = new Queue('invoices', opts);
+  await invoices.addBulk(Array.from({ length: 120 }, (_, i) => ({ name: 'invoice', data: { n: i } })));
+  const w = new Worker('invoices', async (job) => job.data.n, { ...opts, concurrency: 10 });
+  while ((await invoices.getWaitingCount()) + (await invoices.getActiveCount()) > 0) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await w.close();
+  await invoices.close();
 }
 
 async function bullmqFlows() {

@@ -319,7 +319,7 @@ README_CHECKS = {
            "TTL, expiry, findings"): check_the_report_tour,
     ("text", "redis-8.2-default.rdb: REDIS RDB 12, written by redis 8.2.3 at 2026-11-22 03:14:38Z"):
         checked_elsewhere("test_docs.py"),  # test_the_sample_output_is_what_the_command_prints
-    ("text", "libraries.rdb: REDIS RDB 10, written by redis 7.0.15 at 2026-11-27 20:58:27Z"):
+    ("text", "libraries.rdb: REDIS RDB 10, written by redis 7.0.15 at 2026-11-27 23:40:56Z"):
         checked_elsewhere("test_docs.py"),  # test_the_sample_output_is_what_the_command_prints
     ("sh", "rdbscope patterns dump.rdb --top 30 --sort keys      # the inferred patterns: keys, memory, TTL coverage"):
         check_the_focused_commands,

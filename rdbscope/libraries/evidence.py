@@ -4,15 +4,18 @@ A job queue writes the options a job was added with into the job itself (BullMQ 
 ``opts`` field, JSON; RQ: the job hash's ``result_ttl`` and ``failure_ttl`` fields). Read from the sampled
 values of a pattern (:class:`~rdbscope.values.sample.ValueSample`), they tell a queue that keeps every job
 from one whose retention is bounded by count or age, which the key names and TTLs cannot: BullMQ removes
-old jobs when newer ones finish, and leaves no TTL on any of them.
+old jobs when newer ones finish, and leaves no TTL on any of them. Celery's result documents say their
+status: a result without TTL was written with ``result_expires=None``, whatever its status, and the message
+says which statuses are kept so.
 
 Only setting names and counts come out of here, never what a job holds.
 """
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 
-from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, CACHE, JOB, RAILS_CACHE, REGISTRY, RQ
+from .schemas import BEE_QUEUE, BULL, BULL_OR_BULLMQ, BULLMQ, CACHE, CELERY, JOB, RAILS_CACHE, REGISTRY, RESULT, RQ
 
 #: Job options that bound how many finished jobs a Bull or BullMQ queue keeps (``removeOnComplete`` for those
 #: that succeed, ``removeOnFail`` for those that fail): true, a count, or ``{age, count}``; unset or false keeps
@@ -81,6 +84,8 @@ def retention_of(library, role, samples):
     they show none (not a job, not that library, or no job's options could be read)."""
     if library is BEE_QUEUE and role == REGISTRY:
         return _bee_queue_retention(samples)
+    if library is CELERY and role == RESULT:
+        return _celery_statuses(samples)
     if library is RAILS_CACHE and role == CACHE:
         return _counted(samples, _rails_entry, ("expires_in",), lambda value: value is None, "not set", "entries")
     if role != JOB:
@@ -100,19 +105,20 @@ def _counted(samples, options_of, settings, keeps_forever, forever_text, noun="j
                                         forever_text, noun) for setting in settings))
 
 
-def _field(sample, name):
-    """The value of hash field ``name`` in a sample, when the sample holds it whole."""
+def hash_field(sample, name, whole=True):
+    """The value of hash field ``name`` in a sample; with ``whole``, only when the sample holds it whole
+    (else its first bytes)."""
     if sample.type != "hash":
         return None
     for field, value, length in zip(sample.fields, sample.elements, sample.element_lengths, strict=False):
         if field == name:
-            return value if len(value) == length else None
+            return value if len(value) == length or not whole else None
     return None
 
 
 def _bull_options(sample):
-    raw = _field(sample, b"opts")
-    return None if raw is None else _json_object(raw)
+    raw = hash_field(sample, b"opts")
+    return None if raw is None else json_object(raw)
 
 
 def _bull_keeps_forever(value):
@@ -130,7 +136,7 @@ def _rq_options(sample):
         return None
     options = {}
     for setting in RQ_RETENTION:
-        raw = _field(sample, setting.encode())
+        raw = hash_field(sample, setting.encode())
         try:
             options[setting] = None if raw is None else raw.decode("ascii").strip()
         except UnicodeDecodeError:
@@ -147,7 +153,7 @@ def _bee_queue_retention(samples):
         if sample.type != "hash":
             continue
         for value, length in zip(sample.elements, sample.element_lengths, strict=False):
-            job = _json_object(value) if len(value) == length else None
+            job = json_object(value) if len(value) == length else None
             if job is not None and isinstance(job.get("status"), str):
                 statuses.append(job["status"])
     if not statuses:
@@ -156,12 +162,45 @@ def _bee_queue_retention(samples):
                            for setting, status in BEE_QUEUE_RETENTION))
 
 
-def _json_object(raw):
+def json_object(raw):
+    """``raw`` parsed as a JSON object, or None."""
     try:
         found = json.loads(raw)
     except (UnicodeDecodeError, ValueError):
         return None
     return found if isinstance(found, dict) else None
+
+
+#: The fields of every result document Celery writes (celery/backends/base.py _get_result_meta).
+CELERY_RESULT_FIELDS = frozenset(("status", "result", "traceback", "children", "date_done", "task_id"))
+
+
+#: Celery's own states (celery/states.py); a task's update_state() may store any other name, which is the
+#: application's and is not repeated.
+CELERY_STATES = frozenset(("PENDING", "RECEIVED", "STARTED", "SUCCESS", "FAILURE", "REVOKED", "REJECTED", "RETRY",
+                           "IGNORED"))
+
+
+def celery_status(sample):
+    """The status of the Celery result document ``sample`` holds whole (``a custom state`` for one not of
+    :data:`CELERY_STATES`), or None when it holds none."""
+    if sample.type != "string" or len(sample.head) != sample.length:
+        return None
+    document = json_object(sample.head)
+    if document is None or not CELERY_RESULT_FIELDS <= document.keys() or not isinstance(document["status"], str):
+        return None
+    return document["status"] if document["status"] in CELERY_STATES else "a custom state"
+
+
+def _celery_statuses(samples):
+    """Celery writes a result with the TTL of result_expires, and none with result_expires=None: its results
+    without TTL are kept forever whatever their status, which the documents tell (SUCCESS, FAILURE, ...)."""
+    statuses = Counter(status for status in map(celery_status, samples) if status is not None)
+    if not statuses:
+        return None
+    n_read = sum(statuses.values())
+    return Retention(tuple(SettingCount("status", n, n_read, status, "results")
+                           for status, n in statuses.most_common()))
 
 
 #: How Ruby's Marshal writes the instance variable ``@expires_in`` of an ``ActiveSupport::Cache::Entry``

@@ -5,8 +5,9 @@ counts), so a bounded run reports the same as an in-memory one.
 """
 
 from ..findings import Check, Severity, count, format_memory
+from .by_value import bullmq_meta, meta_text
 from .evidence import retention_of
-from .schemas import CACHE, FAILED, JOB, LOCK, RATE_LIMIT, REGISTRY, RESULT, SESSION
+from .schemas import BULLMQ, CACHE, FAILED, JOB, LOCK, RATE_LIMIT, REGISTRY, RESULT, SESSION
 
 JOBS_KEPT = Check(
     "LIB001", "library-jobs-kept", Severity.WARNING,
@@ -80,7 +81,8 @@ def library_findings(patterns, owners, memory_basis, options, samples=None):
     ``owners``: ``(db, pattern, Recognized or None)`` of each pattern group; ``samples``: the sampled
     values of each pattern, ``{(db, pattern): samples}``, when they were read. A job queue's jobs whose
     own stored options bound their retention (:mod:`.evidence`) are no leak; when the options keep
-    them, the message says so.
+    them, the message says so. The details say how values told an owner (``told_by``) and, for a BullMQ
+    queue, what its meta hash stores (``queue_meta``).
     """
     owned = {}
     for db, pattern, owner in owners:
@@ -117,10 +119,28 @@ def library_findings(patterns, owners, memory_basis, options, samples=None):
         if retention is not None:
             message += f"; their own data: {retention.text()}"
             details["stored_options"] = retention.text()
+        if owner.told_by:
+            details["told_by"] = owner.told_by
+        meta = _queue_meta(row["db"], row["pattern"], owner, samples or {})
+        if meta:
+            details["queue_meta"] = meta
         findings.append(_CHECK_OF_ROLE[role].finding(
             message, db=row["db"], pattern=row["pattern"], n_keys=n_without, est_memory_bytes=memory_without,
             examples=row["examples"][:3], details=details))
     return findings
+
+
+def _queue_meta(db, pattern, owner, samples):
+    """The settings stored in the meta hash of the BullMQ queue that ``pattern`` belongs to, as text; "" when
+    its meta hash was not read."""
+    if owner.library is not BULLMQ:
+        return ""
+    segments = pattern.split(":")
+    for n in range(len(segments) - 1, 0, -1):
+        settings = bullmq_meta(samples.get((db, ":".join(segments[:n]) + ":meta")) or ())
+        if settings:
+            return meta_text(settings)
+    return ""
 
 
 #: A Bull or BullMQ queue's sets of finished jobs, and the job option that bounds each.

@@ -21,18 +21,21 @@ class Recognized:
         schema: the kind of key (:class:`~.schemas.KeySchema`).
         library: the library (for Bull queues, told apart from BullMQ ones by the keys beside them).
         prefix: what a prefix setting put before the library's own name ("" when none).
+        told_by: for an owner its values told (:mod:`.by_value`), what in them told it; "" for one told by name.
     """
 
     schema: KeySchema
     library: Library
     prefix: str
+    told_by: str = ""
 
     @property
     def key_kind(self):
         return self.schema.key_kind
 
 
-def _match(pattern, types, examples):
+def match_schema(pattern, types, examples):
+    """``(schema, prefix)`` of the first schema ``pattern`` (of ``types``, with ``examples``) fits, or None."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return None
     for schema, regex in _COMPILED:
@@ -57,7 +60,7 @@ def recognize(dbs, patterns, types, examples=None):
     shape (:attr:`~.schemas.KeySchema.examples`) are not recognized.
     """
     examples = examples if examples is not None else [()] * len(patterns)
-    found = [_match(p, t, e) for p, t, e in zip(patterns, types, examples, strict=True)]
+    found = [match_schema(p, t, e) for p, t, e in zip(patterns, types, examples, strict=True)]
     present = {}
     for db, pattern in zip(dbs, patterns, strict=True):
         present.setdefault(db, []).append(pattern)

@@ -145,10 +145,11 @@ _Q = r"(?:[^:]+)"  # a queue name: literal or a placeholder
 
 SCHEMAS = (
     # celery/backends/base.py KeyValueStoreBackend: task_keyprefix 'celery-task-meta-',
-    # group_keyprefix 'celery-taskset-meta-', chord_keyprefix 'chord-unlock-'.
-    KeySchema(CELERY, "celery-task-meta-<task id>", _P + r"celery-task-meta-\{uuid\}", ("string",),
+    # group_keyprefix 'celery-taskset-meta-', chord_keyprefix 'chord-unlock-'; the id a uuid unless the
+    # application gives one (apply_async(task_id=...)).
+    KeySchema(CELERY, "celery-task-meta-<task id>", _P + r"celery-task-meta-.+", ("string",),
               "task result", RESULT),
-    KeySchema(CELERY, "celery-taskset-meta-<group id>", _P + r"celery-taskset-meta-\{uuid\}", ("string",),
+    KeySchema(CELERY, "celery-taskset-meta-<group id>", _P + r"celery-taskset-meta-.+", ("string",),
               "group result", RESULT),
     # kombu/transport/redis.py: the queue is a list named after it (default queue 'celery'),
     # bindings in the set '_kombu.binding.<exchange>', unacked messages in 'unacked' / 'unacked_index'.

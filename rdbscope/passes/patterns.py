@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from ..keyspace.measures import MEASURE_DOCS
 from ..libraries import recognize
-from ..libraries.by_value import owner_by_values
+from ..libraries.by_value import owners_with_values
 from ..libraries.findings import CHECKS as LIBRARY_CHECKS
 from ..libraries.findings import library_findings
 from ..options import option, require_positive
@@ -92,7 +92,8 @@ class PatternsPass:
                            measures["examples"].to_pylist())
         values = ctx.output_if_run("values")
         samples = values.shared.by_group if values is not None else ((),) * groups.n
-        owners = [owner or owner_by_values(samples[g]) for g, owner in enumerate(owners)]
+        owners = owners_with_values(groups.db.tolist(), list(groups.pattern), measures["types"].to_pylist(), owners,
+                                    samples)
         profiles = [describe(s) for s in samples]
         patterns = _pattern_table(groups, measures, columns, owners, profiles)
         namespaces = _namespace_table(groups, columns, ctx.options.n_examples)
