@@ -24,3 +24,33 @@ def fill_ranks(first_row, salt, out):
             x = ((x ^ (x >> 27)) * MIX2) & MASK64
             out[i] = x ^ (x >> 31)
             i += 1
+
+
+def count_bit_lengths(rank, counts):
+    """``counts[b] += 1`` for each of ``rank`` whose bit length is ``b`` (0 for 0, up to 64)."""
+    n = rank.shape[0]
+    i = 0
+    with cython.nogil:
+        while i < n:
+            x = rank[i]
+            b = 0
+            if x >> 32:
+                b += 32
+                x >>= 32
+            if x >> 16:
+                b += 16
+                x >>= 16
+            if x >> 8:
+                b += 8
+                x >>= 8
+            if x >> 4:
+                b += 4
+                x >>= 4
+            if x >> 2:
+                b += 2
+                x >>= 2
+            if x >> 1:
+                b += 1
+                x >>= 1
+            counts[b + x] += 1
+            i += 1

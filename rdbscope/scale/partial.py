@@ -14,11 +14,10 @@ import numpy as np
 import pyarrow as pa
 
 from .. import kernels
-from ..cached import cached_property
 from ..keyspace.columns import KeyColumns
 from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.measures import GroupStats
-from ..keyspace.value_counts import ValueCounts, bit_length
+from ..keyspace.value_counts import ValueCounts
 from ..passes import PASSES, grouped_passes, measured_passes
 from ..passes.expiry_counts import Tally, tally_chunk
 from ..passes.pattern_groups import group_by_pattern
@@ -86,6 +85,8 @@ class Partial:
         rows: the kept keys (:data:`~rdbscope.rdb.KEYS_SCHEMA` plus ``row`` and ``group``), by ``row``.
         sample: ``(rank, key)`` table of the sampled keys: those ranked below ``sample_cutoff``.
         sample_cutoff: the rank every sampled key is below (see :func:`merge_samples`).
+        sample_below: how many sampled keys rank below each cutoff ``2**k`` (see :func:`ranks_below`): the
+            running total is asked every chunk.
         n_keys: keys of the chunk.
         memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
         has_estimates: whether any key has a memory estimate.
@@ -110,6 +111,7 @@ class Partial:
     memory_total: int
     has_estimates: bool
     sample_cutoff: int = 1 << 64
+    sample_below: np.ndarray | None = None
     expiring: Tally = field(default_factory=Tally.empty)
     spilled: tuple = ()
     rules: RuleRows | None = None
@@ -119,14 +121,6 @@ class Partial:
     group_measures: dict = field(default_factory=dict)
     key_groups: tuple = ()
 
-    @cached_property
-    def sample_below(self):
-        """How many sampled keys rank below each cutoff ``2**k`` (see :func:`ranks_below`), counted once:
-        the running total is asked every chunk."""
-        return ranks_below(self.sample["rank"].to_numpy())
-
-    def __getstate__(self):  # what travels to and from worker processes: not the counts taken
-        return {name: value for name, value in self.__dict__.items() if name != "sample_below"}
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
@@ -148,7 +142,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rules = chunk_rule_rows(RuleContext(columns, groups, info, source_index=source_index), first_row, plan.rules)
         for_rules = (rules.all_rows() - np.uint64(first_row)).astype(np.int64)
         kept, rules_only = _with_rule_rows(kept, for_rules)
-    sample, cutoff = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
+    sample, cutoff, below = _sample(columns.keys, first_row, plan.sample_keys, salt, sample_cutoff)
     rows = table.take(pa.array(kept, pa.int64()))
     rows = rows.append_column(ROW, pa.array(kept.astype(np.uint64) + np.uint64(first_row), pa.uint64()))
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
@@ -163,6 +157,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         rows=rows,
         sample=sample,
         sample_cutoff=cutoff,
+        sample_below=below,
         n_keys=columns.n,
         memory_total=columns.memory_total,
         has_estimates=columns.memory_basis == "est_memory_bytes",
@@ -193,30 +188,33 @@ def _kept_rows(columns, groups, plan):
 
 def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
-    cutoff, see :func:`merge_samples`) and the cutoff."""
+    cutoff, see :func:`merge_samples`), the cutoff, and their :func:`ranks_below`."""
     rank = np.empty(len(keys), np.uint64)
     kernels.ranks.fill_ranks(first_row, salt << 40, rank)
-    cutoff = _cutoff_of_ranks(rank, size, cutoff)  # before the keys are taken: only those kept are
+    below = ranks_below(rank)
+    cutoff = _cutoff_for(below, size, cutoff)  # before the keys are taken: only those kept are
+    below = _kept_below(below, cutoff)
     if cutoff >= 1 << 64:  # every key: the chunk's own column, not a copy
-        return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff
+        return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff, below
     chosen = np.flatnonzero(rank < np.uint64(cutoff))
     sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
-    return sample, cutoff
+    return sample, cutoff, below
 
 
-def merge_samples(samples, cutoffs, size):
-    """The union of sample tables, kept below the cutoff; returns ``(sample, cutoff)``.
+def merge_samples(samples, cutoffs, belows, size):
+    """The union of sample tables (``belows``: their :func:`ranks_below`), kept below the cutoff; returns
+    ``(sample, cutoff, its ranks_below)``.
 
     A key is in the sample when its rank is below the largest cutoff ``2**64 >> j`` that leaves
     at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
     the keys were cut into chunks, and that merges by halving the cutoff while it holds too many.
     """
     sample = pa.concat_tables(samples)
-    rank = sample["rank"].to_numpy()
-    cutoff = _cutoff_of_ranks(rank, size, min(cutoffs))  # filtered once, at the lowest cutoff
+    cutoff = _cutoff_for(sum(belows), size, min(cutoffs))  # filtered once, at the lowest cutoff
+    below = _kept_below(sum(belows), cutoff)
     if all(c == cutoff for c in cutoffs):
-        return sample, cutoff
-    return sample.filter(pa.array(rank < np.uint64(cutoff))), cutoff
+        return sample, cutoff, below
+    return sample.filter(pa.array(sample["rank"].to_numpy() < np.uint64(cutoff))), cutoff, below
 
 
 def union_cutoff(parts, size):
@@ -230,17 +228,19 @@ def union_cutoff(parts, size):
 
 def ranks_below(rank):
     """How many of ``rank`` are below ``2**k``, for each ``k`` of 0..64: the cutoffs are powers of two."""
-    return np.cumsum(np.bincount(bit_length(rank).astype(np.int64), minlength=65))
+    counts = np.zeros(65, np.int64)
+    kernels.ranks.count_bit_lengths(np.ascontiguousarray(rank, np.uint64), counts)
+    return np.cumsum(counts)
 
 
-def _cutoff_of_ranks(rank, size, cutoff):
-    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of ``rank`` fall."""
-    return _halved_while(lambda c: len(rank) if c >= 1 << 64 else np.count_nonzero(rank < np.uint64(c)), size,
-                         cutoff)
+def _kept_below(below, cutoff):
+    """The :func:`ranks_below` of the ranks counted by ``below`` that are below ``cutoff``."""
+    return np.minimum(below, below[cutoff.bit_length() - 1])
 
 
 def _cutoff_for(below, size, cutoff):
-    """:func:`_cutoff_of_ranks` of ranks counted by :func:`ranks_below`."""
+    """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of the ranks counted by
+    ``below`` (:func:`ranks_below`) fall."""
     return _halved_while(lambda c: below[c.bit_length() - 1], size, cutoff)
 
 
@@ -269,11 +269,11 @@ def merge(parts, sample_keys):
     if parts[0].rules is not None:
         rules = merge_rule_rows([part.rules for part in parts], ids, len(groups))
         rows = _drop_unneeded(rows, rules)
-    sample, cutoff = merge_samples([part.sample for part in parts], [part.sample_cutoff for part in parts],
-                                   sample_keys)
+    sample, cutoff, below = merge_samples([part.sample for part in parts], [part.sample_cutoff for part in parts],
+                                          [part.sample_below for part in parts], sample_keys)
     return Partial(
         groups=tuple(groups), stats=stats, pairs=tuple(pairs), rows=rows,
-        sample=sample, sample_cutoff=cutoff,
+        sample=sample, sample_cutoff=cutoff, sample_below=below,
         n_keys=sum(part.n_keys for part in parts), memory_total=sum(part.memory_total for part in parts),
         has_estimates=any(part.has_estimates for part in parts),
         expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)]),
