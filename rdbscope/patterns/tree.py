@@ -8,7 +8,6 @@ in Python only for nodes that hold more than one value.
 """
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -22,8 +21,17 @@ def _pair_ids(a, b):
     a = a.astype(np.int64) + 1
     b = b.astype(np.int64) + 1
     width = int(b.max()) + 1 if len(b) else 1
-    ids, distinct = pd.factorize(a * width + b)
-    return ids.astype(np.int64), distinct // width - 1, distinct % width - 1
+    ids, distinct = _first_seen_ids(a * width + b)
+    return ids, distinct // width - 1, distinct % width - 1
+
+
+def _first_seen_ids(values):
+    """Dense ids of ``values``, numbered in the order each first appears, and the distinct values in that order."""
+    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[np.ravel(inverse)], distinct[order]
 
 
 def _primaries(forms):
@@ -109,9 +117,8 @@ def _walk(columns, counts, delimiter, thresholds):
                 outs = [decided[text] for text in texts]
                 changed = np.flatnonzero([o != t for o, t in zip(outs, texts, strict=True)])
                 if len(changed):
-                    out_ids, out_texts = pd.factorize(np.array(outs, dtype=object)[changed])
-                    numbers = np.array([extra.setdefault(o, len(extra)) for o in out_texts], dtype=np.int64)
-                    label[members[changed]] = len(dictionaries[position]) + numbers[out_ids]
+                    numbers = np.array([extra.setdefault(outs[i], len(extra)) for i in changed.tolist()], np.int64)
+                    label[members[changed]] = len(dictionaries[position]) + numbers
         node, parent, chosen = _pair_ids(pair_node[pair] if arity > 1 else np.zeros(len(pair), np.int64),
                                          label[pair])
         if arity == 1:
