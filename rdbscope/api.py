@@ -85,7 +85,7 @@ def analyze(keys, config=None, *, passes=None, memory_budget=None, chunk_keys=No
         limit = budget.budget_of(memory_budget)
         threads = budget.measure_threads()
         return _run_table(keys, config, passes, chunk_keys or budget.chunk_keys_for(limit, 1, threads),
-                          budget.sample_keys_for(limit), threads)
+                          budget.sample_keys_for(limit), threads, limit)
     if not isinstance(keys, (str, os.PathLike, list, tuple, RunPlan)):
         raise TypeError(f"expected a KeyTable (from rdbscope.load) or the path of a dump, "
                         f"got {type(keys).__name__}")
@@ -101,7 +101,7 @@ def _run_plan(plan, config, passes, client, combine, scan_options):
 
     source = plan.source
     in_memory = functools.partial(_run_table, config=config, wanted=passes, chunk_keys=plan.chunk_keys,
-                                  sample_keys=plan.sample_keys, threads=plan.threads)
+                                  sample_keys=plan.sample_keys, threads=plan.threads, budget=plan.budget)
     if plan.mode == TABLE:
         if client is not None:
             from .scale.executors import load_on
@@ -116,9 +116,10 @@ def _run_plan(plan, config, passes, client, combine, scan_options):
         held, overflow = read_within(source, plan.in_memory_up_to, plan.chunk_keys, **scan_options)
         if overflow is None:
             return in_memory(held)
-        return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys, threads=plan.threads)
+        return _run_bounded(overflow, config, passes, plan.chunk_keys, plan.sample_keys, threads=plan.threads,
+                            budget=plan.budget)
     return _run_bounded(source, config, passes, plan.chunk_keys, plan.sample_keys, scan_options, jobs=plan.jobs,
-                        client=client, combine=combine, threads=plan.threads)
+                        client=client, combine=combine, threads=plan.threads, budget=plan.budget)
 
 
 def needs_every_key(config, passes=None):
@@ -155,17 +156,18 @@ def lint_selection(config):
 
 
 def _run_bounded(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
-                 combine=False, threads=1):
+                 combine=False, threads=1, budget=None):
     result, _columns, _groups = _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options, jobs,
-                                            client, combine, threads=threads)
+                                            client, combine, threads=threads, budget=budget)
     return result
 
 
 def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=None, jobs=1, client=None,
-                combine=False, rule_rows=None, threads=1):
+                combine=False, rule_rows=None, threads=1, budget=None):
     """The :class:`Result` of ``source`` read chunk by chunk, with the kept keys' columns and the pattern
     groups; ``rule_rows``: the rules' candidates kept at most (default: from ``chunk_keys``); ``threads``:
-    chunks measured at once."""
+    chunks measured at once; ``budget``: the run's memory budget, which the passes that finish after the
+    chunks may spend (the value sample)."""
     import shutil
     import tempfile
 
@@ -180,7 +182,7 @@ def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=No
         keys, columns, given, measures = bounded_keys(source, plan, chunk_keys, scan_options or {}, jobs=jobs,
                                                       client=client, combine=combine)
         read = time.perf_counter() - started
-        result = _run(keys, config, wanted_all, columns=columns, given=given, measures=measures)
+        result = _run(keys, config, wanted_all, columns=columns, given=given, measures=measures, budget=budget)
     finally:
         if spill_dir is not None:
             shutil.rmtree(spill_dir, ignore_errors=True)
@@ -195,13 +197,13 @@ def _run_chunks(source, config, wanted, chunk_keys, sample_keys, scan_options=No
     return result, columns, groups
 
 
-def _run_table(keys, config, wanted, chunk_keys, sample_keys, threads=1):
+def _run_table(keys, config, wanted, chunk_keys, sample_keys, threads=1, budget=None):
     """:func:`analyze` of a :class:`KeyTable` in memory: measured chunk by chunk as a dump is read, every
     key given its pattern; the checks that need every key (GRO001) run beside, over the whole table."""
     if not dependency_order(PIPELINE, wanted):  # a selection of no pass: nothing to measure
         return _run(keys, config, wanted)
     result, kept, groups = _run_chunks(keys, config, wanted, chunk_keys, sample_keys, rule_rows=keys.num_rows,
-                                       threads=threads)
+                                       threads=threads, budget=budget)
     every_key = kept.every_key
     table = keys.to_arrow()
     names, name_of_group = np.unique(np.array(groups.pattern, object), return_inverse=True)
@@ -236,9 +238,9 @@ def _every_key_rules(config, skipped):
                               if rule.code in skipped))
 
 
-def _run(keys, config, wanted, columns=None, given=None, measures=None):
+def _run(keys, config, wanted, columns=None, given=None, measures=None, budget=None):
     outputs, seconds = run_passes(keys, config, PIPELINE, wanted=wanted, columns=columns, given=given,
-                                  measures=measures)
+                                  measures=measures, memory_budget=budget)
     by_id = {p.id: p for p in PIPELINE}
     table = keys.to_arrow()
     tables, findings = {}, []

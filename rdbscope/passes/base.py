@@ -39,12 +39,15 @@ class PassContext:
         options: the pass's own frozen options (from the config).
         outputs: ``{pass id: PassOutput}`` of the passes it requires, and of those
             it ``uses`` that ran.
+        memory_budget: the run's memory budget in bytes, or None where none was set; a pass that
+            finishes after the chunks (their memory free again) may hold a share of it.
     """
 
     keys: Any
     columns: Any
     options: Any
     outputs: Mapping[str, PassOutput]
+    memory_budget: int | None = None
 
     def output(self, pass_id: str) -> PassOutput:
         """The output of a required pass; KeyError for one not declared in ``requires``."""

@@ -62,14 +62,15 @@ def pass_options(pass_class, config):
     return config.options_for(pass_class.id) if pass_class.Options is not None else None
 
 
-def run_passes(keys, config, passes, wanted=None, columns=None, given=None, measures=None):
+def run_passes(keys, config, passes, wanted=None, columns=None, given=None, measures=None, memory_budget=None):
     """Run ``passes`` (classes) on a :class:`~rdbscope.KeyTable`.
 
     Returns ``(outputs, seconds)``: ``{pass id: PassOutput}`` in the order run,
     and ``{pass id: wall seconds}``. A bounded run hands its own ``columns``
     (:class:`KeyColumns` of the keys it kept), the ``given`` outputs
     (``{pass id: PassOutput}``) of the passes it computed from partial aggregates, and the
-    merged ``measures`` (``{pass id: measure}``) that passes holding a chunk contract finish.
+    merged ``measures`` (``{pass id: measure}``) that passes holding a chunk contract finish;
+    ``memory_budget``: the run's, in bytes (see :attr:`PassContext.memory_budget`).
 
     Raises:
         ConfigError: a pass's options in ``config`` are invalid (checked before any pass runs).
@@ -93,6 +94,7 @@ def run_passes(keys, config, passes, wanted=None, columns=None, given=None, meas
             options=options[pass_class.id],
             outputs={r: outputs[r] for r in (*pass_class.requires, *getattr(pass_class, "uses", ()))
                      if r in outputs},
+            memory_budget=memory_budget,
         )
         started = time.perf_counter()
         if hasattr(pass_class, "finish"):

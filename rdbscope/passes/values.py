@@ -18,7 +18,7 @@ from .. import kernels
 from ..options import option, require_positive
 from ..rdb.format import ENCODING_NAMES, TYPE_NAMES
 from ..sources import is_url, open_ranged, reread_failure, storage_errors
-from ..values.read import Wanted, read_samples, reread_reason
+from ..values.read import Wanted, keys_read, read_samples, reread_reason, sample_bytes
 from .base import PassOutput
 
 log = logging.getLogger(__name__)
@@ -209,6 +209,15 @@ def _sources(columns, rows):
     return np.zeros(len(rows), np.int32), (columns.info.path,)
 
 
+def _largest_first(chosen, largest):
+    """The rows of ``chosen`` in the groups ``largest`` (by memory, largest first), in that order, each group's
+    by hash: a budget too small for every sample reads those of the largest patterns."""
+    rank = np.full(int(max(chosen.group.max(initial=0), largest.max(initial=0))) + 1, len(largest))
+    rank[largest] = np.arange(len(largest))
+    rows = ordered(chosen, np.flatnonzero(rank[chosen.group] < len(largest)))
+    return rows[np.argsort(rank[chosen.group[rows]], kind="stable")]
+
+
 class ValuesPass:
     """Reads the first bytes of a few values of each pattern (see the module); its ``shared`` output is a
     :class:`ValueSamples`. No table, no finding."""
@@ -256,7 +265,8 @@ class ValuesPass:
         options = ctx.options
         memory = np.asarray(groups.stats.memory.sums)
         largest = np.argsort(-memory.astype(np.float64), kind="stable")[:options.max_patterns]
-        rows = ordered(chosen, np.flatnonzero(np.isin(chosen.group, largest)))
+        rows = _largest_first(chosen, largest)[:keys_read(ctx.memory_budget)]
+        keep_bytes = sample_bytes(ctx.memory_budget, len(rows))
         found, reasons = {}, []
         for source in np.unique(chosen.source[rows]).tolist():
             path = chosen.sources[source]
@@ -271,7 +281,8 @@ class ValuesPass:
                           chosen.offset[mine].tolist(), chosen.kind[mine].tolist(), chosen.length[mine].tolist(),
                           chosen.hash[mine].tolist(), strict=True)]
             try:
-                samples = read_samples(path, wanted, partial(open_ranged, path) if is_url(path) else None)
+                samples = read_samples(path, wanted, partial(open_ranged, path) if is_url(path) else None,
+                                       keep_bytes)
             except (OSError, ValueError, EOFError, *storage_errors()) as exc:  # changed or gone since the scan
                 reasons.append(reread_failure(path, exc))
                 continue

@@ -31,6 +31,14 @@ log = logging.getLogger(__name__)
 #: Bytes of one entry read at most: a value's elements past them are not sampled (and an element cut by
 #: them is sampled as far as they reach).
 ENTRY_READ_BYTES = 64 << 10
+#: Share of the memory budget the samples may hold, together: they are read once the chunks have merged and
+#: their memory is free again. Budgets of a gigabyte or less all give the samples SAMPLES_MIN_BYTES.
+SAMPLES_BUDGET_SHARE = 4
+SAMPLES_MIN_BYTES = 256 << 20
+#: Bytes of one sample kept at least: a string's head, or a collection's first field and element.
+SAMPLE_MIN_BYTES = 2 * HEAD_BYTES
+#: What each bytes object of a sample costs beside its bytes (the object, its slot in a tuple).
+OBJECT_BYTES = 48
 #: Compressed bytes of a string read at most: enough for its first HEAD_BYTES (an LZF literal run
 #: takes one byte more per 32).
 LZF_HEAD_BYTES = HEAD_BYTES + HEAD_BYTES // 32 + 2
@@ -102,11 +110,29 @@ def reread_reason(path):
     return None
 
 
-def read_samples(path, wanted, open_url=None):
+def samples_bytes(budget):
+    """Bytes the samples of a run within ``budget`` (None: none given) may hold together."""
+    return max(SAMPLES_MIN_BYTES, (budget or 0) // SAMPLES_BUDGET_SHARE)
+
+
+def sample_bytes(budget, n_keys):
+    """Bytes one of ``n_keys`` samples keeps at most in a run within ``budget``: ENTRY_READ_BYTES while they
+    fit :func:`samples_bytes`, less when they do not, SAMPLE_MIN_BYTES at least (see :func:`keys_read`)."""
+    return int(min(ENTRY_READ_BYTES, max(SAMPLE_MIN_BYTES, samples_bytes(budget) // max(n_keys, 1))))
+
+
+def keys_read(budget):
+    """Keys whose samples fit :func:`samples_bytes` at SAMPLE_MIN_BYTES each: those of the largest patterns
+    are read first."""
+    return samples_bytes(budget) // SAMPLE_MIN_BYTES
+
+
+def read_samples(path, wanted, open_url=None, keep_bytes=ENTRY_READ_BYTES):
     """``{offset: ValueSample}`` of the ``wanted`` keys (:class:`Wanted`) of the dump at ``path``; keys
     whose value is not sampled (a stream, a module value, an entry that cannot be read) are left out.
     ``open_url(block_size)``: for a URL, opens its object as a binary file object that fetches
-    ``block_size`` bytes ahead of each read.
+    ``block_size`` bytes ahead of each read. Each sample keeps at most ``keep_bytes`` (its first elements
+    that fit, each bytes object counted with OBJECT_BYTES).
 
     Raises:
         OSError, RdbError: the dump cannot be opened as a dump, or reading it failed.
@@ -123,7 +149,7 @@ def read_samples(path, wanted, open_url=None):
         for want in wanted:
             try:
                 stream.go_to(want.offset)
-                sample = _Entry(stream, valkey).sample(want)
+                sample = _Entry(stream, valkey).sample(want, keep_bytes)
             # not OSError nor a bare ValueError: a failing store or file fails the whole dump, not each entry
             except (Unreadable, RdbError, EOFError, KeyError, IndexError, OverflowError) as exc:
                 log.debug("no value sample at offset %d: %s", want.offset, exc)
@@ -303,8 +329,9 @@ class _Entry:
         clen, ulen = self.count(), self.count()
         return self.lzf(clen, ulen, self.budget)
 
-    def sample(self, want):
-        """The :class:`ValueSample` of this entry, or None for a value that is not sampled.
+    def sample(self, want, keep_bytes=ENTRY_READ_BYTES):
+        """The :class:`ValueSample` of this entry, or None for a value that is not sampled; it keeps the first
+        elements that fit in ``keep_bytes``.
 
         Raises:
             ChangedSinceScan: ``want`` has a ``key_hash`` and the entry's key is not that key (nor an entry).
@@ -324,6 +351,7 @@ class _Entry:
         if values is None:
             return None
         head, fields, elements = values
+        fields, elements = _first_within(fields, elements, keep_bytes - len(head) - OBJECT_BYTES)
         return ValueSample(type=want.type, encoding=want.encoding, length=want.length, head=head,
                            fields=tuple(f for f, _n in fields),
                            elements=tuple(e for e, _n in elements),
@@ -452,6 +480,18 @@ def _whole_tokens(data):
             break
         i += size
     return i
+
+
+def _first_within(fields, elements, room):
+    """The first ``fields`` and ``elements`` (each a list of ``(head, length)``; no fields, or one per element)
+    whose heads fit in ``room`` bytes, each counted with OBJECT_BYTES."""
+    kept = 0
+    for i, (element, _n) in enumerate(elements):
+        room -= len(element) + OBJECT_BYTES + (len(fields[i][0]) + OBJECT_BYTES if fields else 0)
+        if room < 0:
+            break
+        kept = i + 1
+    return fields[:kept], elements[:kept]
 
 
 def _first(entries, n):
