@@ -34,23 +34,11 @@ def count_bit_lengths(rank, counts):
         while i < n:
             x = rank[i]
             b = 0
-            if x >> 32:
-                b += 32
-                x >>= 32
-            if x >> 16:
-                b += 16
-                x >>= 16
-            if x >> 8:
-                b += 8
-                x >>= 8
-            if x >> 4:
-                b += 4
-                x >>= 4
-            if x >> 2:
-                b += 2
-                x >>= 2
-            if x >> 1:
-                b += 1
-                x >>= 1
+            shift = 32
+            while shift:  # a binary search for the highest bit set
+                if x >> shift:
+                    b += shift
+                    x >>= shift
+                shift >>= 1
             counts[b + x] += 1
             i += 1
