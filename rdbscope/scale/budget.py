@@ -31,7 +31,14 @@ MIN_SHARED_CHUNK_KEYS = 200_000
 MEASURE_THREADS = 2
 
 def available_memory():
-    """Bytes of memory available to new work (``MemAvailable``), or None where unknown."""
+    """Bytes of memory available to new work: the machine's (``MemAvailable``), or less where this process's
+    memory cgroup (a container's limit, a systemd slice) leaves less; None where unknown."""
+    machine = _machine_available()
+    room = cgroup_room()
+    return machine if room is None else room if machine is None else min(machine, room)
+
+
+def _machine_available():
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -43,6 +50,46 @@ def available_memory():
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+#: Where cgroups are mounted, and the names of a memory cgroup's limit and usage: version 2, then version 1.
+CGROUP_MEMORY = (("/sys/fs/cgroup", "memory.max", "memory.current"),
+                 ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
+#: Limits this large mean none (version 1 writes a page-rounded 2**63 - 1).
+NO_LIMIT = 1 << 60
+
+
+def cgroup_room():
+    """Bytes the memory cgroups of this process still allow (the least, over its cgroup and those above it, of
+    limit less usage), or None where no limit is set or none can be read."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    rooms = []
+    for line in lines:
+        _number, controllers, path = line.split(":", 2)
+        version = 0 if controllers == "" else 1 if "memory" in controllers.split(",") else None
+        if version is None:
+            continue
+        mount, limit_name, usage_name = CGROUP_MEMORY[version]
+        parts = [part for part in path.split("/") if part]
+        for depth in range(len(parts), -1, -1):  # a container sees its own cgroup at the mount's root
+            directory = os.path.join(mount, *parts[:depth])
+            limit = _read_bytes(os.path.join(directory, limit_name))
+            if limit is not None and limit < NO_LIMIT:
+                rooms.append(max(0, limit - (_read_bytes(os.path.join(directory, usage_name)) or 0)))
+    return min(rooms) if rooms else None
+
+
+def _read_bytes(path):
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def default_budget():
