@@ -53,15 +53,13 @@ from .partial import (
     renumber_rows,
     shift_rows,
 )
+from .planning import LARGE_DUMP_BYTES
 from .progress import WorkerProgress, stretch_progress
 
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
 #: a chunk holds more keys.
 MIN_RULE_ROWS = 200_000
 
-#: A single dump larger than this is measured on several processes when jobs allow (smaller ones
-#: finish before the processes would have started).
-LARGE_DUMP_BYTES = 256 << 20
 
 #: Keys per chunk when no budget says otherwise (about 1 GB of working memory).
 DEFAULT_CHUNK_KEYS = 1_000_000

@@ -44,6 +44,21 @@ class RunPlan:
         return self.paths[0] if len(self.paths) == 1 else list(self.paths)
 
 
+#: A single dump larger than this is measured on several processes when jobs allow (smaller ones
+#: finish before the processes would have started).
+LARGE_DUMP_BYTES = 256 << 20
+
+
+def _on_one_process(paths, jobs, peak):
+    """Whether a bounded run of ``paths`` measures every chunk in this process: one job, or one dump not worth
+    sharing among processes (small, or read as a stream, or not a local file)."""
+    from ..sources import is_local
+
+    if jobs == 1 or len(paths) > 1:
+        return jobs == 1
+    return peak is None or peak <= LARGE_DUMP_BYTES * budget.MEMORY_PER_DUMP_BYTE or not is_local(paths[0])
+
+
 def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, every_key=False) -> RunPlan:
     """The :class:`RunPlan` of reading ``source`` (a dump's path or URL, or several: a list, a directory,
     a glob) within ``memory_budget`` (default: see :func:`~.budget.default_budget`).
@@ -81,6 +96,7 @@ def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, e
     if peak is None or (jobs > 1 and client is None and chunk_keys is None and
                         budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS):
         jobs = 1  # a stream's stretches cannot be found without reading what comes before them
-    threads = budget.measure_threads(jobs) if client is None else 1
-    return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, jobs, threads), sample_keys,
-                   jobs, threads=threads)
+    processes = 1 if client is None and _on_one_process(paths, jobs, peak) else jobs
+    threads = 1 if client is not None else budget.measure_threads(processes)
+    return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, processes, threads),
+                   sample_keys, jobs, threads=threads)

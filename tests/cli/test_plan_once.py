@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 import rdbscope
 from rdbscope import sources
 from rdbscope.cli import app
-from rdbscope.scale.planning import BOUNDED, STREAM, TABLE, plan_run
+from rdbscope.scale.budget import chunk_keys_for, core_count
+from rdbscope.scale.planning import BOUNDED, LARGE_DUMP_BYTES, STREAM, TABLE, plan_run
 
 NODES = [SAMPLE_DUMPS / "redis-6.2-lfu.rdb", SAMPLE_DUMPS / "redis-6.2-lru.rdb"]
 
@@ -65,6 +66,17 @@ def test_the_plan_says_how_each_input_is_read(tmp_path):
     chunked = plan_run(dump)  # every dump, whatever its size
     assert chunked.mode == BOUNDED and chunked.budget <= 1024**3 and chunked.peak < chunked.budget
     assert plan_run(dump, jobs=2).jobs == 1  # the default budget is too small to share
+    assert chunked.threads == plan_run(dump, jobs=2).threads == min(2, core_count())  # two chunks at once
+    # a budget large enough to share: a small dump is still read in this process, two chunks at once;
+    # each process of a large one measures one chunk at a time
+    shared = plan_run(dump, memory_budget="8GB", jobs=2)
+    assert shared.jobs == 2 and shared.threads == min(2, core_count())
+    assert shared.chunk_keys == chunk_keys_for(shared.budget, 1, shared.threads)
+    large = tmp_path / "large.rdb"
+    large.write_bytes(dump.read_bytes())
+    with open(large, "r+b") as f:
+        f.truncate(LARGE_DUMP_BYTES + 1)  # sparse: its size says large (the plan reads sizes, not keys)
+    assert plan_run(large, memory_budget="8GB", jobs=2).threads == 1
     bounded = plan_run(dump, memory_budget="100KB")
     assert bounded.mode == BOUNDED and bounded.chunk_keys >= 50_000 and bounded.peak > bounded.budget
     assert plan_run(dump, chunk_keys=97).mode == BOUNDED and plan_run(dump, chunk_keys=97).chunk_keys == 97
