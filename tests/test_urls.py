@@ -522,10 +522,10 @@ import boto3
 import rdbscope.passes.values as values
 from rdbscope.cli import main
 
-def {name}(path, wanted, open_url=None):  # the object {done} after the scan, before its values are read again
+def {name}(path, wanted, *args):  # the object {done} after the scan, before its values are read again
     client = boto3.client("s3", endpoint_url={endpoint!r}, region_name="us-east-1")
     {action}
-    return read_samples(path, wanted, open_url)
+    return read_samples(path, wanted, *args)
 
 read_samples, values.read_samples = values.read_samples, {name}
 sys.argv = ["rdbscope", *sys.argv[1:]]
