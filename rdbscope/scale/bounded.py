@@ -53,7 +53,7 @@ from .partial import (
     renumber_rows,
     shift_rows,
 )
-from .planning import LARGE_DUMP_BYTES
+from .planning import splits_one_dump
 from .progress import WorkerProgress, stretch_progress
 
 #: Keys the chunks may keep for the rules' candidates (all rules together), at the least: more when
@@ -243,8 +243,7 @@ def bounded_keys(source, plan, chunk_keys, scan_options, jobs=1, client=None, co
         paths = [source]
     else:
         paths = input_paths(source)
-    if len(paths) == 1 and (jobs or 1) > 1 and client is None and is_local(paths[0]) \
-            and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES:
+    if splits_one_dump(paths, jobs or 1, client):
         partial, info, _summary = partial_of_dump_on_processes(paths[0], plan, chunk_keys, jobs, **scan_options)
         return finish(partial, info, plan, threads=jobs)
     if len(paths) > 1 and plan.rules is not None:

@@ -122,7 +122,6 @@ class Partial:
     key_groups: tuple = ()
 
 
-
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
     """The :class:`Partial` of one chunk: ``table`` holds keys ``first_row…`` of a dump described by ``info``;
     ``sample_cutoff`` is the cutoff the sample has reached so far (keys ranked above it are not sampled);

@@ -1,5 +1,6 @@
 """The plan of a run: its inputs expanded once, their sizes read once, and how they are read."""
 
+import os
 from dataclasses import dataclass
 
 from . import budget
@@ -49,14 +50,14 @@ class RunPlan:
 LARGE_DUMP_BYTES = 256 << 20
 
 
-def _on_one_process(paths, jobs, peak):
-    """Whether a bounded run of ``paths`` measures every chunk in this process: one job, or one dump not worth
-    sharing among processes (small, or read as a stream, or not a local file)."""
+def splits_one_dump(paths, jobs, client=None):
+    """Whether the one dump of ``paths`` is measured in stretches on ``jobs`` local processes: a local file
+    larger than LARGE_DUMP_BYTES (a stream's stretches cannot be found without reading what comes before
+    them; a Dask client reads whole dumps)."""
     from ..sources import is_local
 
-    if jobs == 1 or len(paths) > 1:
-        return jobs == 1
-    return peak is None or peak <= LARGE_DUMP_BYTES * budget.MEMORY_PER_DUMP_BYTE or not is_local(paths[0])
+    return (len(paths) == 1 and jobs > 1 and client is None and is_local(paths[0])
+            and os.path.getsize(paths[0]) > LARGE_DUMP_BYTES)
 
 
 def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, every_key=False) -> RunPlan:
@@ -96,7 +97,7 @@ def plan_run(source, memory_budget=None, chunk_keys=None, jobs=1, client=None, e
     if peak is None or (jobs > 1 and client is None and chunk_keys is None and
                         budget.chunk_keys_for(limit, jobs) < budget.MIN_SHARED_CHUNK_KEYS):
         jobs = 1  # a stream's stretches cannot be found without reading what comes before them
-    processes = 1 if client is None and _on_one_process(paths, jobs, peak) else jobs
+    processes = jobs if len(paths) > 1 or splits_one_dump(paths, jobs, client) else 1
     threads = 1 if client is not None else budget.measure_threads(processes)
     return RunPlan(paths, BOUNDED, limit, peak, chunk_keys or budget.chunk_keys_for(limit, processes, threads),
                    sample_keys, jobs, threads=threads)

@@ -194,9 +194,7 @@ def test_several_dumps_on_a_real_dask_cluster_give_the_one_process_result(dask_a
 
 @pytest.mark.slow
 def test_one_dump_measured_on_two_processes_gives_the_one_process_result(monkeypatch):
-    from rdbscope.scale import bounded
-
-    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)  # the sample dumps are small: split them anyway
+    monkeypatch.setattr("rdbscope.scale.planning.LARGE_DUMP_BYTES", 0)  # the sample dumps are small: split them anyway
     path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
     here = rdbscope.analyze(path, passes=PASSES, chunk_keys=97)
     there = rdbscope.analyze(path, passes=PASSES, chunk_keys=97, jobs=2)
@@ -212,9 +210,7 @@ def test_a_compressed_dump_with_jobs_is_measured_whole(tmp_path, monkeypatch):
     the expanded stream, past its file size, so it is read by one process, every key measured."""
     import gzip
 
-    from rdbscope.scale import bounded
-
-    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    monkeypatch.setattr("rdbscope.scale.planning.LARGE_DUMP_BYTES", 0)
     path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
     packed = tmp_path / "default.rdb.gz"
     packed.write_bytes(gzip.compress(path.read_bytes()))
@@ -258,9 +254,7 @@ def test_shares_measure_the_stretches_in_turn_and_the_last_checks_the_checksum()
 def test_processes_report_what_they_have_read(monkeypatch):
     """The workers' scans write how far they have read where the parent reads it: its progress ends at
     every byte, of one dump in stretches and of several dumps, and never goes back."""
-    from rdbscope.scale import bounded
-
-    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    monkeypatch.setattr("rdbscope.scale.planning.LARGE_DUMP_BYTES", 0)
     one = SAMPLE_DUMPS / "redis-8.2-default.rdb"
     for dumps in ([one], list(CLUSTER_DUMPS)):
         calls = []
@@ -276,9 +270,7 @@ def test_processes_report_what_they_have_read(monkeypatch):
 def test_one_dump_on_two_processes_still_checks_its_checksum(tmp_path, monkeypatch):
     """Only the first of the processes checks the CRC (the others read past its chunks): a wrong one
     still fails the run."""
-    from rdbscope.scale import bounded
-
-    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    monkeypatch.setattr("rdbscope.scale.planning.LARGE_DUMP_BYTES", 0)
     data = bytearray((SAMPLE_DUMPS / "redis-8.2-default.rdb").read_bytes())
     data[-1] ^= 0xFF  # the last byte of the CRC64 trailer
     damaged = tmp_path / "bad-crc.rdb"

@@ -69,9 +69,7 @@ def test_every_pattern_s_batches_have_their_memory_and_examples(batched_dump):
 
 @pytest.mark.slow
 def test_batches_of_one_dump_measured_on_two_processes(batched_dump, monkeypatch):
-    from rdbscope.scale import bounded
-
-    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)
+    monkeypatch.setattr("rdbscope.scale.planning.LARGE_DUMP_BYTES", 0)
     in_memory = rdbscope.analyze(rdbscope.load(batched_dump), BATCHES_ONLY, passes=PASSES)
     shared = rdbscope.analyze(batched_dump, BATCHES_ONLY, passes=PASSES, chunk_keys=3000, jobs=2)
     assert_same(in_memory, shared, tables=TABLES)

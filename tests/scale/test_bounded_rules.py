@@ -44,7 +44,7 @@ def test_the_rules_of_a_bounded_run_are_the_in_memory_rules(path):
 
 @pytest.mark.slow
 def test_the_rules_of_one_dump_measured_on_two_processes(monkeypatch):
-    monkeypatch.setattr(bounded, "LARGE_DUMP_BYTES", 0)  # the sample dumps are small: split them anyway
+    monkeypatch.setattr("rdbscope.scale.planning.LARGE_DUMP_BYTES", 0)  # the sample dumps are small: split them anyway
     path = SAMPLE_DUMPS / "redis-8.2-default.rdb"
     in_memory = rdbscope.analyze(rdbscope.load(path), EVERY_RULE)
     assert_same_but_skipped(in_memory, rdbscope.analyze(path, EVERY_RULE, chunk_keys=97, jobs=2))
