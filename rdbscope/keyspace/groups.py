@@ -1,6 +1,6 @@
 """Which (db, pattern) group each key belongs to."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,6 +17,7 @@ class PatternGroups:
         pattern: the pattern text of each group (a tuple).
         n_keys: keys per group.
         stats: the groups' :class:`~rdbscope.keyspace.measures.GroupStats`, once measured.
+        unwritten: ``{pattern: the same with {id} for its constant numbers}`` of the patterns that show one.
     """
 
     group: np.ndarray
@@ -24,6 +25,7 @@ class PatternGroups:
     pattern: tuple
     n_keys: np.ndarray
     stats: object = None
+    unwritten: dict = field(default_factory=dict)
 
     @property
     def n(self):

@@ -86,7 +86,8 @@ def _with_numbers(pattern, constants):
 
 
 def keep_constant_numbers(keys, indices, dictionary, min_keys):
-    """``(indices, dictionary)`` with the ``{id}`` that hold one value in all of a pattern's keys written out.
+    """``(indices, dictionary, unwritten)`` with the ``{id}`` that hold one value in all of a pattern's keys
+    written out; ``unwritten`` maps each pattern that got numbers so to the pattern it was.
 
     ``keys``: binary array; ``indices``: int32 pattern index per key into ``dictionary``
     (a sorted list of patterns). Only patterns with at least ``min_keys`` keys are read.
@@ -94,7 +95,7 @@ def keep_constant_numbers(keys, indices, dictionary, min_keys):
     counts = np.bincount(indices, minlength=len(dictionary))
     candidates = [i for i, p in enumerate(dictionary) if _ID in p and counts[i] >= min_keys]
     if not candidates:
-        return indices, dictionary
+        return indices, dictionary, {}
     # Each pattern's first and last key are read first; only a number they share is read in all keys.
     wanted = np.zeros(len(dictionary), bool)
     wanted[candidates] = True
@@ -111,8 +112,9 @@ def keep_constant_numbers(keys, indices, dictionary, min_keys):
             if constants:
                 renamed[i] = _with_numbers(dictionary[i], constants)
     if renamed == list(dictionary):
-        return indices, dictionary
+        return indices, dictionary, {}
     merged = sorted(set(renamed))
     position = {p: n for n, p in enumerate(merged)}
     lookup = np.array([position[p] for p in renamed], dtype=np.int32)
-    return lookup[indices], merged
+    unwritten = {new: old for new, old in zip(renamed, dictionary, strict=True) if new != old}
+    return lookup[indices], merged, unwritten

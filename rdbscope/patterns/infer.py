@@ -90,10 +90,16 @@ def infer_patterns(keys, thresholds=None):
     of the same length and order, e.g. ``b"user:1000:profile"`` ->
     ``"user:{id}:profile"``.  ``thresholds`` tunes when literals become ``{*}``.
     """
+    return infer_patterns_unwritten(keys, thresholds)[0]
+
+
+def infer_patterns_unwritten(keys, thresholds=None):
+    """:func:`infer_patterns` of ``keys``, and ``{pattern: the same with {id} where it shows a constant
+    number}`` of its patterns that show one (see :mod:`.constants`)."""
     thresholds = thresholds or Thresholds()
     keys = as_binary_array(keys)
     if len(keys) == 0:
-        return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
+        return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string())), {}
 
     key_forms, forms = encode_forms(keys)
     typed_forms = by_slices(type_column, key_texts(forms))
@@ -126,5 +132,5 @@ def infer_patterns(keys, thresholds=None):
         indices = np.zeros(len(keys), np.int32)
     else:
         indices = key_forms.per_key(renumbered[pattern_of_settled][settled_of_typed][typed_of_form])
-    indices, dictionary = keep_constant_numbers(keys, indices, dictionary, thresholds.constant_min_keys)
-    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string()))
+    indices, dictionary, unwritten = keep_constant_numbers(keys, indices, dictionary, thresholds.constant_min_keys)
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string())), unwritten

@@ -27,7 +27,7 @@ from ..passes import (
 )
 from ..passes.base import PassOutput
 from ..passes.expiry_counts import CountedExpiring, places_end
-from ..patterns import infer_patterns
+from ..patterns import Thresholds, infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..patterns.text import PLACEHOLDER, delimiter, segments
 from ..rdb import KEYS_SCHEMA
@@ -367,6 +367,12 @@ def _b64_segments_any(pattern):
 def _mapped_patterns(partial, learned):
     """The learned or chunk-inferred (db, pattern) of each group of ``partial`` (see :func:`_global_patterns`)."""
     mapped = [(db, learned.map(pattern)) for db, pattern in partial.groups]
+    whole = partial.sample.num_rows >= partial.n_keys
+    if not whole:
+        # a number constant in a family the sample missed shows as such only in a chunk that held ten of its
+        # keys: it stays {id}, whatever the chunking
+        mapped = [(db, pattern if pattern in learned.learned else partial.unwritten.get(pattern, pattern))
+                  for db, pattern in mapped]
     by_chunks = PatternMatcher(pattern for g, (_db, pattern) in enumerate(mapped)
                                if pattern not in learned.learned and PLACEHOLDER.search(pattern)
                                and partial.stats.n_keys[g] >= MIN_SAMPLED_KEYS)
@@ -382,7 +388,8 @@ def _mapped_patterns(partial, learned):
     flat = np.array([not PLACEHOLDER.sub("", pattern).strip() for _db, pattern in mapped], bool)
     group = partial.rows[GROUP].to_numpy()
     rows = np.flatnonzero((unmatched | flat)[group])
-    inferred = infer_patterns(partial.rows[KEY].take(pa.array(rows, pa.int64())))
+    thresholds = Thresholds() if whole else Thresholds(constant_min_keys=NEVER)
+    inferred = infer_patterns(partial.rows[KEY].take(pa.array(rows, pa.int64())), thresholds)
     if isinstance(inferred, pa.ChunkedArray):
         inferred = inferred.combine_chunks()
     again = inferred.dictionary.to_pylist()
@@ -393,6 +400,8 @@ def _mapped_patterns(partial, learned):
     return [(db, first.get(g, pattern)) if unmatched[g] else (db, pattern)
             for g, (db, pattern) in enumerate(mapped)]
 
+
+NEVER = 1 << 62
 
 #: Sampled keys a learned pattern needs: one key's pattern is its literal text, which says nothing of
 #: the keys like it (they are inferred together in the further round instead).

@@ -80,6 +80,8 @@ class Partial:
 
     Attributes:
         groups: ``(db, pattern)`` of each group, patterns as the chunk inferred them.
+        unwritten: of the patterns among them that show a constant number, the same with ``{id}`` there
+            (see ``PatternGroups.unwritten``).
         stats: the groups' :class:`GroupStats`, values as ValueCounts (examples unused).
         pairs: the (type, encoding) pairs of the columns of ``stats.kinds``.
         rows: the kept keys (:data:`~rdbscope.rdb.KEYS_SCHEMA` plus ``row`` and ``group``), by ``row``.
@@ -120,6 +122,7 @@ class Partial:
     measures: dict = field(default_factory=dict)
     group_measures: dict = field(default_factory=dict)
     key_groups: tuple = ()
+    unwritten: dict = field(default_factory=dict)
 
 
 def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, spill=None, counter=None):
@@ -168,6 +171,7 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         group_measures={pass_class.id: pass_class.measure_groups(columns, groups, options)
                         for pass_class, options in plan.grouped},
         key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
+        unwritten=groups.unwritten,
     )
 
 
@@ -286,6 +290,7 @@ def merge(parts, sample_keys):
         group_measures=merge_group_measures([(part.group_measures, part_ids)
                                              for part, part_ids in zip(parts, ids, strict=True)], len(groups)),
         key_groups=tuple(chunk for part in parts for chunk in part.key_groups),
+        unwritten={pattern: loose for part in parts for pattern, loose in part.unwritten.items()},
     )
 
 

@@ -304,7 +304,7 @@ def chunking_invariants(result):
 
 @pytest.mark.parametrize("path", [SAMPLE_DUMPS / "libraries.rdb",
                                   *one_quick(sorted(SAMPLE_DUMPS.glob("*default.rdb")))], ids=lambda p: p.name)
-@pytest.mark.parametrize("sample_keys", [300, 2000])
+@pytest.mark.parametrize("sample_keys", [50, 300, 2000])
 def test_the_chunking_does_not_change_the_answers_when_the_keyspace_outgrows_the_sample(path, sample_keys):
     """Patterns learned from a sample smaller than the keyspace: chunks of 97 keys, 500, and one chunk
     give the same tables and findings (a pattern only a chunk's inference found, for a group of keys
