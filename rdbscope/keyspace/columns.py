@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..cached import cached_property
-from ..rdb.cluster import N_SLOTS, key_slots
+from ..rdb.cluster import N_SLOTS, count_key_slots
 from ..rdb.instants import ctime_seconds, ms_after
 from ..rdb.keytext import key_text
 from .grouping import counts
@@ -225,10 +225,9 @@ def _slots(keys, memory):
     n_keys = np.zeros(N_SLOTS, np.int64)
     total = np.zeros(N_SLOTS, np.float64)
     for start in range(0, len(keys), SLOT_SLICE_ROWS):
-        part = key_slots(keys.slice(start, SLOT_SLICE_ROWS)).to_numpy(zero_copy_only=False)
+        part = count_key_slots(keys.slice(start, SLOT_SLICE_ROWS), memory[start:start + SLOT_SLICE_ROWS], n_keys,
+                               total)
         slots[start:start + len(part)] = part
-        n_keys += np.bincount(part, minlength=N_SLOTS)
-        total += np.bincount(part, memory[start:start + len(part)], minlength=N_SLOTS)
     return slots, n_keys, total
 
 

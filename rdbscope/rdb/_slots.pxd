@@ -17,6 +17,13 @@ cdef object CRC16_TABLES
 cdef inline Py_ssize_t find_byte(const unsigned char[::1] data, Py_ssize_t lo, Py_ssize_t hi,
                                  int byte) noexcept nogil
 
-@cython.locals(t="const unsigned short[::1]", n=Py_ssize_t, r=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t,
-               i=Py_ssize_t, j=Py_ssize_t, crc=cython.uint)
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, crc=cython.uint)
+cdef inline Py_ssize_t key_slot(const unsigned short[::1] t, const unsigned char[::1] data, Py_ssize_t lo,
+                                Py_ssize_t hi) noexcept nogil
+
+@cython.locals(t="const unsigned short[::1]", n=Py_ssize_t, r=Py_ssize_t)
 cpdef fill_slots(const int[::1] offsets, const unsigned char[::1] data, unsigned short[::1] out)
+
+@cython.locals(t="const unsigned short[::1]", n=Py_ssize_t, r=Py_ssize_t, slot=Py_ssize_t)
+cpdef count_slots(const int[::1] offsets, const unsigned char[::1] data, const unsigned long long[::1] memory,
+                  unsigned short[::1] out, long long[::1] n_keys, double[::1] total)

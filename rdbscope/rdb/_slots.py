@@ -50,6 +50,26 @@ def find_byte(data, lo, hi, byte):
     return lo
 
 
+def key_slot(t, data, lo, hi):
+    """The slot of the key ``data[lo:hi]`` (``t``: :data:`CRC16_TABLES`)."""
+    i = find_byte(data, lo, hi, 123)  # "{"
+    if i < hi:
+        j = find_byte(data, i + 1, hi, 125)  # "}"
+        if j < hi and j > i + 1:  # a non-empty tag: hash only the tag
+            lo = i + 1
+            hi = j
+    crc = 0  # CRC16 of data[lo:hi], four bytes a step, then one
+    while lo + 4 <= hi:
+        crc = (t[768 + ((crc >> 8) ^ cython.cast(cython.int, data[lo]))]
+               ^ t[512 + ((crc & 0xFF) ^ cython.cast(cython.int, data[lo + 1]))]
+               ^ t[256 + cython.cast(cython.int, data[lo + 2])] ^ t[data[lo + 3]])
+        lo += 4
+    while lo < hi:
+        crc = ((crc << 8) & 0xFFFF) ^ t[(crc >> 8) ^ data[lo]]
+        lo += 1
+    return crc & 16383
+
+
 def fill_slots(offsets, data, out):
     """Slot of each key of an Arrow binary array given as its offsets and data buffers."""
     t = CRC16_TABLES
@@ -57,22 +77,20 @@ def fill_slots(offsets, data, out):
     with cython.nogil:  # other threads (the patterns pass) run meanwhile
         r = 0
         while r < n:
-            lo = offsets[r]
-            hi = offsets[r + 1]
-            i = find_byte(data, lo, hi, 123)  # "{"
-            if i < hi:
-                j = find_byte(data, i + 1, hi, 125)  # "}"
-                if j < hi and j > i + 1:  # a non-empty tag: hash only the tag
-                    lo = i + 1
-                    hi = j
-            crc = 0  # CRC16 of data[lo:hi], four bytes a step, then one
-            while lo + 4 <= hi:
-                crc = (t[768 + ((crc >> 8) ^ cython.cast(cython.int, data[lo]))]
-                       ^ t[512 + ((crc & 0xFF) ^ cython.cast(cython.int, data[lo + 1]))]
-                       ^ t[256 + cython.cast(cython.int, data[lo + 2])] ^ t[data[lo + 3]])
-                lo += 4
-            while lo < hi:
-                crc = ((crc << 8) & 0xFFFF) ^ t[(crc >> 8) ^ data[lo]]
-                lo += 1
-            out[r] = crc & 16383
+            out[r] = key_slot(t, data, offsets[r], offsets[r + 1])
+            r += 1
+
+
+def count_slots(offsets, data, memory, out, n_keys, total):
+    """As :func:`fill_slots`, and add one to ``n_keys[slot]`` and the key's ``memory`` to ``total[slot]``
+    (float64, added in the order of the keys) for each key."""
+    t = CRC16_TABLES
+    n = out.shape[0]
+    with cython.nogil:
+        r = 0
+        while r < n:
+            slot = key_slot(t, data, offsets[r], offsets[r + 1])
+            out[r] = slot
+            n_keys[slot] += 1
+            total[slot] += cython.cast(cython.double, memory[r])
             r += 1

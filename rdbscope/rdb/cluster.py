@@ -5,7 +5,8 @@ import pyarrow as pa
 
 from ..compiled import chosen_module
 
-fill_slots = chosen_module("rdb._slots").fill_slots
+_slots = chosen_module("rdb._slots")
+fill_slots = _slots.fill_slots
 
 N_SLOTS = 16384
 
@@ -23,6 +24,19 @@ def key_slots(keys):
         data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
         fill_slots(offsets, data, out)
     return pa.array(out, pa.uint16())
+
+
+def count_key_slots(keys, memory, n_keys, total):
+    """The slot of every key of a binary Arrow array (uint16 numpy), adding one per key to ``n_keys[slot]`` and
+    its ``memory`` (uint64) to ``total[slot]`` (float64)."""
+    keys = keys.cast(pa.binary())
+    out = np.empty(len(keys), np.uint16)
+    if len(keys):
+        _validity, offsets, data = keys.buffers()
+        offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+        data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+        _slots.count_slots(offsets, data, np.ascontiguousarray(memory, np.uint64), out, n_keys, total)
+    return out
 
 
 def key_slot(key):

@@ -77,3 +77,24 @@ def test_sliced_and_chunked_arrays():
     assert cluster.key_slots(keys.slice(1)).to_pylist() == whole[1:]
     assert cluster.key_slots(pa.chunked_array([keys[:2], keys[2:]])).to_pylist() == whole
     assert cluster.key_slots(pa.array([], pa.binary())).to_pylist() == []
+
+
+@pytest.mark.parametrize("build", ["compiled", "python"])
+def test_counted_slots_are_the_slots_with_their_keys_and_memory_per_slot(build):
+    import numpy as np
+
+    keys = pa.array(EDGE_KEYS + [f"user:{i}:{{tag{i % 7}}}".encode() for i in range(500)], pa.binary()).slice(3)
+    memory = np.arange(len(keys), dtype=np.uint64) * 977 + 56
+    n_keys, total = np.ones(cluster.N_SLOTS, np.int64), np.full(cluster.N_SLOTS, 0.5)
+    if build == "python":
+        module = python_module("rdb._slots")
+        _validity, offsets, data = keys.buffers()
+        slots = np.empty(len(keys), np.uint16)
+        module.count_slots(np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4),
+                           np.frombuffer(data, np.uint8), memory, slots, n_keys, total)
+    else:
+        slots = cluster.count_key_slots(keys, memory, n_keys, total)
+    expected = np.array(cluster.key_slots(keys).to_pylist())
+    assert slots.tolist() == expected.tolist()
+    assert (n_keys == 1 + np.bincount(expected, minlength=cluster.N_SLOTS)).all()
+    assert (total == 0.5 + np.bincount(expected, memory.astype(np.float64), minlength=cluster.N_SLOTS)).all()
