@@ -14,6 +14,8 @@ group_rows = chosen_module("kernels._group_rows")
 group_sums = chosen_module("kernels._group_sums")
 #: A 64-bit hash of each key's bytes (``_key_hashes.py``).
 key_hashes = chosen_module("kernels._key_hashes")
+#: The stable order of 64-bit keys, by a radix sort (``_radix.py``).
+radix = chosen_module("kernels._radix")
 #: The uniform sample's rank of each row (``_ranks.py``).
 ranks = chosen_module("kernels._ranks")
 #: Sorted runs of counted values merged (``_runs.py``).

@@ -28,6 +28,7 @@ import numpy as np
 from .. import kernels
 from ..errors import InputError
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
+from ..keyspace.sorting import stable_order
 from ..rdb import keys_at
 from ..rdb.keytext import key_text
 from .expiry import FAR_FUTURE_MS, Batches, Members, Runs
@@ -144,8 +145,7 @@ def _order(group, value):
     value_bits = max(1, (int(value.max()) - low).bit_length())
     group_bits = max(1, int(group.max()).bit_length())
     if value_bits + group_bits <= 63:
-        combined = (group.astype(np.int64) << value_bits) | (value - low)
-        return np.argsort(combined, kind="stable")
+        return stable_order((group.astype(np.int64) << value_bits) | (value - low))
     return np.lexsort((value, group))
 
 
