@@ -83,3 +83,15 @@ def aged_dump(label, policy, layout, option):
         keys = rdbscope.load(running.dump_path)
         keys.table  # noqa: B018 - read before the server's directory goes
     return AgedDump(keys, read, elapsed, written_ms)
+
+
+def dump_written_by(label, write, path):
+    """``path``, holding the dump a fresh ``label`` server saves after ``write(pipeline)`` ran in its db 0."""
+    with make_sample_dumps.RunningServer(server(label), {"save": ""}) as running:
+        client = running.client(0)
+        pipe = client.pipeline()
+        write(pipe)
+        pipe.execute()
+        client.execute_command("SAVE")
+        path.write_bytes(running.dump_path.read_bytes())
+    return path

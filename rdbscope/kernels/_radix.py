@@ -19,6 +19,20 @@ PASSES = 6  # 6 * 11 >= 64
 COUNTS_SIZE = PASSES * BUCKETS
 
 
+def scatter(keys, order, to_keys, to_order, counts, base, shift, n, first):
+    """One pass: each key (and its place, or its row in the input when ``first``) to the next place of its
+    digit ``(key >> shift) % BUCKETS``, whose first places are ``counts[base:base + BUCKETS]``."""
+    i = 0
+    while i < n:
+        k = keys[i]
+        digit = base + ((k >> shift) & (BUCKETS - 1))
+        at = counts[digit]
+        counts[digit] = at + 1
+        to_keys[at] = k
+        to_order[at] = i if first else order[i]
+        i += 1
+
+
 def stable_order(keys, order, keys_a, keys_b, order_b, counts):
     """Write into ``order`` the stable order of ``keys``; ``keys_a``, ``keys_b`` (uint64) and ``order_b`` (int64),
     as long as the keys, and ``counts`` (int64, ``PASSES * BUCKETS``) are scratch."""
@@ -62,33 +76,14 @@ def stable_order(keys, order, keys_a, keys_b, order_b, counts):
                 counts[base + b] = total
                 total += c
                 b += 1
-            i = 0
             if held == 0:
-                while i < n:
-                    k = keys[i]
-                    at = counts[base + ((k >> shift) & (BUCKETS - 1))]
-                    counts[base + ((k >> shift) & (BUCKETS - 1))] = at + 1
-                    keys_a[at] = k
-                    order[at] = i
-                    i += 1
+                scatter(keys, order, keys_a, order, counts, base, shift, n, True)
                 held = 1
             elif held == 1:
-                while i < n:
-                    k = keys_a[i]
-                    at = counts[base + ((k >> shift) & (BUCKETS - 1))]
-                    counts[base + ((k >> shift) & (BUCKETS - 1))] = at + 1
-                    keys_b[at] = k
-                    order_b[at] = order[i]
-                    i += 1
+                scatter(keys_a, order, keys_b, order_b, counts, base, shift, n, False)
                 held = 2
             else:
-                while i < n:
-                    k = keys_b[i]
-                    at = counts[base + ((k >> shift) & (BUCKETS - 1))]
-                    counts[base + ((k >> shift) & (BUCKETS - 1))] = at + 1
-                    keys_a[at] = k
-                    order[at] = order_b[i]
-                    i += 1
+                scatter(keys_b, order_b, keys_a, order, counts, base, shift, n, False)
                 held = 1
             p += 1
         i = 0

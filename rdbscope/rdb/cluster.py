@@ -16,26 +16,26 @@ def key_slots(keys):
     if isinstance(keys, pa.ChunkedArray):
         chunks = [key_slots(chunk) for chunk in keys.chunks]
         return pa.chunked_array(chunks, pa.uint16())
-    keys = keys.cast(pa.binary())
     out = np.empty(len(keys), np.uint16)
     if len(keys):
-        _validity, offsets, data = keys.buffers()
-        offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
-        data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
-        fill_slots(offsets, data, out)
+        fill_slots(*_offsets_and_data(keys), out)
     return pa.array(out, pa.uint16())
+
+
+def _offsets_and_data(keys):
+    """The offsets (int32) and bytes (uint8) of a binary Arrow array, as numpy arrays for the kernels."""
+    keys = keys.cast(pa.binary())
+    _validity, offsets, data = keys.buffers()
+    offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+    return offsets, np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
 
 
 def count_key_slots(keys, memory, n_keys, total):
     """The slot of every key of a binary Arrow array (uint16 numpy), adding one per key to ``n_keys[slot]`` and
     its ``memory`` (uint64) to ``total[slot]`` (float64)."""
-    keys = keys.cast(pa.binary())
     out = np.empty(len(keys), np.uint16)
     if len(keys):
-        _validity, offsets, data = keys.buffers()
-        offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
-        data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
-        _slots.count_slots(offsets, data, np.ascontiguousarray(memory, np.uint64), out, n_keys, total)
+        _slots.count_slots(*_offsets_and_data(keys), np.ascontiguousarray(memory, np.uint64), out, n_keys, total)
     return out
 
 

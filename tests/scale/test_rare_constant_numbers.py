@@ -3,29 +3,24 @@
 family's keys could tell it is constant. When the sample holds the whole keyspace, it is written out."""
 
 import pytest
-from make_sample_dumps import RunningServer
-from servers import server
+from servers import dump_written_by
 
 from rdbscope.api import _as_config, _run_bounded
+
+
+def _limits_and_others(pipe):
+    for i in range(60):
+        pipe.set(f"LIMITS:LIMITER/login/10.0.{i // 200}.{i % 200}/1000/1/hour", i, ex=3600)
+    for i in range(3000):
+        pipe.set(f"user:{i}:profile", "z")
+    for i in range(800):
+        pipe.hset(f"cart:{i}", mapping={"a": 1})
 
 
 @pytest.fixture(scope="module")
 def limits_dump(tmp_path_factory):
     """Redis 7.0 holding 60 rate-limit counters with a constant window among 3,800 other keys."""
-    with RunningServer(server("redis-7.0"), {"save": ""}) as running:
-        client = running.client(0)
-        pipe = client.pipeline()
-        for i in range(60):
-            pipe.set(f"LIMITS:LIMITER/login/10.0.{i // 200}.{i % 200}/1000/1/hour", i, ex=3600)
-        for i in range(3000):
-            pipe.set(f"user:{i}:profile", "z")
-        for i in range(800):
-            pipe.hset(f"cart:{i}", mapping={"a": 1})
-        pipe.execute()
-        client.execute_command("SAVE")
-        dump = tmp_path_factory.mktemp("limits") / "limits.rdb"
-        dump.write_bytes(running.dump_path.read_bytes())
-        return dump
+    return dump_written_by("redis-7.0", _limits_and_others, tmp_path_factory.mktemp("limits") / "limits.rdb")
 
 
 def _patterns(dump, chunk_keys, sample_keys):

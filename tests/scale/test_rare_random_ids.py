@@ -4,8 +4,7 @@ import random
 import string
 
 import pytest
-from make_sample_dumps import RunningServer
-from servers import server
+from servers import dump_written_by
 
 from rdbscope.api import _as_config, _run_bounded
 
@@ -15,9 +14,8 @@ URL_SAFE = string.ascii_letters + string.digits + "-_"
 def _session_dump(tmp_path, seed):
     """Redis 7.0 holding express-session-like and Socket.IO-like random ids beside common families."""
     rng = random.Random(seed)
-    with RunningServer(server("redis-7.0"), {"save": ""}) as running:
-        client = running.client(0)
-        pipe = client.pipeline()
+
+    def write(pipe):
         for _ in range(400):
             pipe.set("sess:" + "".join(rng.choices(URL_SAFE, k=32)), "x" * 50, ex=3600)
         for _ in range(150):
@@ -26,11 +24,8 @@ def _session_dump(tmp_path, seed):
             pipe.set(f"user:{i}:profile", "z")
         for i in range(800):
             pipe.hset(f"cart:{i}", mapping={"a": 1})
-        pipe.execute()
-        client.execute_command("SAVE")
-        dump = tmp_path / f"sessions-{seed}.rdb"
-        dump.write_bytes(running.dump_path.read_bytes())
-        return dump
+
+    return dump_written_by("redis-7.0", write, tmp_path / f"sessions-{seed}.rdb")
 
 
 @pytest.mark.parametrize("seed", range(1, 7))
