@@ -25,3 +25,6 @@ cpdef number_forms(const int[::1] offsets, const unsigned char[::1] masked, Py_s
 @cython.locals(slots=Py_ssize_t, f=Py_ssize_t, k=Py_ssize_t, slot=Py_ssize_t)
 cpdef place_forms(const int[::1] offsets, const unsigned char[::1] masked, Py_ssize_t base, int[::1] table,
                   const int[::1] first_key, Py_ssize_t n_forms)
+
+@cython.locals(n=Py_ssize_t, r=Py_ssize_t)
+cpdef fill_form_hashes(const int[::1] offsets, const unsigned char[::1] data, unsigned long long[::1] out)

@@ -119,3 +119,15 @@ def place_forms(offsets, masked, base, table, first_key, n_forms):
                 slot = (slot + 1) & slots
             table[slot] = f
             f += 1
+
+
+def fill_form_hashes(offsets, data, out):
+    """``out[r]``: :func:`form_hash` of key ``r`` of an Arrow binary array given as its offsets and data
+    buffers: the keys' hashes in one call, where a call per key from another module costs more than
+    the hash."""
+    n = out.shape[0]
+    with cython.nogil:
+        r = 0
+        while r < n:
+            out[r] = form_hash(data, offsets[r], offsets[r + 1])
+            r += 1

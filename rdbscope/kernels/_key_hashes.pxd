@@ -2,12 +2,11 @@
 
 import cython
 
-from rdbscope.kernels._forms cimport form_hash
+from rdbscope.kernels._forms cimport fill_form_hashes
 
 cdef unsigned long long MASK64, MIX1, MIX2
 
-@cython.locals(x=cython.ulonglong)
-cdef inline unsigned long long key_hash(const unsigned char[::1] data, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+cdef inline unsigned long long finished(unsigned long long x) noexcept nogil
 
 @cython.locals(n=Py_ssize_t, r=Py_ssize_t)
 cpdef fill_key_hashes(const int[::1] offsets, const unsigned char[::1] data, unsigned long long[::1] out)

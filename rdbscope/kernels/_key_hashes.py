@@ -11,17 +11,15 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
 
 if not cython.compiled:  # compiled, _key_hashes.pxd cimports it as a C function
     from ..compiled import python_module
-
-    form_hash = python_module("kernels._forms").form_hash
+    fill_form_hashes = python_module("kernels._forms").fill_form_hashes
 
 MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 MIX1 = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)
 MIX2 = cython.declare(cython.ulonglong, 0x94D049BB133111EB)
 
 
-def key_hash(data, lo, hi):
-    """The hash of ``data[lo:hi]``."""
-    x = form_hash(data, lo, hi)
+def finished(x):
+    """splitmix64's finalizer of a form hash: the key's hash."""
     x = ((x ^ (x >> 30)) * MIX1) & MASK64
     x = ((x ^ (x >> 27)) * MIX2) & MASK64
     return x ^ (x >> 31)
@@ -29,11 +27,12 @@ def key_hash(data, lo, hi):
 
 def fill_key_hashes(offsets, data, out):
     """``out[r]``: the hash of key ``r`` of an Arrow binary array given as its offsets and data buffers."""
+    fill_form_hashes(offsets, data, out)
     n = out.shape[0]
     with cython.nogil:
         r = 0
         while r < n:
-            out[r] = key_hash(data, offsets[r], offsets[r + 1])
+            out[r] = finished(cython.cast(cython.ulonglong, out[r]))
             r += 1
 
 
@@ -41,11 +40,12 @@ def keys_under_cut(offsets, data, group, cut, rows, hashes):
     """The keys whose hash is at most ``cut[group[r]]``: their rows into ``rows`` and their hashes into
     ``hashes`` (both as long as the keys), ascending; returns how many."""
     n = group.shape[0]
+    fill_form_hashes(offsets, data, hashes[:n])
     found = 0
     with cython.nogil:
         r = 0
-        while r < n:
-            x = key_hash(data, offsets[r], offsets[r + 1])
+        while r < n:  # found <= r: the hashes kept overwrite those read already
+            x = finished(cython.cast(cython.ulonglong, hashes[r]))
             if x <= cut[group[r]]:
                 rows[found] = r
                 hashes[found] = x
