@@ -210,22 +210,33 @@ def _rounded(value, bits, precision):
 
 def fitted(counts, most):
     """``counts`` (with ``group``, ``value``, ``precision`` and ``rounded``) rounded to the most significant
-    bits that leave at most ``most`` entries, one bit fewer at a time, or to :data:`MIN_PRECISION` bits.
+    bits that leave at most ``most`` entries, or to :data:`MIN_PRECISION` bits: the first that fits of one
+    bit fewer at a time, from one below ``counts.precision`` (or the longest value's bits, if fewer).
 
-    Rounding a value down keeps its bit length, so the bit lengths are taken once, and each precision
-    tried only counts the entries it would leave; the counts are rounded once."""
+    Entries left can only fall as bits are dropped (rounding down keeps the order and the bit length, and
+    values equal at some precision stay equal at fewer bits), so the precision is found by bisection; the
+    bit lengths are taken once, each precision tried only counts the entries it would leave, and the counts
+    are rounded once."""
     if len(counts.value) <= most or counts.precision <= MIN_PRECISION:
         return counts
     bits = bit_length(counts.value)
-    group_starts = np.zeros(len(counts.value), bool)
-    group_starts[1:] = counts.group[1:] != counts.group[:-1]
-    precision = min(counts.precision, int(bits.max()))
-    while precision > MIN_PRECISION:
-        precision -= 1
+    group_starts = counts.group[1:] != counts.group[:-1]
+
+    def fits(precision):
         value = _rounded(counts.value, bits, precision)
-        if 1 + np.count_nonzero(group_starts[1:] | (value[1:] != value[:-1])) <= most:
-            break
-    return counts.rounded(precision)
+        return 1 + np.count_nonzero(group_starts | (value[1:] != value[:-1])) <= most
+
+    start = min(counts.precision, int(bits.max()))
+    if start <= MIN_PRECISION:
+        return counts.rounded(start)
+    low, high = MIN_PRECISION, start - 1  # the answer: the largest of low+1..high that fits, else low
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return counts.rounded(low)
 
 
 def bit_length(values):
