@@ -411,6 +411,9 @@ def merge_counted(parts, n_groups):
     group ``g`` is ``new_group[g]`` of ``0..n_groups-1`` in the result (several may share one).
     Returns ``(group, value, first, second)`` (int64, then uint64; ``second`` None where not given).
     """
+    in_slots = _merged_in_slots(parts, n_groups)
+    if in_slots is not None:
+        return in_slots
     starts, ends, run_groups, columns = [], [], [], []
     offset = 0
     for group, value, first, second, new_group in parts:
@@ -444,6 +447,42 @@ def merge_counted(parts, n_groups):
     return out_group[:n], out_value[:n], out_first[:n], out_second[:n] if with_second else None
 
 
+#: Slots per entry up to which the entries of :func:`merge_counted` are added up in a slot per (group, value)
+#: rather than their sorted runs merged.
+MERGE_SLOTS_PER_ENTRY = 2
+
+
+def _merged_in_slots(parts, n_groups):
+    """:func:`merge_counted` of parts whose values span a range narrow enough to add each entry into a slot
+    of its (group, value), read back in order: linear in the entries, where merging runs compares them;
+    None when the range is too wide."""
+    present = [part for part in parts if len(part[0])]
+    if not present:
+        return None
+    entries = sum(len(part[0]) for part in present)
+    low = min(int(part[1].min()) for part in present)
+    width = max(int(part[1].max()) for part in present) - low + 1
+    slots = n_groups * width
+    if slots > min(MERGE_SLOTS_PER_ENTRY * entries, 1 << 22):
+        return None
+    with_second = parts[0][3] is not None
+    count, first = np.zeros(slots, np.int64), np.zeros(slots, np.uint64)
+    second = np.zeros(slots if with_second else 0, np.uint64)
+    for group, value, weight, other, new_group in present:
+        value = np.ascontiguousarray(value)
+        kernels.slot_counts.add_pairs_into(
+            np.ascontiguousarray(group, np.int64), np.ascontiguousarray(new_group, np.int64),
+            value if value.dtype in (np.uint64, np.int64) else value.astype(np.uint64), _words(weight),
+            _NONE if other is None else _words(other), low, width, count, first, second)
+    most = min(entries, slots)
+    out_group, out_value, hits = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.int64)
+    out_first, out_second = np.empty(most, np.uint64), np.empty(most if with_second else 0, np.uint64)
+    n = kernels.slot_counts.take_pairs(count, first, second, n_groups, width, out_group, out_value, hits, out_first,
+                                       out_second)
+    return (out_group[:n], out_value[:n].astype(np.uint64) + np.uint64(low), out_first[:n],
+            out_second[:n] if with_second else None)
+
+
 #: Slots per key up to which keys are counted per slot in a :class:`SlotCounter` kept from call to call
 #: rather than sorted: reading back the slots costs less than the sort.
 KEPT_SLOTS_PER_KEY = 8
@@ -460,18 +499,67 @@ class SlotCounter:
     def counted(self, slot, weight, slots):
         """``(slots hit ascending, keys of each, weight of each)`` of keys in ``slot`` (ints below
         ``slots``) with ``weight`` (non-negative integers)."""
-        if len(self._count) < slots:
-            self._count, self._total = np.zeros(slots, np.int64), np.zeros(slots, np.uint64)
-        kernels.slot_counts.count_into(np.ascontiguousarray(slot, np.int64), np.ascontiguousarray(weight, np.uint64),
-                                       self._count, self._total)
+        self._hold(slots)
+        kernels.slot_counts.count_into(np.ascontiguousarray(slot, np.int64), _words(weight), self._count, self._total)
         most = min(len(slot), slots)
         hit, count, total = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.uint64)
         n = kernels.slot_counts.take_counted(self._count, self._total, slots, hit, count, total)
         return hit[:n], count[:n], total[:n]
 
-    def counted_pairs(self, group, value, weight, n_groups, width):
-        """``(group, value, keys, weight summed)`` of each (group, value) pair present, by group then
-        value, of keys with a group below ``n_groups`` and a value below ``width`` each."""
-        pair = np.asarray(group, np.int64) * width + np.asarray(value, np.int64)
-        slot, count, total = self.counted(pair, weight, n_groups * width)
-        return slot // width, slot % width, count, total
+    def counted_pairs(self, group, value, weight, n_groups, width, low=0):
+        """``(group, value - low, keys, weight summed)`` of each (group, value) pair present, by group then
+        value, of keys with a group below ``n_groups`` and a value from ``low`` to ``low + width - 1`` each."""
+        self._hold(n_groups * width)
+        group, value = _indices(group), np.ascontiguousarray(value)
+        if value.dtype not in (np.uint64, np.int64):
+            value = value.astype(np.uint64)
+        kernels.slot_counts.count_pairs_into(group, value, _words(weight), low, width, self._count, self._total)
+        most = min(len(group), n_groups * width)
+        out_group, out_value = np.empty(most, np.int64), np.empty(most, np.int64)
+        count, total = np.empty(most, np.int64), np.empty(most, np.uint64)
+        n = kernels.slot_counts.take_pairs(self._count, self._total, _NONE, n_groups, width, out_group, out_value,
+                                           count, total, _NONE)
+        return out_group[:n], out_value[:n], count[:n], total[:n]
+
+    def counted_rounded(self, group, value, weight, n_groups, precision, bits):
+        """``(group, value, keys, weight summed)`` of each (group, value rounded down to ``precision``
+        significant bits) present, by group then value, of keys with a group below ``n_groups`` and a value
+        (uint64) below ``2 ** bits`` each: the rounded values are counted in a dense range of codes (see
+        ``kernels/_slot_counts.count_rounded_into``), ``(bits - precision + 2) << (precision - 1)`` a group."""
+        group = _indices(group)
+        codes = (max(bits - precision, 0) + 2) << (precision - 1)
+        present = np.flatnonzero(np.bincount(group, minlength=n_groups))
+        base = np.zeros(n_groups, np.int64)
+        base[present] = np.arange(len(present), dtype=np.int64) * codes
+        slots = len(present) * codes
+        self._hold(slots)
+        kernels.slot_counts.count_rounded_into(group, np.ascontiguousarray(value, np.uint64), _words(weight), base,
+                                               precision, self._count, self._total)
+        most = min(len(group), slots)
+        slot, count, total = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.uint64)
+        n = kernels.slot_counts.take_counted(self._count, self._total, slots, slot, count, total)
+        rank, code = np.divmod(slot[:n], codes)
+        shift = np.maximum(code >> (precision - 1), 1) - 1
+        rounded = (code - (shift << (precision - 1))).astype(np.uint64) << shift.astype(np.uint64)
+        return present[rank], rounded, count[:n], total[:n]
+
+    def _hold(self, slots):
+        """Counters for at least ``slots`` slots."""
+        if len(self._count) < slots:
+            self._count, self._total = np.zeros(slots, np.int64), np.zeros(slots, np.uint64)
+
+
+#: An empty array, for a kernel's optional one.
+_NONE = np.zeros(0, np.uint64)
+
+
+def _indices(group):
+    """``group`` as int32 or int64, contiguous, as the kernels read it."""
+    group = np.ascontiguousarray(group)
+    return group if group.dtype in (np.int32, np.int64) else group.astype(np.int64)
+
+
+def _words(weight):
+    """Integer weights as contiguous uint64 (int64 read as the same bits: non-negative by contract)."""
+    weight = np.ascontiguousarray(weight)
+    return weight.view(np.uint64) if weight.dtype == np.int64 else weight.astype(np.uint64, copy=False)

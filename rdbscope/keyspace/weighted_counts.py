@@ -10,11 +10,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .grouping import SlotCounter, counting_limit
-from .value_counts import EXACT, fitted, rounded_entries
+from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit
+from .value_counts import EXACT, MIN_PRECISION, fitted, rounded_entries
 
 #: Distinct (group, value) pairs kept before values are rounded: far more than a figure's bins.
 MAX_ENTRIES = 1 << 16
+#: Slots a key up to which the rounded values of many keys are counted before the exact ones are sorted.
+PROBE_SLOTS_PER_KEY = 2
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,36 @@ class WeightedCounts:
         groups = np.asarray(groups, np.int64)
         values = np.asarray(values, np.uint64)
         if len(values):
-            low, n_groups = int(values.min()), int(groups.max()) + 1
-            width = int(values.max()) - low + 1
+            low, top, n_groups = int(values.min()), int(values.max()), int(groups.max()) + 1
+            width = top - low + 1
             if n_groups * width <= counting_limit(len(values)):  # few distinct values (sizes): count them
-                group, value, count, weight = SlotCounter().counted_pairs(
-                    groups, values - np.uint64(low), np.asarray(weights, np.uint64), n_groups, width)
-                return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight.astype(np.uint64)),
-                              MAX_ENTRIES)
+                group, value, count, weight = SlotCounter().counted_pairs(groups, values, weights, n_groups, width,
+                                                                          low)
+                return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight), MAX_ENTRIES)
+            probed = cls._probed(groups, values, weights, n_groups, top.bit_length())
+            if probed is not None:
+                return fitted(probed, MAX_ENTRIES)
         order = _by_group_then_value(groups, values)
         group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
         return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
+
+    @classmethod
+    def _probed(cls, groups, values, weights, n_groups, bits):
+        """The counts of the keys with their values rounded to the most bits whose codes fit in a few slots a
+        key, when those already hold more than :data:`MAX_ENTRIES` entries (None otherwise): the precision
+        :func:`~.value_counts.fitted` would pick is then below it, and rounding these counts to it gives the
+        counts it would give (rounding to fewer bits after more is rounding to fewer bits at once)."""
+        if len(values) <= MAX_ENTRIES:
+            return None
+        present = np.count_nonzero(np.bincount(groups, minlength=n_groups))
+        room = min(COUNTING_MAX_PAIRS, PROBE_SLOTS_PER_KEY * len(values))
+        precision = next((p for p in range(bits - 1, MIN_PRECISION, -1)
+                          if present * ((bits - p + 2) << (p - 1)) <= room), None)
+        if precision is None:
+            return None
+        group, value, count, weight = SlotCounter().counted_rounded(groups, values, weights, n_groups, precision,
+                                                                    bits)
+        return cls(group, value, count, weight, precision) if len(value) > MAX_ENTRIES else None
 
     @classmethod
     def merge(cls, parts):
@@ -89,10 +111,11 @@ class WeightedCounts:
 
 
 def _by_group_then_value(groups, values):
-    """The order of entries by group, then value: one sort of both in a word when they fit in one."""
+    """The order of entries by group, then value: one sort of both in a word when they fit in one (not a
+    stable one: the entries of equal pairs are summed, in any order)."""
     if len(groups) == 0:
         return np.zeros(0, np.int64)
     group_bits = max(1, int(groups.max()).bit_length())
     if int(groups.min()) >= 0 and int(values.max()) >> (64 - group_bits) == 0:
-        return np.argsort((groups.astype(np.uint64) << np.uint64(64 - group_bits)) | values, kind="stable")
+        return np.argsort((groups.astype(np.uint64) << np.uint64(64 - group_bits)) | values)
     return np.lexsort((values, groups))

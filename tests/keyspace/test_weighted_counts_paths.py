@@ -1,0 +1,87 @@
+"""Each way ``WeightedCounts.of`` and ``fitted`` count gives the counts of the plain one: the keys sorted and
+summed, then rounded one bit at a time until they fit."""
+
+import numpy as np
+import pytest
+from conftest import module_builds
+
+from rdbscope import kernels
+from rdbscope.keyspace import weighted_counts
+from rdbscope.keyspace.value_counts import MIN_PRECISION, _rounded, bit_length, fitted
+from rdbscope.keyspace.weighted_counts import MAX_ENTRIES, WeightedCounts
+
+
+def one_bit_at_a_time(counts, most):
+    """``fitted`` as it was written first: every precision tried, from the top down."""
+    if len(counts.value) <= most or counts.precision <= MIN_PRECISION:
+        return counts
+    bits = bit_length(counts.value)
+    precision = min(counts.precision, int(bits.max()))
+    while precision > MIN_PRECISION:
+        precision -= 1
+        value = _rounded(counts.value, bits, precision)
+        if 1 + np.count_nonzero((counts.group[1:] != counts.group[:-1]) | (value[1:] != value[:-1])) <= most:
+            break
+    return counts.rounded(precision)
+
+
+def plain(groups, values, weights):
+    """The counts of every distinct (group, value), from a sort, rounded one bit at a time."""
+    order = np.lexsort((values, groups))
+    group, value, weight = groups[order].astype(np.int64), values[order], weights[order]
+    starts = np.flatnonzero(np.concatenate(([True], (group[1:] != group[:-1]) | (value[1:] != value[:-1]))))
+    counts = WeightedCounts(group[starts], value[starts], np.diff(np.append(starts, len(group))).astype(np.int64),
+                            np.add.reduceat(weight, starts).astype(np.uint64))
+    return one_bit_at_a_time(counts, MAX_ENTRIES)
+
+
+def assert_same(got, want):
+    assert got.precision == want.precision
+    for name in ("group", "value", "count", "weight"):
+        have, expected = getattr(got, name), getattr(want, name)
+        assert have.dtype == expected.dtype and np.array_equal(have, expected), name
+
+
+@pytest.mark.parametrize("most", [1, 5, 40, 300, 2000])
+def test_fitted_picks_the_precision_of_one_bit_at_a_time(most):
+    rng = np.random.default_rng(most)
+    for top in (5, 9, 20, 64):
+        n = 3000
+        group = np.sort(rng.integers(0, 4, n))
+        value = rng.integers(0, 1 << top, n, dtype=np.uint64) if top < 64 else rng.integers(0, 1 << 63, n,
+                                                                                            dtype=np.uint64) << 1
+        pairs = np.unique(np.rec.fromarrays([group, value]))
+        counts = WeightedCounts(pairs["f0"].astype(np.int64), pairs["f1"], np.ones(len(pairs), np.int64),
+                                np.ones(len(pairs), np.uint64))
+        for start in (64, 30, 12, MIN_PRECISION + 1, MIN_PRECISION):
+            from_start = counts.rounded(start)
+            assert_same(fitted(from_start, most), one_bit_at_a_time(from_start, most))
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
+@pytest.mark.parametrize("case", ["ttl_ms", "few_groups_wide", "barely_over", "small_values"])
+def test_weighted_counts_of_keys_are_the_plain_counts(build, case, monkeypatch):
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
+    rng = np.random.default_rng(len(case))
+    n = 4 * MAX_ENTRIES
+    if case == "ttl_ms":  # a week of milliseconds: rounded past the cap, counted at a probe's precision first
+        groups, values = np.zeros(n, np.int64), rng.integers(0, 604_800_000, n, dtype=np.uint64)
+    elif case == "few_groups_wide":  # values of every bit length up to 44
+        groups = rng.choice([1, 4, 9], n)
+        values = rng.integers(0, 1 << 44, n, dtype=np.uint64) >> rng.integers(0, 44, n).astype(np.uint64)
+    elif case == "barely_over":  # more keys than the cap but fewer distinct values: exact, from the sort
+        groups, values = rng.integers(0, 2, n), rng.integers(0, 1 << 40, MAX_ENTRIES // 2, dtype=np.uint64)[
+            rng.integers(0, MAX_ENTRIES // 2, n)]
+    else:
+        groups, values = rng.integers(0, 3, n), rng.integers(100, 4000, n, dtype=np.uint64)
+    weights = rng.integers(0, 1 << 40, n, dtype=np.uint64)
+    probed = []
+    monkeypatch.setattr(weighted_counts.SlotCounter, "counted_rounded",
+                        lambda self, *args, real=weighted_counts.SlotCounter.counted_rounded: probed.append(args[4])
+                        or real(self, *args))
+    got = WeightedCounts.of(groups, values, weights)
+    assert_same(got, plain(groups, values, weights))
+    if case in ("ttl_ms", "few_groups_wide"):
+        assert probed and got.precision < probed[0]  # the probe proved the cap passed
+    if case == "barely_over":
+        assert got.precision == 64
