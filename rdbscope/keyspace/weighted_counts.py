@@ -6,6 +6,7 @@ values are rounded down to fewer significant bits, one bit at a time, until they
 kept depend only on the distinct values of the whole, so any chunking gives the same counts.
 """
 
+import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -46,7 +47,7 @@ class WeightedCounts:
             low, top, n_groups = int(values.min()), int(values.max()), int(groups.max()) + 1
             width = top - low + 1
             if n_groups * width <= counting_limit(len(values)):  # few distinct values (sizes): count them
-                group, value, count, weight = SlotCounter().counted_pairs(groups, values, weights, n_groups, width,
+                group, value, count, weight = _counter().counted_pairs(groups, values, weights, n_groups, width,
                                                                           low)
                 return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight), MAX_ENTRIES)
             probed = cls._probed(groups, values, weights, n_groups, top.bit_length())
@@ -70,7 +71,7 @@ class WeightedCounts:
                           if present * ((bits - p + 2) << (p - 1)) <= room), None)
         if precision is None:
             return None
-        group, value, count, weight = SlotCounter().counted_rounded(groups, values, weights, n_groups, precision,
+        group, value, count, weight = _counter().counted_rounded(groups, values, weights, n_groups, precision,
                                                                     bits)
         return cls(group, value, count, weight, precision) if len(value) > MAX_ENTRIES else None
 
@@ -108,6 +109,18 @@ class WeightedCounts:
         starts = np.concatenate(([0], np.flatnonzero((group[1:] != group[:-1]) | (value[1:] != value[:-1])) + 1))
         return cls(group[starts], value[starts], np.add.reduceat(count, starts),
                    np.add.reduceat(weight, starts).astype(np.uint64))
+
+
+_THREAD = threading.local()
+
+
+def _counter():
+    """This thread's :class:`~.grouping.SlotCounter`: kept from chunk to chunk, its counters cost no page
+    faults after the first (those of a probe span megabytes)."""
+    counter = getattr(_THREAD, "counter", None)
+    if counter is None:
+        counter = _THREAD.counter = SlotCounter()
+    return counter
 
 
 def _by_group_then_value(groups, values):
