@@ -431,8 +431,8 @@ def merge_counted(parts, n_groups):
         nothing = np.zeros(0, np.uint64)
         return np.zeros(0, np.int64), nothing, nothing, nothing if with_second else None
 
-    def joined(i):
-        return np.ascontiguousarray(np.concatenate([c[i] for c in columns]), np.uint64)
+    def joined(i):  # one copy, converted as it is made
+        return np.concatenate([c[i] for c in columns], dtype=np.uint64, casting="unsafe")
 
     run_group = np.concatenate(run_groups)
     run_of = np.argsort(run_group, kind="stable")
