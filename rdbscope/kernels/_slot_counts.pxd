@@ -37,7 +37,7 @@ cpdef add_pairs_into(const long long[::1] group, const long long[::1] new_group,
                      unsigned long long[::1] total, unsigned long long[::1] second_total)
 
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t, s=cython.longlong, v=cython.ulonglong, high=cython.ulonglong,
-               shift=cython.int)
+               shift=cython.int, step=cython.int)
 cpdef count_rounded_into(const group_t[::1] group, const unsigned long long[::1] value,
                          const unsigned long long[::1] weight, const long long[::1] base, int precision,
                          long long[::1] count, unsigned long long[::1] total)

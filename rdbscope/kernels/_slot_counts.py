@@ -112,24 +112,12 @@ def count_rounded_into(group, value, weight, base, precision, count, total):
             v = cython.cast(cython.ulonglong, value[i])
             high = v >> precision
             shift = 0
-            if high >> 32:
-                high >>= 32
-                shift += 32
-            if high >> 16:
-                high >>= 16
-                shift += 16
-            if high >> 8:
-                high >>= 8
-                shift += 8
-            if high >> 4:
-                high >>= 4
-                shift += 4
-            if high >> 2:
-                high >>= 2
-                shift += 2
-            if high >> 1:
-                high >>= 1
-                shift += 1
+            step = 32
+            while step > 0:  # the bit length of high, by halves
+                if high >> step:
+                    high >>= step
+                    shift += step
+                step >>= 1
             shift += cython.cast(cython.int, high)
             s = base[group[i]] + (cython.cast(cython.longlong, shift) << (precision - 1)) \
                 + cython.cast(cython.longlong, v >> shift)
