@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit
+from .sorting import stable_order
 from .value_counts import EXACT, MIN_PRECISION, fitted, rounded_entries
 
 #: Distinct (group, value) pairs kept before values are rounded: far more than a figure's bins.
@@ -124,11 +125,11 @@ def _counter():
 
 
 def _by_group_then_value(groups, values):
-    """The order of entries by group, then value: one sort of both in a word when they fit in one (not a
-    stable one: the entries of equal pairs are summed, in any order)."""
+    """The order of entries by group, then value: one radix sort of both in a word when they fit in one."""
     if len(groups) == 0:
         return np.zeros(0, np.int64)
     group_bits = max(1, int(groups.max()).bit_length())
-    if int(groups.min()) >= 0 and int(values.max()) >> (64 - group_bits) == 0:
-        return np.argsort((groups.astype(np.uint64) << np.uint64(64 - group_bits)) | values)
+    value_bits = int(values.max()).bit_length()
+    if int(groups.min()) >= 0 and group_bits + value_bits <= 64:
+        return stable_order((groups.astype(np.uint64) << np.uint64(value_bits)) | values)
     return np.lexsort((values, groups))
