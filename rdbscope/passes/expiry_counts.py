@@ -85,7 +85,7 @@ class Tally:
         n_groups = int(group.max()) + 1
         if n_groups * span <= KEPT_SLOTS_PER_KEY * len(group):  # a count per slot beats a sort
             counter = counter or SlotCounter()
-            group, offset, count, memory = counter.counted_pairs(group, value - low, memory, n_groups, span)
+            group, offset, count, memory = counter.counted_pairs(group, value, memory, n_groups, span, low=low)
             return cls(group, offset + low, count, memory, np.zeros(0, EXAMPLE))
         return cls._sorted(group, value, memory)
 
