@@ -12,6 +12,8 @@ forms = chosen_module("kernels._forms")
 group_rows = chosen_module("kernels._group_rows")
 #: Integer weights summed per group (``_group_sums.py``).
 group_sums = chosen_module("kernels._group_sums")
+#: Ids counted, and the first and last row of wanted ids (``_ids.py``).
+ids = chosen_module("kernels._ids")
 #: A 64-bit hash of each key's bytes (``_key_hashes.py``).
 key_hashes = chosen_module("kernels._key_hashes")
 #: The stable order of 64-bit keys, by a radix sort (``_radix.py``).

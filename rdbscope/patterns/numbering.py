@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import kernels
+
 
 @dataclass(frozen=True)
 class KeyForms:
@@ -64,40 +66,34 @@ class KeyForms:
         return first, last
 
 
-def id_counts(ids, n, chunk=1 << 20):
-    """How often each of ``0..n-1`` occurs in ``ids``, counted a million at a time
-    (np.bincount copies its input to intp first: 80 MB for 10M ids at once)."""
-    counts = np.zeros(n, np.int64)
-    for start in range(0, len(ids), chunk):
-        counts += np.bincount(ids[start:start + chunk], minlength=n)
-    return counts
+def _ids(ids):
+    """``ids`` as the kernels take them: contiguous int32 or int64, no copy when they already are."""
+    return ids if ids.dtype in (np.int32, np.int64) and ids.flags.c_contiguous else np.ascontiguousarray(ids, np.int64)
 
 
-def first_and_last(groups, wanted, chunk=65_536):
+#: Fewer ids than this are counted in four lanes (see ``kernels/_ids.py``).
+FEW_IDS = 1 << 12
+
+
+def id_counts(ids, n):
+    """How often each of ``0..n-1`` occurs in ``ids``, in one compiled pass (np.bincount copies its input
+    to intp first: 80 MB for 10M ids at once)."""
+    lanes = 4 if n <= FEW_IDS else 1
+    counts = np.zeros(lanes * n, np.int64)
+    kernels.ids.count_into(_ids(ids), counts, n, lanes)
+    return counts.reshape(lanes, n).sum(axis=0) if lanes > 1 else counts
+
+
+def first_and_last(groups, wanted):
     """Row of the first and of the last occurrence of each group number ``wanted`` (bool per
     group); -1 for the others.
 
-    The first and the last ``chunk`` rows are read first, the rest only for
-    wanted groups not seen there.
+    Read from the front until every wanted group is seen, and from the back the same.
     """
-    m = len(groups)
     first = np.full(len(wanted), -1, dtype=np.int64)
     last = np.full(len(wanted), -1, dtype=np.int64)
-    if m == 0 or not wanted.any():
-        return first, last
-    head, tail = min(chunk, m), max(m - chunk, 0)
-    _ends(first, groups, 0, head, wanted, keep_first=True)
-    _ends(first, groups, head, m, wanted & (first < 0), keep_first=True)
-    _ends(last, groups, tail, m, wanted, keep_first=False)
-    _ends(last, groups, 0, tail, wanted & (last < 0), keep_first=False)
+    n_wanted = int(np.count_nonzero(wanted))
+    if len(groups) and n_wanted:
+        kernels.ids.ends_into(_ids(groups), np.ascontiguousarray(wanted, np.bool_).view(np.uint8), first, last,
+                              n_wanted)
     return first, last
-
-
-def _ends(out, groups, start, stop, wanted, keep_first):
-    """Record in ``out`` the first (or last) row of ``start:stop`` of each wanted group."""
-    if start >= stop or not wanted.any():
-        return
-    rows = start + np.flatnonzero(wanted[groups[start:stop]])
-    if keep_first:
-        rows = rows[::-1]  # with repeated indices, numpy's assignment keeps the last value written
-    out[groups[rows]] = rows

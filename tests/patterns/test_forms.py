@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 from conftest import module_builds
 
+from rdbscope import kernels
 from rdbscope.patterns import infer_patterns
 from rdbscope.patterns.forms import encode, encode_forms, mask_digits
 from rdbscope.patterns.numbering import first_and_last, id_counts
@@ -31,7 +32,7 @@ def test_mask_digits_of_a_slice_holds_only_its_bytes():
     assert mask_digits(keys).to_pylist() == [b"a0", b"b00", b"c000"]
 
 
-def test_forms_by_slices_are_the_forms_of_the_whole():
+def test_forms_by_slices_are_the_forms_of_the_whole(ids_build):
     keys = some_keys()
     expected_ids, expected_forms = encode(mask_digits(keys))
     wanted = np.arange(len(expected_forms)) % 3 != 1
@@ -50,24 +51,40 @@ def test_forms_by_slices_are_the_forms_of_the_whole():
     assert np.array_equal(key_forms.per_key(np.arange(len(forms))), expected_ids)
 
 
-def test_first_and_last_rows_of_wanted_groups():
+@pytest.fixture(params=sorted(module_builds("kernels._ids")))
+def ids_build(request, monkeypatch):
+    """Each build of ``kernels._ids`` in turn, as the one the patterns' numbering runs."""
+    monkeypatch.setattr(kernels, "ids", module_builds("kernels._ids")[request.param])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_first_and_last_rows_of_wanted_groups(ids_build, dtype):
     rng = np.random.default_rng(5)
-    groups = rng.integers(0, 40, 5000).astype(np.int32)
+    groups = rng.integers(0, 40, 5000).astype(dtype)
     groups[4321] = 40  # a group seen once, far from both ends
-    wanted = np.ones(41, bool)
+    groups[:3] = groups[-3:] = 39  # a group at both ends
+    wanted = np.ones(42, bool)  # 41 is wanted but never seen: both scans read every row
     wanted[[3, 17]] = False
-    for chunk in (1, 10, 100, 10_000):
-        first, last = first_and_last(groups, wanted, chunk=chunk)
-        for g in range(41):
-            rows = np.flatnonzero(groups == g)
-            assert first[g] == (rows[0] if wanted[g] else -1), (chunk, g)
-            assert last[g] == (rows[-1] if wanted[g] else -1), (chunk, g)
-    assert first_and_last(groups, np.zeros(41, bool))[0].tolist() == [-1] * 41
+    for part in (groups, groups[1:-1], groups[4000:4400], groups[:1], groups[:0]):
+        first, last = first_and_last(part, wanted)
+        for g in range(42):
+            rows = np.flatnonzero(part == g)
+            assert first[g] == (rows[0] if wanted[g] and len(rows) else -1), g
+            assert last[g] == (rows[-1] if wanted[g] and len(rows) else -1), g
+    seen_once = np.zeros(42, bool)
+    seen_once[40] = True  # the only wanted group: the scans stop once they have it
+    assert first_and_last(groups, seen_once)[0][40] == first_and_last(groups, seen_once)[1][40] == 4321
+    assert first_and_last(groups, np.zeros(42, bool))[0].tolist() == [-1] * 42
 
 
-def test_id_counts_by_chunks():
-    ids = np.random.default_rng(1).integers(0, 9, 10_001).astype(np.int32)
-    assert np.array_equal(id_counts(ids, 12, chunk=1000), np.bincount(ids, minlength=12))
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint16])
+def test_id_counts_are_those_of_bincount(ids_build, dtype):
+    ids = np.random.default_rng(1).integers(0, 9, 10_001).astype(dtype)
+    assert np.array_equal(id_counts(ids, 12), np.bincount(ids, minlength=12))
+    assert np.array_equal(id_counts(ids[::3], 9), np.bincount(ids[::3], minlength=9))  # not contiguous
+    assert id_counts(ids[:0], 3).tolist() == [0, 0, 0]
+    many = np.random.default_rng(2).integers(0, 9000, 30_001).astype(dtype)  # more ids than FEW_IDS: one lane
+    assert np.array_equal(id_counts(many, 9001), np.bincount(many, minlength=9001))
 
 
 def test_patterns_of_a_big_column_match_those_of_its_slices():

@@ -1,0 +1,14 @@
+# C types for _ids.py (pure Python mode).
+
+import cython
+
+ctypedef fused id_t:
+    int
+    long long
+
+@cython.locals(size=Py_ssize_t, mask=Py_ssize_t, i=Py_ssize_t)
+cpdef count_into(const id_t[::1] ids, long long[::1] counts, Py_ssize_t n, Py_ssize_t lanes)
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, found=Py_ssize_t, g=Py_ssize_t)
+cpdef ends_into(const id_t[::1] ids, const unsigned char[::1] wanted, long long[::1] first, long long[::1] last,
+                Py_ssize_t n_wanted)
