@@ -74,19 +74,28 @@ def same_bytes(masked, a, b, length):
     return True
 
 
-def number_forms(offsets, masked, base, table, form_of_key, first_key, state):
+def number_forms(offsets, masked, base, table, form_of_key, first_key, state, recent):
     """Number the keys' masked bytes (key ``r``: ``masked[offsets[r] - base:offsets[r + 1] - base]``) in the
     order they first appear: ``form_of_key[r]`` is key ``r``'s, ``first_key[f]`` the first key of form
     ``f``. ``table``: a power of two of slots, each -1 or a form. ``state``: the next key and the forms
     so far, updated; it stops early when the table is half full (see :func:`place_forms`)."""
     n = form_of_key.shape[0]
     slots = table.shape[0] - 1
+    recent_mask = recent.shape[0] - 1
     r = state[0]
     n_forms = state[1]
     with cython.nogil:
         while r < n and 2 * n_forms < slots:
             lo = offsets[r] - base
             hi = offsets[r + 1] - base
+            f = recent[(hi - lo) & recent_mask]
+            if f >= 0:  # the last form of this key's length is often its own: no hash then
+                k = first_key[f]
+                other = offsets[k] - base
+                if offsets[k + 1] - base - other == hi - lo and same_bytes(masked, other, lo, hi - lo):
+                    form_of_key[r] = f
+                    r += 1
+                    continue
             slot = form_hash(masked, lo, hi) & slots
             while True:
                 f = table[slot]
@@ -94,12 +103,14 @@ def number_forms(offsets, masked, base, table, form_of_key, first_key, state):
                     table[slot] = n_forms
                     first_key[n_forms] = r
                     form_of_key[r] = n_forms
+                    recent[(hi - lo) & recent_mask] = n_forms
                     n_forms += 1
                     break
                 k = first_key[f]
                 other = offsets[k] - base
                 if offsets[k + 1] - base - other == hi - lo and same_bytes(masked, other, lo, hi - lo):
                     form_of_key[r] = f
+                    recent[(hi - lo) & recent_mask] = f
                     break
                 slot = (slot + 1) & slots
             r += 1

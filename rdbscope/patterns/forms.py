@@ -77,6 +77,8 @@ def _scratch(n_bytes, n_keys):
 
 #: Slots of the table :func:`_numbered_forms` starts with (it grows fourfold when half full).
 FIRST_FORM_SLOTS = 1 << 12
+#: Key lengths (modulo this power of two) whose last form :func:`_numbered_forms` tries before hashing.
+RECENT_LENGTHS = 64
 
 
 def _numbered_forms(keys):
@@ -90,8 +92,9 @@ def _numbered_forms(keys):
     form_of_key = np.empty(len(keys), np.int32)
     table = np.full(FIRST_FORM_SLOTS, -1, np.int32)  # grows with the forms, not the keys: stays in cache
     state = np.zeros(2, np.int64)  # the next key, the forms so far
+    recent = np.full(RECENT_LENGTHS, -1, np.int32)  # the last form of each length (modulo RECENT_LENGTHS)
     while True:
-        kernels.forms.number_forms(offsets, masked, start, table, form_of_key, first_key, state)
+        kernels.forms.number_forms(offsets, masked, start, table, form_of_key, first_key, state, recent)
         if state[0] == len(keys):
             break
         table = np.full(4 * len(table), -1, np.int32)

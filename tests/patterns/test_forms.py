@@ -95,10 +95,12 @@ def test_patterns_of_a_big_column_match_those_of_its_slices():
     assert np.array_equal(inferred.indices.to_numpy(), np.r_[np.ones(1_200_000, np.int32), 0])
 
 
+@pytest.mark.parametrize("recent_lengths", [1, 64])
 @pytest.mark.parametrize("build", sorted(module_builds("kernels._forms")))
-def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(build):
+def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(build, recent_lengths):
     """The kernel reads keys eight bytes at a time, their last bytes as the end of a word: a key differing
-    from another of its length in any one byte, first, middle or last, is a form of its own."""
+    from another of its length in any one byte, first, middle or last, is a form of its own. The last
+    form of a key's length, tried first, is only taken when it is the key's own."""
     kernel = module_builds("kernels._forms")[build]
     keys = []
     for length in range(0, 27):
@@ -112,7 +114,8 @@ def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(bui
     table = np.full(1 << 12, -1, np.int32)
     form_of_key, first_key = np.empty(len(keys), np.int32), np.empty(len(keys), np.int32)
     state = np.zeros(2, np.int64)
-    kernel.number_forms(offsets, masked, 0, table, form_of_key, first_key, state)
+    recent = np.full(recent_lengths, -1, np.int32)
+    kernel.number_forms(offsets, masked, 0, table, form_of_key, first_key, state, recent)
     numbered = {}
     expected = [numbered.setdefault(key, len(numbered)) for key in keys]
     assert state.tolist() == [len(keys), len(numbered)] and len(numbered) == len(keys) // 2
