@@ -85,14 +85,14 @@ def _with_numbers(pattern, constants):
     return "".join(out)
 
 
-def keep_constant_numbers(keys, indices, dictionary, min_keys):
+def keep_constant_numbers(keys, indices, dictionary, counts, min_keys):
     """``(indices, dictionary, unwritten)`` with the ``{id}`` that hold one value in all of a pattern's keys
     written out; ``unwritten`` maps each pattern that got numbers so to the pattern it was.
 
     ``keys``: binary array; ``indices``: int32 pattern index per key into ``dictionary``
-    (a sorted list of patterns). Only patterns with at least ``min_keys`` keys are read.
+    (a sorted list of patterns); ``counts``: keys per pattern. Only patterns with at least
+    ``min_keys`` keys are read.
     """
-    counts = np.bincount(indices, minlength=len(dictionary))
     candidates = [i for i, p in enumerate(dictionary) if _ID in p and counts[i] >= min_keys]
     if not candidates:
         return indices, dictionary, {}

@@ -128,9 +128,13 @@ def infer_patterns_unwritten(keys, thresholds=None):
     dictionary = sorted(set(rendered))
     position = {p: i for i, p in enumerate(dictionary)}
     renumbered = np.array([position[p] for p in rendered], dtype=np.int32)
+    pattern_of_form = renumbered[pattern_of_settled][settled_of_typed][typed_of_form]
     if len(dictionary) == 1:
         indices = np.zeros(len(keys), np.int32)
     else:
-        indices = key_forms.per_key(renumbered[pattern_of_settled][settled_of_typed][typed_of_form])
-    indices, dictionary, unwritten = keep_constant_numbers(keys, indices, dictionary, thresholds.constant_min_keys)
+        indices = key_forms.per_key(pattern_of_form)
+    # Counted per form (exact in float64 below 2**53 keys), not read again from every key.
+    counts = np.bincount(pattern_of_form, weights=form_counts, minlength=len(dictionary)).astype(np.int64)
+    indices, dictionary, unwritten = keep_constant_numbers(keys, indices, dictionary, counts,
+                                                           thresholds.constant_min_keys)
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary, pa.string())), unwritten
