@@ -20,7 +20,8 @@ cdef bint same_bytes(const unsigned char[::1] masked, Py_ssize_t a, Py_ssize_t b
 @cython.locals(n=Py_ssize_t, slots=Py_ssize_t, recent_mask=Py_ssize_t, n_forms=Py_ssize_t, r=Py_ssize_t,
                lo=Py_ssize_t, hi=Py_ssize_t, slot=Py_ssize_t, f=cython.int, k=Py_ssize_t, other=Py_ssize_t)
 cpdef number_forms(const int[::1] offsets, const unsigned char[::1] masked, Py_ssize_t base, int[::1] table,
-                   int[::1] form_of_key, int[::1] first_key, long long[::1] state, int[::1] recent)
+                   int[::1] form_of_key, int[::1] first_key, long long[::1] key_counts, long long[::1] state,
+                   int[::1] recent)
 
 @cython.locals(slots=Py_ssize_t, f=Py_ssize_t, k=Py_ssize_t, slot=Py_ssize_t)
 cpdef place_forms(const int[::1] offsets, const unsigned char[::1] masked, Py_ssize_t base, int[::1] table,

@@ -74,11 +74,13 @@ def same_bytes(masked, a, b, length):
     return True
 
 
-def number_forms(offsets, masked, base, table, form_of_key, first_key, state, recent):
+def number_forms(offsets, masked, base, table, form_of_key, first_key, key_counts, state, recent):
     """Number the keys' masked bytes (key ``r``: ``masked[offsets[r] - base:offsets[r + 1] - base]``) in the
     order they first appear: ``form_of_key[r]`` is key ``r``'s, ``first_key[f]`` the first key of form
-    ``f``. ``table``: a power of two of slots, each -1 or a form. ``state``: the next key and the forms
-    so far, updated; it stops early when the table is half full (see :func:`place_forms`)."""
+    ``f``, and ``key_counts[f]`` gets one more per key of form ``f``. ``table``: a power of two of slots,
+    each -1 or a form. ``state``: the next key and the forms so far, updated; it stops early when the
+    table is half full (see :func:`place_forms`). ``recent``: a power of two of slots, each -1 or the
+    last form of the keys whose length falls in it, tried before the table."""
     n = form_of_key.shape[0]
     slots = table.shape[0] - 1
     recent_mask = recent.shape[0] - 1
@@ -94,6 +96,7 @@ def number_forms(offsets, masked, base, table, form_of_key, first_key, state, re
                 other = offsets[k] - base
                 if offsets[k + 1] - base - other == hi - lo and same_bytes(masked, other, lo, hi - lo):
                     form_of_key[r] = f
+                    key_counts[f] += 1
                     r += 1
                     continue
             slot = form_hash(masked, lo, hi) & slots
@@ -103,6 +106,7 @@ def number_forms(offsets, masked, base, table, form_of_key, first_key, state, re
                     table[slot] = n_forms
                     first_key[n_forms] = r
                     form_of_key[r] = n_forms
+                    key_counts[n_forms] += 1
                     recent[(hi - lo) & recent_mask] = n_forms
                     n_forms += 1
                     break
@@ -110,6 +114,7 @@ def number_forms(offsets, masked, base, table, form_of_key, first_key, state, re
                 other = offsets[k] - base
                 if offsets[k + 1] - base - other == hi - lo and same_bytes(masked, other, lo, hi - lo):
                     form_of_key[r] = f
+                    key_counts[f] += 1
                     recent[(hi - lo) & recent_mask] = f
                     break
                 slot = (slot + 1) & slots

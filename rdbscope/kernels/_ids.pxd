@@ -12,3 +12,10 @@ cpdef count_into(const id_t[::1] ids, long long[::1] counts, Py_ssize_t n, Py_ss
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t, found=Py_ssize_t, g=Py_ssize_t)
 cpdef ends_into(const id_t[::1] ids, const unsigned char[::1] wanted, long long[::1] first, long long[::1] last,
                 Py_ssize_t n_wanted)
+
+ctypedef fused value_t:
+    int
+    long long
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t)
+cpdef take_into(const value_t[::1] values, const id_t[::1] ids, value_t[::1] out)

@@ -45,3 +45,14 @@ def ends_into(ids, wanted, first, last, n_wanted):
                 last[g] = i
                 found += 1
             i -= 1
+
+
+def take_into(values, ids, out):
+    """``out[i] = values[ids[i]]`` for every ``i`` (every id below ``len(values)``): ``numpy.take`` copies
+    int32 ids to intp first."""
+    n = ids.shape[0]
+    i = 0
+    with cython.nogil:
+        while i < n:
+            out[i] = values[ids[i]]
+            i += 1

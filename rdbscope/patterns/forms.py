@@ -82,7 +82,8 @@ RECENT_LENGTHS = 64
 
 
 def _numbered_forms(keys):
-    """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``kernels/_forms.py``)."""
+    """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``kernels/_forms.py``),
+    and the keys of each form: ``(form of each key, forms, keys per form)``."""
     offsets = _offsets(keys)
     start, stop = int(offsets[0]), int(offsets[-1])
     masked, first_key = _scratch(stop - start, len(keys))
@@ -90,19 +91,20 @@ def _numbered_forms(keys):
     kernels.forms.mask_digits_into(data, start, stop, masked)
     offsets = np.ascontiguousarray(offsets, np.int32)
     form_of_key = np.empty(len(keys), np.int32)
+    key_counts = np.zeros(len(keys), np.int64)  # zero pages from the system: only the forms' are touched
     table = np.full(FIRST_FORM_SLOTS, -1, np.int32)  # grows with the forms, not the keys: stays in cache
     state = np.zeros(2, np.int64)  # the next key, the forms so far
     recent = np.full(RECENT_LENGTHS, -1, np.int32)  # the last form of each length (modulo RECENT_LENGTHS)
     while True:
-        kernels.forms.number_forms(offsets, masked, start, table, form_of_key, first_key, state, recent)
+        kernels.forms.number_forms(offsets, masked, start, table, form_of_key, first_key, key_counts, state, recent)
         if state[0] == len(keys):
             break
         table = np.full(4 * len(table), -1, np.int32)
         kernels.forms.place_forms(offsets, masked, start, table, first_key, int(state[1]))
     n_forms = int(state[1])
-    masked_keys = pa.Array.from_buffers(keys.type, len(keys), [None, pa.py_buffer(offsets - start),
-                                                               pa.py_buffer(masked)])
-    return form_of_key, masked_keys.take(pa.array(first_key[:n_forms]))
+    masked_offsets = pa.py_buffer(offsets - start if start else offsets)
+    masked_keys = pa.Array.from_buffers(keys.type, len(keys), [None, masked_offsets, pa.py_buffer(masked)])
+    return form_of_key, masked_keys.take(pa.array(first_key[:n_forms])), key_counts[:n_forms].copy()
 
 
 #: Keys per slice of :func:`encode_forms`.
@@ -119,8 +121,8 @@ def encode_forms(keys, slice_rows=FORM_SLICE_ROWS):
     releases it). Each slice keeps its own numbering of forms.
     """
     if len(keys) <= slice_rows and pa.types.is_binary(keys.type):
-        form_of_key, forms = _numbered_forms(keys)
-        return KeyForms.of(form_of_key, len(forms)), forms
+        form_of_key, forms, counts = _numbered_forms(keys)
+        return KeyForms.of(form_of_key, len(forms), counts), forms
     if len(keys) <= slice_rows:
         form_of_key, forms = encode(mask_digits(keys))
         return KeyForms.of(form_of_key, len(forms)), forms

@@ -22,15 +22,17 @@ class KeyForms:
         n_forms: how many forms there are (numbered ``0..n_forms-1``).
         slices: ``(first row, local number per key, global number per local number)``
             for consecutive slices of the keys, in order.
+        known_counts: the keys per form where they were counted as the forms were numbered, else None.
     """
 
     n_forms: int
     slices: tuple
+    known_counts: np.ndarray | None = None
 
     @classmethod
-    def of(cls, form_of_key, n_forms):
-        """One slice: ``form_of_key`` holds the global numbers."""
-        return cls(n_forms, ((0, form_of_key, np.arange(n_forms, dtype=np.int64)),))
+    def of(cls, form_of_key, n_forms, counts=None):
+        """One slice: ``form_of_key`` holds the global numbers (``counts``: the keys per form, if known)."""
+        return cls(n_forms, ((0, form_of_key, np.arange(n_forms, dtype=np.int64)),), counts)
 
     @property
     def n_keys(self):
@@ -38,6 +40,8 @@ class KeyForms:
 
     def counts(self):
         """Keys per form (int64)."""
+        if self.known_counts is not None:
+            return self.known_counts.copy()
         counts = np.zeros(self.n_forms, np.int64)
         for _row, local, numbers in self.slices:
             counts[numbers] += id_counts(local, len(numbers))  # numbers are distinct within a slice
@@ -48,7 +52,11 @@ class KeyForms:
         table = np.asarray(table)
         out = np.empty(self.n_keys, table.dtype)
         for row, local, numbers in self.slices:
-            np.take(table[numbers], local, out=out[row:row + len(local)])
+            part = table[numbers]
+            if part.dtype in (np.int32, np.int64):
+                kernels.ids.take_into(part, _ids(local), out[row:row + len(local)])
+            else:
+                np.take(part, local, out=out[row:row + len(local)])
         return out
 
     def first_and_last(self, wanted):

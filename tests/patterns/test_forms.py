@@ -10,7 +10,7 @@ from conftest import module_builds
 from rdbscope import kernels
 from rdbscope.patterns import infer_patterns
 from rdbscope.patterns.forms import encode, encode_forms, mask_digits
-from rdbscope.patterns.numbering import first_and_last, id_counts
+from rdbscope.patterns.numbering import KeyForms, first_and_last, id_counts
 
 
 def some_keys(n=500, seed=3):
@@ -87,6 +87,20 @@ def test_id_counts_are_those_of_bincount(ids_build, dtype):
     assert np.array_equal(id_counts(many, 9001), np.bincount(many, minlength=9001))
 
 
+@pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("value_dtype", [np.int32, np.int64, np.bool_, np.float64])
+def test_values_per_key_are_those_numpy_takes(ids_build, id_dtype, value_dtype):
+    keys = some_keys()
+    for slice_rows in (64, 10_000):  # several slices, and one
+        key_forms, forms = encode_forms(keys, slice_rows=slice_rows)
+        key_forms = KeyForms(key_forms.n_forms, tuple((row, local.astype(id_dtype), numbers)
+                                                      for row, local, numbers in key_forms.slices))
+        table = (np.arange(len(forms)) * 7 % 5).astype(value_dtype)
+        expected = table[encode(mask_digits(keys))[0]]
+        found = key_forms.per_key(table)
+        assert found.dtype == table.dtype and np.array_equal(found, expected), slice_rows
+
+
 def test_patterns_of_a_big_column_match_those_of_its_slices():
     # More keys than one slice of encode_forms: the threaded path, compared with small inputs.
     keys = pa.array([f"user:{i}:profile".encode() for i in range(1_200_000)] + [b"config"], pa.binary())
@@ -115,8 +129,10 @@ def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(bui
     form_of_key, first_key = np.empty(len(keys), np.int32), np.empty(len(keys), np.int32)
     state = np.zeros(2, np.int64)
     recent = np.full(recent_lengths, -1, np.int32)
-    kernel.number_forms(offsets, masked, 0, table, form_of_key, first_key, state, recent)
+    key_counts = np.zeros(len(keys), np.int64)
+    kernel.number_forms(offsets, masked, 0, table, form_of_key, first_key, key_counts, state, recent)
     numbered = {}
     expected = [numbered.setdefault(key, len(numbered)) for key in keys]
     assert state.tolist() == [len(keys), len(numbered)] and len(numbered) == len(keys) // 2
     assert form_of_key.tolist() == expected
+    assert key_counts.tolist() == [2] * len(numbered) + [0] * len(numbered)

@@ -1,4 +1,5 @@
-"""The compiled numbering of keys' forms gives what dictionary-encoding the masked keys gives."""
+"""The compiled numbering of keys' forms gives what dictionary-encoding the masked keys gives, and counts
+the keys of each form."""
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +27,8 @@ def test_numbered_forms_are_the_dictionary_of_the_masked_keys(build, monkeypatch
     keys = keys_of_many_shapes()
     for part in (keys, keys.slice(1000, 9500), keys.slice(0, 0)):  # a slice starts past the data's start
         expected_ids, expected_forms = forms.encode(forms.mask_digits(part))
-        ids, found = forms._numbered_forms(part)
+        ids, found, counts = forms._numbered_forms(part)
         assert ids.tolist() == expected_ids.tolist()
         assert found.to_pylist() == expected_forms.to_pylist()
+        assert counts.tolist() == np.bincount(expected_ids, minlength=len(expected_forms)).tolist()
     assert len(forms._numbered_forms(keys)[1]) > 9000
