@@ -23,8 +23,7 @@ from .digits import settle, settle_typed
 from .forms import as_binary_array, encode, encode_forms, restore_short_versions, version_candidates
 from .generalize import Thresholds
 from .numbering import KeyForms
-from .shapes import type_column
-from .threads import by_slices
+from .shapes import type_column, type_forms
 from .tree import generalize
 
 _NUMBER_CANDIDATE = f"{m.OPEN}n"
@@ -102,7 +101,7 @@ def infer_patterns_unwritten(keys, thresholds=None):
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string())), {}
 
     key_forms, forms = encode_forms(keys)
-    typed_forms = by_slices(type_column, key_texts(forms))
+    typed_forms = type_forms(key_texts(forms))
     # A form with one key cannot mix versions; its digits are settled later.
     versions = version_candidates(typed_forms)
     form_counts = key_forms.counts()

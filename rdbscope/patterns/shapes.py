@@ -49,6 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import markers as m
+from .threads import by_slices
 
 # RE2 and Python both treat "_" as a word character, so "user_42" would have no
 # word boundary before 42.  While typing, "_" is swapped for a control
@@ -174,6 +175,31 @@ def type_column(forms):
     out = _where_matching(out, [_NUMBER], _replacing(_NUMBER, m.marker(m.ID)))
     out = _where_matching(out, [_HEX_RUN], _typing_runs(_HEX_RUN, _HEX_WITH_DIGIT, m.HEX))
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
+
+
+#: Typed forms kept from one call of :func:`type_forms` to the next (cleared past ``TYPED_LIMIT``).
+_TYPED: dict = {}
+TYPED_LIMIT = 1 << 16
+#: At most this many forms are looked up in ``_TYPED``; more are typed in threads (see ``threads.py``).
+FEW_FORMS = 1024
+
+
+def type_forms(forms):
+    """:func:`type_column` of ``forms``. The chunks of a dump mostly share their few forms, and typing
+    costs a dozen regex passes however few there are: a form typed before is looked up (each row is
+    typed on its own, so this is what typing them all again gives)."""
+    if len(forms) > FEW_FORMS:
+        return by_slices(type_column, forms)
+    texts = forms.to_pylist()
+    typed = {text: _TYPED.get(text) for text in texts}
+    missing = [text for text, found in typed.items() if found is None]
+    if missing:
+        newly = type_column(pa.array(missing, forms.type)).to_pylist()
+        typed.update(zip(missing, newly, strict=True))
+        if len(_TYPED) + len(missing) > TYPED_LIMIT:
+            _TYPED.clear()
+        _TYPED.update(zip(missing, newly, strict=True))
+    return pa.array([typed[text] for text in texts], forms.type)
 
 
 def type_text(text):
