@@ -12,7 +12,7 @@ forms = chosen_module("kernels._forms")
 group_rows = chosen_module("kernels._group_rows")
 #: Integer weights summed per group (``_group_sums.py``).
 group_sums = chosen_module("kernels._group_sums")
-#: Ids counted, and the first and last row of wanted ids (``_ids.py``).
+#: Ids counted, the first and last row of wanted ids, values per id spread to the rows (``_ids.py``).
 ids = chosen_module("kernels._ids")
 #: A 64-bit hash of each key's bytes (``_key_hashes.py``).
 key_hashes = chosen_module("kernels._key_hashes")

@@ -1,6 +1,6 @@
-"""Ids counted, and the first and last row of each wanted id found, in one pass each (compiled with
-``_ids.pxd``): ``numpy.bincount`` copies int32 ids to intp first, and finding ends with numpy takes a
-gather and a scatter over every row."""
+"""Ids counted, the first and last row of each wanted id found, and a value per id spread to the rows,
+in one pass each (compiled with ``_ids.pxd``): ``numpy.bincount`` and ``numpy.take`` copy int32 ids to
+intp first, and finding ends with numpy takes a gather and a scatter over every row."""
 
 try:
     import cython
