@@ -177,9 +177,11 @@ def type_column(forms):
     return pc.replace_substring(out, UNDERSCORE_STAND_IN, UNDERSCORE)
 
 
-#: Typed forms kept from one call of :func:`type_forms` to the next (cleared past ``TYPED_LIMIT``).
+#: Typed forms of at most ``TYPED_LENGTH`` characters kept from one call of :func:`type_forms` to the
+#: next (cleared past ``TYPED_LIMIT``: a few megabytes at most).
 _TYPED: dict = {}
-TYPED_LIMIT = 1 << 16
+TYPED_LIMIT = 1 << 14
+TYPED_LENGTH = 256
 #: At most this many forms are looked up in ``_TYPED``; more are typed in threads (see ``threads.py``).
 FEW_FORMS = 1024
 
@@ -198,7 +200,8 @@ def type_forms(forms):
         typed.update(zip(missing, newly, strict=True))
         if len(_TYPED) + len(missing) > TYPED_LIMIT:
             _TYPED.clear()
-        _TYPED.update(zip(missing, newly, strict=True))
+        _TYPED.update((text, result) for text, result in zip(missing, newly, strict=True)
+                      if len(text) <= TYPED_LENGTH)
     return pa.array([typed[text] for text in texts], forms.type)
 
 

@@ -11,7 +11,8 @@ from rdbscope.rdb.keytext import key_texts
 
 def sample_forms():
     keys = rdbscope.load(SAMPLE_DUMPS / "redis-7.0-default.rdb").table["key"].combine_chunks()
-    extra = pa.array([b"user_0:a0b0c0d0e0f0", b"0000-00-00", b"x@y.io:0", b"\xff:0", b"plain"], pa.binary())
+    extra = pa.array([b"user_0:a0b0c0d0e0f0", b"0000-00-00", b"x@y.io:0", b"\xff:0", b"plain",
+                      b"long:" + b"ab0" * 200], pa.binary())  # too long to be kept
     return key_texts(encode(mask_digits(pa.concat_arrays([keys, extra])))[1])
 
 
@@ -27,6 +28,7 @@ def test_typed_forms_are_those_of_type_column(monkeypatch):
         assert typed.type == part.type and typed.equals(shapes.type_column(part))
     assert shapes.type_forms(forms).equals(expected)
     assert 0 < len(shapes._TYPED) <= shapes.TYPED_LIMIT
+    assert not [text for text in shapes._TYPED if len(text) > shapes.TYPED_LENGTH]
     assert shapes.type_forms(forms.cast(pa.large_string())).equals(expected.cast(pa.large_string()))
     monkeypatch.setattr(shapes, "FEW_FORMS", 3)  # many forms: typed again, in threads
     assert shapes.type_forms(forms).equals(expected)
