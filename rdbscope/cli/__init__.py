@@ -18,9 +18,9 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError  # typer's own click
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
+from ..scale.allocator import keep_freed_memory
 from . import bigkeys, diff, expiry, info, lint, patterns, report, rule, scan, trend, ttl
 from ._coercion import plain_runtime_param
-from ._malloc import keep_freed_memory
 
 
 class _HelpFlag(TyperOption):

@@ -15,6 +15,7 @@ import socket
 from ..errors import ConfigError, InputError, RdbError, RdbscopeError
 from ..sources import import_extra, input_error, item_name
 from . import progress
+from .allocator import keeps_freed_memory
 from .budget import core_count
 
 #: Seconds to wait for a Dask scheduler to answer, and then for it to have a worker.
@@ -75,8 +76,9 @@ def _on_pool(call, items, workers, on_progress=None):
     context = multiprocessing.get_context("spawn")
     slots = context.Array("q", 2 * len(items), lock=False)  # bytes read and to read, per item
     slots[1::2] = [progress.expected_bytes(item) for item in items]
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=progress.start_worker,
-                                                initargs=(slots,)) as pool, progress.drawn(slots, on_progress):
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=progress.start_worker,
+                                                  initargs=(slots, keeps_freed_memory()))
+    with pool, progress.drawn(slots, on_progress):
         futures = [pool.submit(progress.run_item, call, index, item) for index, item in enumerate(items)]
         try:
             return [_result(future, item) for future, item in zip(futures, items, strict=True)]

@@ -10,6 +10,8 @@ import contextlib
 import os
 import threading
 
+from .allocator import keep_freed_memory
+
 #: Seconds between two readings of the workers' slots.
 POLL_S = 0.25
 
@@ -27,10 +29,13 @@ def expected_bytes(item):
     return 0
 
 
-def start_worker(slots):
-    """The pool's initializer: where this worker process writes its progress."""
+def start_worker(slots, keep_freed=False):
+    """The pool's initializer: where this worker process writes its progress; ``keep_freed``: its allocator
+    keeps freed memory, as the process that started it does (see :mod:`.allocator`)."""
     global _SLOTS
     _SLOTS = slots
+    if keep_freed:
+        keep_freed_memory()
 
 
 def run_item(call, index, item):

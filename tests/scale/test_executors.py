@@ -379,3 +379,28 @@ def test_a_damaged_dump_among_several_on_dask_is_the_same_one_line(dask_address,
     there = one_line_error(invoke("report", *dumps, "--dask", dask_address))
     assert there == one_line_error(invoke("report", *dumps))
     assert there.startswith(f"error: {dumps[1]}: offset ")
+
+
+PROBE = '''
+from rdbscope.scale import allocator, executors
+
+
+def kept(_item):
+    return allocator.keeps_freed_memory()
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1] == "keep":
+        allocator.keep_freed_memory()
+    print(executors.map_sources(kept, [1, 2], jobs=2))
+'''
+
+
+@pytest.mark.skipif(not os.confstr("CS_GNU_LIBC_VERSION"), reason="the allocator's thresholds are glibc's")
+def test_worker_processes_keep_freed_memory_as_the_command_does(tmp_path):
+    (tmp_path / "probe.py").write_text(PROBE)
+    for argument, expected in (("keep", "[True, True]"), ("leave", "[False, False]")):
+        done = subprocess.run([sys.executable, "probe.py", argument], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120)
+        assert done.stdout.strip() == expected, done.stderr

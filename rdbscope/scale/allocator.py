@@ -3,8 +3,8 @@
 Each chunk allocates arrays of a few megabytes and frees them. glibc serves allocations of that size
 from fresh mappings and returns them to the kernel when freed, so every chunk faults the same memory
 in again, page by page: on a virtual machine that is about a tenth of a run's CPU. Raised thresholds
-keep such arrays in the heap, where the next chunk reuses them. Only the command does this: a notebook
-keeps its process's allocator as it is.
+keep such arrays in the heap, where the next chunk reuses them. Only the command does this, and the
+worker processes it starts: a notebook keeps its process's allocator as it is.
 """
 
 import ctypes
@@ -18,13 +18,23 @@ MMAP_THRESHOLD_BYTES = 32 << 20
 TRIM_THRESHOLD_BYTES = 256 << 20
 
 
+_kept = False
+
+
 def keep_freed_memory():
     """Raise glibc's thresholds (a no-op under another C library)."""
+    global _kept
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION"):
             return
         mallopt = ctypes.CDLL(None).mallopt
         mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
         mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES)
+        _kept = True
     except (OSError, ValueError, AttributeError):
         return
+
+
+def keeps_freed_memory():
+    """Whether this process raised the thresholds: the worker processes it starts then do too."""
+    return _kept
