@@ -256,7 +256,7 @@ def largest_rows(values, n, chunk=1 << 20):
 def counts(groups, n_groups, weights=None):
     """Keys per group (int64), or the sum of integer ``weights`` per group (uint64)."""
     if weights is None:
-        return np.bincount(groups, minlength=n_groups).astype(np.int64)
+        return kernels.count_ids(groups, n_groups)
     total = np.zeros(n_groups, np.uint64)
     if len(groups):
         group = groups if groups.dtype in (np.int32, np.int64) else groups.astype(np.int64)

@@ -44,7 +44,7 @@ class KeyForms:
             return self.known_counts.copy()
         counts = np.zeros(self.n_forms, np.int64)
         for _row, local, numbers in self.slices:
-            counts[numbers] += id_counts(local, len(numbers))  # numbers are distinct within a slice
+            counts[numbers] += kernels.count_ids(local, len(numbers))  # numbers are distinct within a slice
         return counts
 
     def per_key(self, table):
@@ -54,7 +54,7 @@ class KeyForms:
         for row, local, numbers in self.slices:
             part = table[numbers]
             if part.dtype in (np.int32, np.int64):
-                kernels.ids.take_into(part, _ids(local), out[row:row + len(local)])
+                kernels.ids.take_into(part, kernels.as_ids(local), out[row:row + len(local)])
             else:
                 np.take(part, local, out=out[row:row + len(local)])
         return out
@@ -74,24 +74,6 @@ class KeyForms:
         return first, last
 
 
-def _ids(ids):
-    """``ids`` as the kernels take them: contiguous int32 or int64, no copy when they already are."""
-    return ids if ids.dtype in (np.int32, np.int64) and ids.flags.c_contiguous else np.ascontiguousarray(ids, np.int64)
-
-
-#: Fewer ids than this are counted in four lanes (see ``kernels/_ids.py``).
-FEW_IDS = 1 << 12
-
-
-def id_counts(ids, n):
-    """How often each of ``0..n-1`` occurs in ``ids``, in one compiled pass (np.bincount copies its input
-    to intp first: 80 MB for 10M ids at once)."""
-    lanes = 4 if n <= FEW_IDS else 1
-    counts = np.zeros(lanes * n, np.int64)
-    kernels.ids.count_into(_ids(ids), counts, n, lanes)
-    return counts.reshape(lanes, n).sum(axis=0) if lanes > 1 else counts
-
-
 def first_and_last(groups, wanted):
     """Row of the first and of the last occurrence of each group number ``wanted`` (bool per
     group); -1 for the others.
@@ -102,6 +84,6 @@ def first_and_last(groups, wanted):
     last = np.full(len(wanted), -1, dtype=np.int64)
     n_wanted = int(np.count_nonzero(wanted))
     if len(groups) and n_wanted:
-        kernels.ids.ends_into(_ids(groups), np.ascontiguousarray(wanted, np.bool_).view(np.uint8), first, last,
-                              n_wanted)
+        wanted_bytes = np.ascontiguousarray(wanted, np.bool_).view(np.uint8)
+        kernels.ids.ends_into(kernels.as_ids(groups), wanted_bytes, first, last, n_wanted)
     return first, last

@@ -10,7 +10,7 @@ from conftest import module_builds
 from rdbscope import kernels
 from rdbscope.patterns import infer_patterns
 from rdbscope.patterns.forms import encode, encode_forms, mask_digits
-from rdbscope.patterns.numbering import KeyForms, first_and_last, id_counts
+from rdbscope.patterns.numbering import KeyForms, first_and_last
 
 
 def some_keys(n=500, seed=3):
@@ -78,13 +78,13 @@ def test_first_and_last_rows_of_wanted_groups(ids_build, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint16])
-def test_id_counts_are_those_of_bincount(ids_build, dtype):
+def test_counted_ids_are_those_of_bincount(ids_build, dtype):
     ids = np.random.default_rng(1).integers(0, 9, 10_001).astype(dtype)
-    assert np.array_equal(id_counts(ids, 12), np.bincount(ids, minlength=12))
-    assert np.array_equal(id_counts(ids[::3], 9), np.bincount(ids[::3], minlength=9))  # not contiguous
-    assert id_counts(ids[:0], 3).tolist() == [0, 0, 0]
+    assert np.array_equal(kernels.count_ids(ids, 12), np.bincount(ids, minlength=12))
+    assert np.array_equal(kernels.count_ids(ids[::3], 9), np.bincount(ids[::3], minlength=9))  # not contiguous
+    assert kernels.count_ids(ids[:0], 3).tolist() == [0, 0, 0]
     many = np.random.default_rng(2).integers(0, 9000, 30_001).astype(dtype)  # more ids than FEW_IDS: one lane
-    assert np.array_equal(id_counts(many, 9001), np.bincount(many, minlength=9001))
+    assert np.array_equal(kernels.count_ids(many, 9001), np.bincount(many, minlength=9001))
 
 
 @pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
