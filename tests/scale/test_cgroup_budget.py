@@ -11,6 +11,9 @@ import pytest
 from rdbscope.scale.budget import DEFAULT_BUDGET, DEFAULT_SHARE, _read_bytes
 
 LIMIT = 600 << 20
+#: What the process's usage may move by between two readings of it: far below the machine's free memory,
+#: which a budget that ignored the cgroup would follow.
+SLACK = 1 << 20
 
 
 def _cgroup():
@@ -42,8 +45,9 @@ def test_the_default_budget_is_half_of_what_the_cgroup_still_allows():
     finally:
         os.rmdir(directory)
     room, available, budget = map(int, out.split())
-    assert 0 < room <= LIMIT and available == room
-    assert budget == min(DEFAULT_BUDGET, int(room * DEFAULT_SHARE)) < LIMIT // 2 + 1
+    # each call reads the cgroup's usage again, which moves by a page or so between the calls
+    assert 0 < room <= LIMIT and abs(available - room) <= SLACK
+    assert abs(budget - min(DEFAULT_BUDGET, int(room * DEFAULT_SHARE))) <= SLACK and budget <= LIMIT // 2
 
 
 def test_a_file_without_a_number_reads_as_no_limit(tmp_path):
