@@ -7,6 +7,8 @@ except ImportError:  # Cython is only needed to build the extension
     from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
     from ..compiled import cython_shim as cython
+if not cython.compiled:  # compiled, _ranks.pxd cimports it as a C function
+    from ..compiled.bits import bit_length
 
 MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 MIX1 = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)
@@ -24,20 +26,6 @@ def fill_ranks(first_row, salt, out):
             x = ((x ^ (x >> 27)) * MIX2) & MASK64
             out[i] = x ^ (x >> 31)
             i += 1
-
-
-def bit_length(x):
-    """The bit length of ``x`` (0 for 0): compiled, the processor's count of leading zeros."""
-    if cython.compiled:
-        return bit_length_c(x)
-    b = 0
-    shift = 32
-    while shift:  # a binary search for the highest bit set
-        if x >> shift:
-            b += shift
-            x >>= shift
-        shift >>= 1
-    return b + x
 
 
 def count_bit_lengths(rank, counts):

@@ -2,6 +2,8 @@
 
 import cython
 
+from rdbscope.compiled.bits cimport bit_length
+
 ctypedef fused group_t:
     int
     long long
@@ -36,8 +38,7 @@ cpdef add_pairs_into(const long long[::1] group, const long long[::1] new_group,
                      unsigned long long low, long long width, long long[::1] count,
                      unsigned long long[::1] total, unsigned long long[::1] second_total)
 
-@cython.locals(n=Py_ssize_t, i=Py_ssize_t, s=cython.longlong, v=cython.ulonglong, high=cython.ulonglong,
-               shift=cython.int, step=cython.int)
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, s=cython.longlong, v=cython.ulonglong, shift=cython.int)
 cpdef count_rounded_into(const group_t[::1] group, const unsigned long long[::1] value,
                          const unsigned long long[::1] weight, const long long[::1] base, int precision,
                          long long[::1] count, unsigned long long[::1] total)

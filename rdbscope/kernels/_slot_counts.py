@@ -11,6 +11,8 @@ except ImportError:  # Cython is only needed to build the extension
     from ..compiled import cython_shim as cython
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
     from ..compiled import cython_shim as cython
+if not cython.compiled:  # compiled, _slot_counts.pxd cimports it as a C function
+    from ..compiled.bits import bit_length
 
 
 def count_into(slot, weight, count, total):
@@ -110,15 +112,7 @@ def count_rounded_into(group, value, weight, base, precision, count, total):
     with cython.nogil:
         while i < n:
             v = cython.cast(cython.ulonglong, value[i])
-            high = v >> precision
-            shift = 0
-            step = 32
-            while step > 0:  # the bit length of high, by halves
-                if high >> step:
-                    high >>= step
-                    shift += step
-                step >>= 1
-            shift += cython.cast(cython.int, high)
+            shift = bit_length(v >> precision)
             s = base[group[i]] + (cython.cast(cython.longlong, shift) << (precision - 1)) \
                 + cython.cast(cython.longlong, v >> shift)
             count[s] += 1
