@@ -521,15 +521,15 @@ class SlotCounter:
                                            count, total, _NONE)
         return out_group[:n], out_value[:n], count[:n], total[:n]
 
-    def counted_rounded(self, group, value, weight, n_groups, precision, bits):
+    def counted_rounded(self, group, value, weight, present, precision, bits):
         """``(group, value, keys, weight summed)`` of each (group, value rounded down to ``precision``
-        significant bits) present, by group then value, of keys with a group below ``n_groups`` and a value
-        (uint64) below ``2 ** bits`` each: the rounded values are counted in a dense range of codes (see
-        ``kernels/_slot_counts.count_rounded_into``), ``(bits - precision + 2) << (precision - 1)`` a group."""
+        significant bits) present, by group then value, of keys with a group among ``present`` (the groups
+        that have keys, ascending) and a value (uint64) below ``2 ** bits`` each: the rounded values are
+        counted in a dense range of codes (see ``kernels/_slot_counts.count_rounded_into``),
+        ``(bits - precision + 2) << (precision - 1)`` a group."""
         group = _indices(group)
         codes = (max(bits - precision, 0) + 2) << (precision - 1)
-        present = np.flatnonzero(np.bincount(group, minlength=n_groups))
-        base = np.zeros(n_groups, np.int64)
+        base = np.zeros(int(present[-1]) + 1 if len(present) else 0, np.int64)
         base[present] = np.arange(len(present), dtype=np.int64) * codes
         slots = len(present) * codes
         self._hold(slots)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import kernels
 from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit
 from .sorting import stable_order
 from .value_counts import EXACT, MIN_PRECISION, fitted, rounded_entries
@@ -66,14 +67,13 @@ class WeightedCounts:
         counts it would give (rounding to fewer bits after more is rounding to fewer bits at once)."""
         if len(values) <= MAX_ENTRIES:
             return None
-        present = np.count_nonzero(np.bincount(groups, minlength=n_groups))
+        present = np.flatnonzero(kernels.count_ids(groups, n_groups))
         room = min(COUNTING_MAX_PAIRS, PROBE_SLOTS_PER_KEY * len(values))
         precision = next((p for p in range(bits - 1, MIN_PRECISION, -1)
-                          if present * ((bits - p + 2) << (p - 1)) <= room), None)
+                          if len(present) * ((bits - p + 2) << (p - 1)) <= room), None)
         if precision is None:
             return None
-        group, value, count, weight = _counter().counted_rounded(groups, values, weights, n_groups, precision,
-                                                                    bits)
+        group, value, count, weight = _counter().counted_rounded(groups, values, weights, present, precision, bits)
         return cls(group, value, count, weight, precision) if len(value) > MAX_ENTRIES else None
 
     @classmethod

@@ -50,14 +50,13 @@ def test_counted_pairs_are_the_counts_of_each_group_and_value(build, group_type,
 @pytest.mark.parametrize("precision", [7, 12, 20])
 def test_counted_rounded_are_the_counts_of_the_rounded_values(build, precision):
     rng = np.random.default_rng(precision)
-    n_groups = 4
     group = rng.choice([0, 2, 3], 3000)  # group 1 has no key
     value = np.concatenate([rng.integers(0, 1 << precision, 1000), rng.integers(0, 1 << 40, 1000),
                             1 << rng.integers(0, 41, 1000)]).astype(np.uint64)
     value[:3] = [0, (1 << 41) - 1, 1 << precision]
     weight = rng.integers(0, 1 << 50, 3000).astype(np.uint64)
     rounded = _rounded(value, bit_length(value), precision)
-    got = SlotCounter().counted_rounded(group, value, weight, n_groups, precision, 41)
+    got = SlotCounter().counted_rounded(group, value, weight, np.array([0, 2, 3]), precision, 41)
     want = summed_by_pair(group, rounded, weight)
     assert [a.dtype for a in got] == [np.int64, np.uint64, np.int64, np.uint64]
     for have, expected in zip(got, want, strict=True):
