@@ -26,6 +26,8 @@ ranks = chosen_module("kernels._ranks")
 runs = chosen_module("kernels._runs")
 #: Keys counted into the slots of a dense range (``_slot_counts.py``).
 slot_counts = chosen_module("kernels._slot_counts")
+#: The rows of the largest values of each code (``_top_rows.py``).
+top_rows = chosen_module("kernels._top_rows")
 
 
 #: Fewer ids than this are counted in four lanes (see ``_ids.py``).

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from .. import kernels
 from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
 from ..keyspace.grouping import largest_per_group, rows_above
 from ..options import option, require_positive, require_share
@@ -127,9 +128,7 @@ class BigKeysPass:
                               options.concentration_top_keys),
         ]
         for values in (columns.memory, columns.n_elements):
-            # a small sample suffices for a chunk's top few (the result is exact whatever its size)
-            parts.extend(top_per_code(values, type_codes, len(type_names), max(options.top_n, SHOWN_KEYS),
-                                      sample=20_000).values())
+            parts.extend(top_per_code(values, type_codes, len(type_names), max(options.top_n, SHOWN_KEYS)).values())
         return np.concatenate([np.asarray(p, np.int64) for p in parts])
 
     def run(self, ctx):
@@ -314,11 +313,9 @@ def _type_table(columns):
 
 def _top_key_table(columns, groups, top_n):
     type_codes, type_names = columns.types
-    present_types = {t for t, _e in columns.type_encodings[1]}
-    absent = [code for code, name in enumerate(type_names) if name not in present_types]
     parts = []
     for ranking, values in (("memory", columns.memory), ("length", columns.n_elements)):
-        per_type = top_per_code(values, type_codes, len(type_names), top_n, absent=absent)
+        per_type = top_per_code(values, type_codes, len(type_names), top_n)
         present = [code for code in range(len(type_names)) if len(per_type[code])]
         merged = np.sort(np.concatenate([per_type[c] for c in present])) if present else np.zeros(0, np.int64)
         parts.append((ranking, "all", _top(merged, values[merged], top_n)))
@@ -332,44 +329,21 @@ def _top_key_table(columns, groups, top_n):
     return _key_rows(rows, columns, groups, TOP_KEY_COLUMNS, extra=extra)
 
 
-def top_per_code(values, codes, n_codes, n, sample=100_000, chunk=1 << 18, absent=()):
-    """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first).
-
-    A strided sample gives, per code, a value that at least ``n`` keys reach;
-    only the keys above it are read again, then the first keys equal to it
-    if more are needed. Exact: the sample's values are real values, so the
-    true n-th largest is never below the threshold. Codes known to be
-    ``absent`` (no key has them) are not looked for.
-    """
-    m = len(values)
-    sampled = np.arange(0, m, max(1, m // sample))
-    threshold = np.zeros(max(n_codes, 1), dtype=values.dtype)
-    for code in range(n_codes):
-        mine = values[sampled[np.flatnonzero(codes[sampled] == code)]]
-        if len(mine) >= n:
-            threshold[code] = np.partition(mine, len(mine) - n)[len(mine) - n]
-    above = rows_above(values, codes, threshold)
-    above_codes = codes[above]
-    chosen = {code: above[np.flatnonzero(above_codes == code)] for code in range(n_codes)}
-    need = {code: n - len(rows) for code, rows in chosen.items() if len(rows) < n and code not in absent}
-    ties = {code: [] for code in need}
-    for start in range(0, m, chunk):
-        if not need:
-            break
-        stop = min(start + chunk, m)
-        equal = start + np.flatnonzero(values[start:stop] == np.take(threshold, codes[start:stop]))
-        equal_codes = codes[equal]
-        for code in list(need):
-            found = equal[np.flatnonzero(equal_codes == code)][:need[code]]
-            ties[code].append(found)
-            need[code] -= len(found)
-            if need[code] == 0:
-                del need[code]
+def top_per_code(values, codes, n_codes, n):
+    """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first), in one
+    compiled pass over the rows (``kernels/_top_rows.py``)."""
+    values = np.ascontiguousarray(values, np.uint64)
+    if codes.dtype not in (np.int8, np.uint8, np.int16, np.int32, np.int64) or not codes.flags.c_contiguous:
+        codes = np.ascontiguousarray(codes, np.int64)
+    slots = max(n_codes, 1) * max(n, 1)
+    heap_values, heap_rows = np.zeros(slots, np.uint64), np.zeros(slots, np.int64)
+    sizes = np.zeros(max(n_codes, 1), np.int64)
+    if n > 0 and len(values):
+        kernels.top_rows.top_rows(values, codes, n, heap_values, heap_rows, sizes)
     result = {}
     for code in range(n_codes):
-        rows = np.concatenate([chosen[code], *ties.get(code, [])]) if code in ties else chosen[code]
-        rows = np.sort(rows)
-        result[code] = _top(rows, values[rows], n)
+        rows = heap_rows[code * n:code * n + sizes[code]]
+        result[code] = rows[np.lexsort((rows, -heap_values[code * n:code * n + sizes[code]].astype(np.float64)))]
     return result
 
 

@@ -190,7 +190,7 @@ class NodeImbalance(Rule):
         """Per node, the keys holding the most memory (the examples of a finding about it)."""
         rows = [np.zeros(0, np.int64)]
         for _prefix, node_of_row, n_nodes in _node_kinds(ctx, options):
-            rows.extend(top_per_code(ctx.memory, node_of_row, n_nodes, ctx.n_examples, sample=20_000).values())
+            rows.extend(top_per_code(ctx.memory, node_of_row, n_nodes, ctx.n_examples).values())
         return np.unique(np.concatenate(rows))
 
     @classmethod

@@ -1,0 +1,18 @@
+# C types for _top_rows.py (pure Python mode).
+
+import cython
+
+ctypedef fused code_t:
+    signed char
+    unsigned char
+    short
+    int
+    long long
+
+@cython.locals(m=Py_ssize_t, r=Py_ssize_t, c=Py_ssize_t, v=cython.ulonglong, base=Py_ssize_t, size=Py_ssize_t,
+               i=Py_ssize_t, parent=Py_ssize_t, child=Py_ssize_t)
+cpdef top_rows(const unsigned long long[::1] values, const code_t[::1] codes, Py_ssize_t n,
+               unsigned long long[::1] heap_values, long long[::1] heap_rows, long long[::1] sizes)
+
+cdef inline bint _first(unsigned long long value, long long row, unsigned long long other_value,
+                        long long other_row) noexcept nogil

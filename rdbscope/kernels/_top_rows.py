@@ -1,0 +1,57 @@
+"""The rows of the largest values of each code, in one pass over the rows (compiled with ``_top_rows.pxd``):
+a heap of ``n`` per code holds the largest seen so far, its root the one that goes first (the smallest
+value; of equal values the latest row, as earlier rows win ties)."""
+
+try:
+    import cython
+except ImportError:  # Cython is only needed to build the extension
+    from ..compiled import cython_shim as cython
+if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
+    from ..compiled import cython_shim as cython
+
+
+def top_rows(values, codes, n, heap_values, heap_rows, sizes):
+    """Fill each code's heap (``heap_values``, ``heap_rows``: ``n`` entries from ``code * n``; ``sizes``: a
+    zeroed count per code) with the rows of its ``n`` largest ``values``, ties: the earliest rows."""
+    m = codes.shape[0]
+    with cython.nogil:
+        r = 0
+        while r < m:
+            c = cython.cast(cython.Py_ssize_t, codes[r])
+            v = cython.cast(cython.ulonglong, values[r])
+            base = c * n
+            size = cython.cast(cython.Py_ssize_t, sizes[c])
+            if size < n:  # room left: the new entry, the latest row, rises while its parent's value is no smaller
+                i = size
+                sizes[c] = size + 1
+                while i > 0:
+                    parent = (i - 1) >> 1
+                    if heap_values[base + parent] < v:
+                        break
+                    heap_values[base + i] = heap_values[base + parent]
+                    heap_rows[base + i] = heap_rows[base + parent]
+                    i = parent
+                heap_values[base + i] = v
+                heap_rows[base + i] = r
+            elif v > heap_values[base]:  # the root goes: the new entry sinks from there
+                i = 0
+                while True:
+                    child = 2 * i + 1
+                    if child >= n:
+                        break
+                    if child + 1 < n and _first(heap_values[base + child + 1], heap_rows[base + child + 1],
+                                                heap_values[base + child], heap_rows[base + child]):
+                        child += 1
+                    if not _first(heap_values[base + child], heap_rows[base + child], v, r):
+                        break
+                    heap_values[base + i] = heap_values[base + child]
+                    heap_rows[base + i] = heap_rows[base + child]
+                    i = child
+                heap_values[base + i] = v
+                heap_rows[base + i] = r
+            r += 1
+
+
+def _first(value, row, other_value, other_row):
+    """Whether the entry (``value``, ``row``) leaves the heap before (``other_value``, ``other_row``)."""
+    return value < other_value or (value == other_value and row > other_row)

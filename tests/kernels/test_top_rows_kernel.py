@@ -1,0 +1,85 @@
+"""The kernel of ``kernels/_top_rows.py`` (through ``bigkeys.top_per_code``), in both builds, against plain numpy."""
+
+import numpy as np
+import pytest
+from conftest import module_builds
+
+from rdbscope import kernels
+from rdbscope.passes.bigkeys import top_per_code
+
+BUILDS = sorted(module_builds("kernels._top_rows"))
+
+
+@pytest.fixture(params=BUILDS)
+def build(request, monkeypatch):
+    monkeypatch.setattr(kernels, "top_rows", module_builds("kernels._top_rows")[request.param])
+    return request.param
+
+
+def reference(values, codes, n_codes, n):
+    """Each code's rows sorted by value, largest first, then by row: the first ``n``."""
+    result = {}
+    for code in range(n_codes):
+        rows = np.flatnonzero(codes == code)
+        order = np.lexsort((rows, -values[rows].astype(np.float64)))
+        result[code] = rows[order][:n]
+    return result
+
+
+def check(values, codes, n_codes, n):
+    got = top_per_code(values, codes, n_codes, n)
+    want = reference(np.asarray(values, np.uint64), codes, n_codes, n)
+    assert sorted(got) == list(range(n_codes))
+    for code in range(n_codes):
+        assert got[code].dtype == np.int64
+        assert got[code].tolist() == want[code].tolist(), code
+
+
+@pytest.mark.parametrize("code_type", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint32])
+@pytest.mark.parametrize("n", [1, 3, 20])
+def test_top_rows_are_the_largest_of_each_code_ties_earliest_first(build, code_type, n):
+    rng = np.random.default_rng(n)
+    for n_codes, width in ((5, 1 << 40), (3, 4), (1, 1000), (7, 2)):  # wide values, many ties, one code, all tied
+        codes = rng.integers(0, n_codes, 5000).astype(code_type)
+        values = rng.integers(0, width, 5000).astype(np.uint64)
+        check(values, codes, n_codes, n)
+
+
+def test_ties_in_sizes_keep_the_earliest_rows(build):
+    values = np.array([5, 7, 5, 7, 5, 5, 7, 1], np.uint64)
+    codes = np.zeros(8, np.int8)
+    assert top_per_code(values, codes, 1, 4)[0].tolist() == [1, 3, 6, 0]
+    check(values, codes, 1, 4)
+
+
+def test_codes_with_fewer_rows_than_n_give_all_of_them(build):
+    values = np.array([3, 9, 4, 4, 8], np.uint64)
+    codes = np.array([0, 1, 0, 2, 0], np.int8)  # code 3 has no row
+    got = top_per_code(values, codes, 4, 10)
+    assert {c: r.tolist() for c, r in got.items()} == {0: [4, 2, 0], 1: [1], 2: [3], 3: []}
+    check(values, codes, 4, 10)
+
+
+def test_an_empty_chunk_gives_empty_rows(build):
+    empty = np.zeros(0, np.uint64)
+    assert top_per_code(empty, np.zeros(0, np.int8), 0, 10) == {}
+    got = top_per_code(empty, np.zeros(0, np.int8), 3, 10)
+    assert [r.tolist() for r in got.values()] == [[], [], []]
+
+
+def test_values_of_other_integer_types_rank_the_same(build):
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 50, 3000)
+    codes = rng.integers(0, 4, 3000).astype(np.int32)
+    for dtype in (np.int64, np.uint32, np.uint16):
+        check(values.astype(dtype), codes, 4, 20)
+
+
+def test_many_small_chunks_of_few_distinct_values(build):
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        m = int(rng.integers(0, 40))
+        n_codes = int(rng.integers(1, 4))
+        codes = rng.integers(0, n_codes, m).astype(np.int8)
+        values = rng.integers(0, int(rng.integers(1, 5)), m).astype(np.uint64)
+        check(values, codes, n_codes, int(rng.integers(1, 8)))
