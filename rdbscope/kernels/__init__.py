@@ -18,6 +18,8 @@ group_sums = chosen_module("kernels._group_sums")
 ids = chosen_module("kernels._ids")
 #: A 64-bit hash of each key's bytes (``_key_hashes.py``).
 key_hashes = chosen_module("kernels._key_hashes")
+#: Keys counted per group among those a mask or their code selects (``_masked_counts.py``).
+masked_counts = chosen_module("kernels._masked_counts")
 #: The stable order of 64-bit keys, by a radix sort (``_radix.py``).
 radix = chosen_module("kernels._radix")
 #: The uniform sample's rank of each row (``_ranks.py``).
@@ -48,3 +50,26 @@ def count_ids(values, n):
     counts = np.zeros(lanes * n, np.int64)
     ids.count_into(as_ids(values), counts, n, lanes)
     return counts.reshape(lanes, n).sum(axis=0) if lanes > 1 else counts
+
+
+def as_codes(codes):
+    """Small-int codes as the kernels take them: contiguous (u)int8, int16, int32 or int64, no copy when they
+    already are."""
+    if codes.dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64) and codes.flags.c_contiguous:
+        return codes
+    return np.ascontiguousarray(codes, np.int64)
+
+
+def count_where(ids, mask, n):
+    """How many rows of each of ``0..n-1`` the bool ``mask`` selects (int64), in one compiled pass."""
+    counts = np.zeros(n, np.int64)
+    masked_counts.count_where(as_ids(ids), np.ascontiguousarray(mask, np.bool_).view(np.uint8), counts)
+    return counts
+
+
+def count_of_codes(ids, codes, wanted, n):
+    """How many rows of each of ``0..n-1`` have a code ``c`` with ``wanted[c]`` (bool per code; int64)."""
+    counts = np.zeros(n, np.int64)
+    masked_counts.count_of_codes(as_ids(ids), as_codes(codes), np.ascontiguousarray(wanted, np.bool_).view(np.uint8),
+                                 counts)
+    return counts

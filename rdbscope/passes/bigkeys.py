@@ -333,8 +333,7 @@ def top_per_code(values, codes, n_codes, n):
     """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first), in one
     compiled pass over the rows (``kernels/_top_rows.py``)."""
     values = np.ascontiguousarray(values, np.uint64)
-    if codes.dtype not in (np.int8, np.uint8, np.int16, np.int32, np.int64) or not codes.flags.c_contiguous:
-        codes = np.ascontiguousarray(codes, np.int64)
+    codes = kernels.as_codes(codes)
     slots = max(n_codes, 1) * max(n, 1)
     heap_values, heap_rows = np.zeros(slots, np.uint64), np.zeros(slots, np.int64)
     sizes = np.zeros(max(n_codes, 1), np.int64)

@@ -155,11 +155,12 @@ def lowest_per_group(chosen, n_groups, k):
 
 
 def _candidates(keys, group, n_groups, k, sampled):
-    """``(rows, hashes)`` of the keys of a sampled type (``sampled``: a mask of the rows, or None for all)
+    """``(rows, hashes)`` of the keys of a sampled type (``sampled``: the rows' type codes and whether each code
+    is sampled, or None for all)
     that may be among the ``k`` lowest hashes of their group: all of a small group, and of a larger one
     those below a cut that leaves about ``4 k`` (all of it again in the rare group where fewer than ``k``
     fall below)."""
-    n_keys = np.bincount(group if sampled is None else group[sampled], minlength=n_groups)
+    n_keys = kernels.count_ids(group, n_groups) if sampled is None else kernels.count_of_codes(group, *sampled, n_groups)
     share = np.minimum(1.0, 4.0 * k / np.maximum(n_keys, 1))
     everything = np.uint64(2**64 - 1)
     cut = np.where(share >= 1.0, everything, (np.minimum(share, 0.5) * 2.0**64).astype(np.uint64))
@@ -169,7 +170,8 @@ def _candidates(keys, group, n_groups, k, sampled):
         rows, hashes = keys_under_cut(keys, group, cut)
         if sampled is None:
             return rows, hashes
-        of_type = sampled[rows]
+        codes, wanted = sampled
+        of_type = wanted[codes[rows]]
         return rows[of_type], hashes[of_type]
 
     rows, hashes = under(cut)
@@ -180,10 +182,10 @@ def _candidates(keys, group, n_groups, k, sampled):
 
 
 def _sampled_rows(columns):
-    """A mask of the rows of a sampled type, or None when every row is of one."""
+    """``(type codes, whether each code is sampled)`` of the rows, or None when every row is of a sampled type."""
     type_codes, type_names = columns.types
     of_type = np.array([name in SAMPLED_TYPES for name in type_names] or [True], bool)
-    return None if of_type.all() else of_type[type_codes]
+    return None if of_type.all() else (type_codes, of_type)
 
 
 def _kinds(columns, rows):

@@ -5,6 +5,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import kernels
 from ..cached import cached_property
 from ..keyspace.columns import dictionary_codes
 from ..keyspace.grouping import bincount, example_positions
@@ -362,9 +363,7 @@ class RuleContext:
             raise NeedsEveryKey
         if selected == self.n_keys:
             return self.pattern_n_keys.copy()
-        if selected > self.n_rows // 2:  # gather the smaller side
-            return self.pattern_n_keys - np.bincount(self.groups.group[~mask], minlength=self.groups.n)
-        return np.bincount(self.groups.group[mask], minlength=self.groups.n).astype(np.int64)
+        return kernels.count_where(self.groups.group, mask, self.groups.n)
 
     @cached_property
     def pattern_types(self):
