@@ -40,7 +40,7 @@ def extensions():
                                                  "_slots")]
         + [f"rdbscope/kernels/{name}.py" for name in ("_busy_buckets", "_forms", "_group_rows", "_group_sums",
                                                        "_ids", "_key_hashes", "_masked_counts", "_radix", "_ranks",
-                                                       "_runs", "_slot_counts", "_top_rows")],
+                                                       "_runs", "_slot_counts", "_string_sums", "_top_rows")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

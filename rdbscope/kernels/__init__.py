@@ -28,6 +28,8 @@ ranks = chosen_module("kernels._ranks")
 runs = chosen_module("kernels._runs")
 #: Keys counted into the slots of a dense range (``_slot_counts.py``).
 slot_counts = chosen_module("kernels._slot_counts")
+#: What the tiny-strings rule sums per group (``_string_sums.py``).
+string_sums = chosen_module("kernels._string_sums")
 #: The rows of the largest values of each code (``_top_rows.py``).
 top_rows = chosen_module("kernels._top_rows")
 

@@ -188,6 +188,11 @@ class RuleContext:
                  for start in range(0, len(offsets) - 1, chunk)]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
+    @property
+    def key_offsets(self):
+        """Where each key's bytes start, and the last one's end (int32, one more than the keys)."""
+        return self._buffers[0]
+
     def key_bytes_at(self, rows):
         """Length in bytes (int32) of the keys at ``rows`` (``slice(None)``: every key), without measuring
         every key."""
@@ -338,12 +343,21 @@ class RuleContext:
         """True for keys whose encoding is one of ``names``."""
         return self._mask("encoding", names)
 
+    def type_codes(self, *names):
+        """``(codes, wanted)``: a small-int code per key for its type, and per code whether it is one of
+        ``names`` (for kernels that test each key's type themselves, with no mask of every key)."""
+        codes, all_names = self._column_codes("type")
+        return codes, np.array([name in names for name in all_names] or [False], bool)
+
+    def _column_codes(self, column):
+        if column not in self._codes:
+            self._codes[column] = _small_codes(self.columns.table[column])
+        return self._codes[column]
+
     def _mask(self, column, names):
         key = (column, tuple(sorted(names)))
         if key not in self._masks:
-            if column not in self._codes:
-                self._codes[column] = _small_codes(self.columns.table[column])
-            codes, all_names = self._codes[column]
+            codes, all_names = self._column_codes(column)
             chosen = [i for i, name in enumerate(all_names) if name in names]
             if not chosen:
                 mask = np.zeros(len(codes), bool)

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import kernels
 from ..findings import Severity, count, format_memory, format_share
-from ..keyspace.grouping import counts
 from ..options import option
 from ..patterns.text import PLACEHOLDER
 from .base import Rule
@@ -74,21 +74,17 @@ class TinyStrings(Rule):
         """Per pattern without a TTL: its strings, those with small values, and the bytes of their keys and
         values (0 for a pattern with a TTL, which is not reported: summed over chunks, its strings stay
         fewer than its keys)."""
+        n = ctx.groups.n
         eligible = ctx.pattern_n_with_ttl == 0
-        if not eligible.any():
-            return {name: np.zeros(ctx.groups.n, np.int64) for name in ("strings", "small", "key_bytes", "value_bytes")}
-        strings = ctx.type_mask("string")
-        chosen = strings & eligible[ctx.groups.group] if not eligible.all() else strings
-        if chosen.all():  # every key a string without a TTL (a cache, sessions): no rows to pick
-            rows, group, value_bytes = slice(None), ctx.groups.group, ctx.n_elements
-        else:
-            rows = np.flatnonzero(chosen)
-            group, value_bytes = ctx.groups.group[rows], ctx.n_elements[rows]
-        small = value_bytes <= options.max_value_bytes
-
-        return {"strings": counts(group, ctx.groups.n), "small": counts(group[small], ctx.groups.n),
-                "key_bytes": counts(group, ctx.groups.n, ctx.key_bytes_at(rows)).astype(np.int64),
-                "value_bytes": counts(group, ctx.groups.n, value_bytes).astype(np.int64)}
+        sums = {"strings": np.zeros(n, np.int64), "small": np.zeros(n, np.int64),
+                "key_bytes": np.zeros(n, np.uint64), "value_bytes": np.zeros(n, np.uint64)}
+        if eligible.any() and ctx.n_rows:
+            codes, strings = ctx.type_codes("string")
+            kernels.string_sums.sums_into(
+                kernels.as_ids(ctx.groups.group), kernels.as_codes(codes), strings.view(np.uint8),
+                eligible.view(np.uint8), np.ascontiguousarray(ctx.n_elements, np.uint64), ctx.key_offsets,
+                options.max_value_bytes, *sums.values())
+        return {name: values.astype(np.int64, copy=False) for name, values in sums.items()}
 
     def check(self, ctx, options):
         n_keys = ctx.pattern_n_keys
