@@ -160,7 +160,10 @@ def _candidates(keys, group, n_groups, k, sampled):
     that may be among the ``k`` lowest hashes of their group: all of a small group, and of a larger one
     those below a cut that leaves about ``4 k`` (all of it again in the rare group where fewer than ``k``
     fall below)."""
-    n_keys = kernels.count_ids(group, n_groups) if sampled is None else kernels.count_of_codes(group, *sampled, n_groups)
+    if sampled is None:
+        n_keys = kernels.count_ids(group, n_groups)
+    else:
+        n_keys = kernels.count_of_codes(group, *sampled, n_groups)
     share = np.minimum(1.0, 4.0 * k / np.maximum(n_keys, 1))
     everything = np.uint64(2**64 - 1)
     cut = np.where(share >= 1.0, everything, (np.minimum(share, 0.5) * 2.0**64).astype(np.uint64))
