@@ -8,6 +8,8 @@ from ..compiled import chosen_module
 
 #: Spilled expiry records hashed into buckets, and those of the busy buckets (``_busy_buckets.py``).
 busy_buckets = chosen_module("kernels._busy_buckets")
+#: Rows over their code's limit, and the largest of each code (``_code_rows.py``).
+code_rows = chosen_module("kernels._code_rows")
 #: Keys' digits masked and their forms numbered (``_forms.py``).
 forms = chosen_module("kernels._forms")
 #: First keys and largest keys per group (``_group_rows.py``).
@@ -30,8 +32,6 @@ runs = chosen_module("kernels._runs")
 slot_counts = chosen_module("kernels._slot_counts")
 #: What the tiny-strings rule sums per group (``_string_sums.py``).
 string_sums = chosen_module("kernels._string_sums")
-#: The rows of the largest values of each code (``_top_rows.py``).
-top_rows = chosen_module("kernels._top_rows")
 
 
 #: Fewer ids than this are counted in four lanes (see ``_ids.py``).

@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from .. import kernels
 from ..findings import Check, Severity, count, format_bytes, format_memory, format_share
-from ..keyspace.grouping import largest_per_group, rows_above
+from ..keyspace.grouping import largest_per_group
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -121,7 +121,7 @@ class BigKeysPass:
         type_codes, type_names = columns.types
         stats = groups.stats
         parts = [
-            rows_above(columns.n_elements, type_codes, _limit_of_type(type_names, options)),
+            rows_over_limit(columns.n_elements, type_codes, _limit_of_type(type_names, options)),
             np.flatnonzero(columns.memory > options.memory_bytes),
             largest_per_group(columns.memory, groups.group,
                               stats.memory.kth_largest(np.arange(groups.n), options.concentration_top_keys),
@@ -136,7 +136,7 @@ class BigKeysPass:
         columns = ctx.columns
         groups = ctx.output("patterns").shared
         type_codes, type_names = columns.types
-        over_elements = rows_above(columns.n_elements, type_codes, _limit_of_type(type_names, options))
+        over_elements = rows_over_limit(columns.n_elements, type_codes, _limit_of_type(type_names, options))
         kind = np.array(list(type_names) or [""], dtype=object)[type_codes[over_elements]]
         over = {
             BIG_STRING: over_elements[np.flatnonzero(kind == "string")],
@@ -329,16 +329,25 @@ def _top_key_table(columns, groups, top_n):
     return _key_rows(rows, columns, groups, TOP_KEY_COLUMNS, extra=extra)
 
 
+def rows_over_limit(values, codes, limits):
+    """Rows whose value is over their code's limit (``values > limits[codes]``), ascending, in one compiled
+    pass (``kernels/_code_rows.py``)."""
+    out = np.empty(len(values), np.int64)
+    found = kernels.code_rows.rows_over(np.ascontiguousarray(values, np.uint64), kernels.as_codes(codes),
+                                        np.ascontiguousarray(limits, np.uint64), out)
+    return out[:found].copy()
+
+
 def top_per_code(values, codes, n_codes, n):
     """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first), in one
-    compiled pass over the rows (``kernels/_top_rows.py``)."""
+    compiled pass over the rows (``kernels/_code_rows.py``)."""
     values = np.ascontiguousarray(values, np.uint64)
     codes = kernels.as_codes(codes)
     slots = max(n_codes, 1) * max(n, 1)
     heap_values, heap_rows = np.zeros(slots, np.uint64), np.zeros(slots, np.int64)
     sizes = np.zeros(max(n_codes, 1), np.int64)
     if n > 0 and len(values):
-        kernels.top_rows.top_rows(values, codes, n, heap_values, heap_rows, sizes)
+        kernels.code_rows.top_rows(values, codes, n, heap_values, heap_rows, sizes)
     result = {}
     for code in range(n_codes):
         rows = heap_rows[code * n:code * n + sizes[code]]

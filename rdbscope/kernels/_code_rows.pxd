@@ -1,4 +1,4 @@
-# C types for _top_rows.py (pure Python mode).
+# C types for _code_rows.py (pure Python mode).
 
 import cython
 
@@ -8,6 +8,10 @@ ctypedef fused code_t:
     short
     int
     long long
+
+@cython.locals(m=Py_ssize_t, r=Py_ssize_t, found=Py_ssize_t)
+cpdef Py_ssize_t rows_over(const unsigned long long[::1] values, const code_t[::1] codes,
+                           const unsigned long long[::1] limits, long long[::1] out)
 
 @cython.locals(m=Py_ssize_t, r=Py_ssize_t, c=Py_ssize_t, v=cython.ulonglong, base=Py_ssize_t, size=Py_ssize_t,
                i=Py_ssize_t, parent=Py_ssize_t, child=Py_ssize_t)

@@ -1,18 +1,18 @@
-"""The kernel of ``kernels/_top_rows.py`` (through ``bigkeys.top_per_code``), in both builds, against plain numpy."""
+"""The kernels of ``kernels/_code_rows.py`` (through ``bigkeys``), in both builds, against plain numpy."""
 
 import numpy as np
 import pytest
 from conftest import module_builds
 
 from rdbscope import kernels
-from rdbscope.passes.bigkeys import top_per_code
+from rdbscope.passes.bigkeys import rows_over_limit, top_per_code
 
-BUILDS = sorted(module_builds("kernels._top_rows"))
+BUILDS = sorted(module_builds("kernels._code_rows"))
 
 
 @pytest.fixture(params=BUILDS)
 def build(request, monkeypatch):
-    monkeypatch.setattr(kernels, "top_rows", module_builds("kernels._top_rows")[request.param])
+    monkeypatch.setattr(kernels, "code_rows", module_builds("kernels._code_rows")[request.param])
     return request.param
 
 
@@ -83,3 +83,22 @@ def test_many_small_chunks_of_few_distinct_values(build):
         codes = rng.integers(0, n_codes, m).astype(np.int8)
         values = rng.integers(0, int(rng.integers(1, 5)), m).astype(np.uint64)
         check(values, codes, n_codes, int(rng.integers(1, 8)))
+
+
+@pytest.mark.parametrize("code_type", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint32])
+def test_rows_over_limit_are_those_over_their_codes_limit(build, code_type):
+    rng = np.random.default_rng(4)
+    never = np.iinfo(np.uint64).max
+    for n_codes, width in ((9, 12000), (1, 50), (3, 2)):
+        codes = rng.integers(0, n_codes, 5000).astype(code_type)
+        values = rng.integers(0, width, 5000).astype(np.uint64)
+        values[:3] = [never, 0, 10240]
+        limits = np.array([10240, 5000, 1, 0, never, 7, 11999, 3, 5000][:n_codes], np.uint64)
+        got = rows_over_limit(values, codes, limits)
+        assert got.dtype == np.int64
+        assert got.tolist() == np.flatnonzero(values > limits[codes]).tolist()
+
+
+def test_no_rows_are_over_a_limit_in_an_empty_chunk(build):
+    got = rows_over_limit(np.zeros(0, np.uint64), np.zeros(0, np.int8), np.zeros(1, np.uint64))
+    assert got.tolist() == []

@@ -1,6 +1,5 @@
-"""The rows of the largest values of each code, in one pass over the rows (compiled with ``_top_rows.pxd``):
-a heap of ``n`` per code holds the largest seen so far, its root the one that goes first (the smallest
-value; of equal values the latest row, as earlier rows win ties)."""
+"""Rows picked by a value and a small-int code per row (a key's type), in one pass over the rows each
+(compiled with ``_code_rows.pxd``): those over their code's limit, and the largest of each code."""
 
 try:
     import cython
@@ -10,9 +9,26 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
     from ..compiled import cython_shim as cython
 
 
+def rows_over(values, codes, limits, out):
+    """Write to ``out`` the rows whose value is over their code's limit (``values[r] > limits[codes[r]]``),
+    ascending; returns how many."""
+    m = codes.shape[0]
+    found = 0
+    with cython.nogil:
+        r = 0
+        while r < m:
+            if values[r] > limits[codes[r]]:
+                out[found] = r
+                found += 1
+            r += 1
+    return found
+
+
 def top_rows(values, codes, n, heap_values, heap_rows, sizes):
     """Fill each code's heap (``heap_values``, ``heap_rows``: ``n`` entries from ``code * n``; ``sizes``: a
-    zeroed count per code) with the rows of its ``n`` largest ``values``, ties: the earliest rows."""
+    zeroed count per code) with the rows of its ``n`` largest ``values``, ties: the earliest rows. The root of
+    a heap is the entry that goes first: the smallest value; of equal values the latest row, as earlier
+    rows win ties."""
     m = codes.shape[0]
     with cython.nogil:
         r = 0
