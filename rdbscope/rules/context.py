@@ -377,6 +377,8 @@ class RuleContext:
             raise NeedsEveryKey
         if selected == self.n_keys:
             return self.pattern_n_keys.copy()
+        if selected == 0:
+            return np.zeros(self.groups.n, np.int64)
         return kernels.count_where(self.groups.group, mask, self.groups.n)
 
     @cached_property
