@@ -2,12 +2,7 @@
 
 import cython
 
-ctypedef fused code_t:
-    signed char
-    unsigned char
-    short
-    int
-    long long
+from rdbscope.kernels.ints cimport code_t
 
 @cython.locals(m=Py_ssize_t, r=Py_ssize_t, found=Py_ssize_t)
 cpdef Py_ssize_t rows_over(const unsigned long long[::1] values, const code_t[::1] codes,

@@ -2,16 +2,7 @@
 
 import cython
 
-ctypedef fused id_t:
-    int
-    long long
-
-ctypedef fused code_t:
-    signed char
-    unsigned char
-    short
-    int
-    long long
+from rdbscope.kernels.ints cimport id_t, code_t
 
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t)
 cpdef count_where(const id_t[::1] ids, const unsigned char[::1] mask, long long[::1] counts)

@@ -2,16 +2,7 @@
 
 import cython
 
-ctypedef fused id_t:
-    int
-    long long
-
-ctypedef fused code_t:
-    signed char
-    unsigned char
-    short
-    int
-    long long
+from rdbscope.kernels.ints cimport id_t, code_t
 
 @cython.locals(n=Py_ssize_t, r=Py_ssize_t, g=Py_ssize_t, length=cython.ulonglong)
 cpdef sums_into(const id_t[::1] group, const code_t[::1] codes, const unsigned char[::1] wanted,
