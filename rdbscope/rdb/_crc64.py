@@ -1,9 +1,11 @@
 """CRC-64/Jones, the checksum of an RDB dump's trailer (src/crc64.c), and the threads that run it.
 
 Compiled with ``_crc64.pxd``, ``crc64_update`` runs without the GIL and the
-scanner calls it as a C function. Run as Python, a long run goes through
-numpy lanes instead (``_crc64_lanes``): byte loops in Python are too slow for
-whole dumps, and the Python build must still verify them.
+scanner calls it as a C function; on an x86-64 CPU with the carry-less multiply
+a long run goes through ``crc64_clmul.h``, else through slice-by-8 tables. Run
+as Python, a long run goes through numpy lanes instead (``_crc64_lanes``): byte
+loops in Python are too slow for whole dumps, and the Python build must still
+verify them.
 """
 
 try:
@@ -45,6 +47,12 @@ def _crc64_tables():
 
 CRC_TABLES = _crc64_tables()
 CRC_VIEW = CRC_TABLES
+
+#: Whether long runs fold with the carry-less multiply (crc64_clmul.h): compiled, on a CPU that has it.
+CLMUL = crc64_clmul_ok() != 0 if cython.compiled else False
+
+#: Which routine checksums a long run, for tests and diagnostics.
+CRC_ROUTINE = "clmul" if CLMUL else "slice-by-8" if cython.compiled else "numpy lanes"
 
 #: The bytes of each of the three streams the compiled build checksums side by side.
 STREAM_BYTES = cython.declare(cython.Py_ssize_t, 4096)
@@ -91,6 +99,8 @@ def crc64_shift(crc, s):
 def crc64_update(crc, data, start, stop):
     """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
     t = CRC_VIEW
+    if CLMUL and stop - start >= CLMUL_MIN:
+        return crc64_clmul(crc, cython.address(data[start]), stop - start, cython.address(t[0]))
     s = STREAM_SHIFT_VIEW
     i = start
     if not cython.compiled and stop - start >= LANE_BYTES * MIN_LANES:
