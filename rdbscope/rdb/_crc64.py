@@ -48,11 +48,25 @@ def _crc64_tables():
 CRC_TABLES = _crc64_tables()
 CRC_VIEW = CRC_TABLES
 
-#: Whether long runs fold with the carry-less multiply (crc64_clmul.h): compiled, on a CPU that has it.
-CLMUL = crc64_clmul_ok() != 0 if cython.compiled else False
+#: The compiled build's routines for long runs, by level: tables, then carry-less multiply folding
+#: (crc64_clmul.h) on 16-byte and on 64-byte registers.
+CRC_ROUTINES = ("slice-by-8", "clmul", "clmul-512")
+
+#: The level the compiled build uses: the highest this CPU has (0 as Python).
+CLMUL = clmul_level() if cython.compiled else 0
 
 #: Which routine checksums a long run, for tests and diagnostics.
-CRC_ROUTINE = "clmul" if CLMUL else "slice-by-8" if cython.compiled else "numpy lanes"
+CRC_ROUTINE = CRC_ROUTINES[CLMUL] if cython.compiled else "numpy lanes"
+
+
+def use_routine(name):
+    """Checksum long runs with the routine ``name`` of CRC_ROUTINES, one this CPU has (tests compare them)."""
+    global CLMUL, CRC_ROUTINE
+    level = CRC_ROUTINES.index(name)
+    if not cython.compiled or level > clmul_level():
+        raise ValueError(f"no {name} routine here")
+    CLMUL = level
+    CRC_ROUTINE = name
 
 #: The bytes of each of the three streams the compiled build checksums side by side.
 STREAM_BYTES = cython.declare(cython.Py_ssize_t, 4096)
@@ -100,7 +114,7 @@ def crc64_update(crc, data, start, stop):
     """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
     t = CRC_VIEW
     if CLMUL and stop - start >= CLMUL_MIN:
-        return crc64_clmul(crc, cython.address(data[start]), stop - start, cython.address(t[0]))
+        return crc64_clmul(CLMUL, crc, cython.address(data[start]), stop - start, cython.address(t[0]))
     s = STREAM_SHIFT_VIEW
     i = start
     if not cython.compiled and stop - start >= LANE_BYTES * MIN_LANES:
