@@ -51,8 +51,8 @@ def test_one_byte_changed_mid_dump_is_a_checksum_mismatch(large_dump, tmp_path, 
     data = bytearray(path.read_bytes())
     middle = len(data) // 2
     # A byte inside a value near the middle: the dump still parses.
-    at = next(found for value in values.values() if (found := data.find(value.encode(), middle - 500, middle + 500)) > 0)
-    at += 37
+    near = (data.find(value.encode(), middle - 500, middle + 500) for value in values.values())
+    at = next(found for found in near if found > 0) + 37
     data[at] ^= 0x01
     bad = tmp_path / "flipped.rdb"
     bad.write_bytes(bytes(data))
