@@ -68,6 +68,7 @@ def use_routine(name):
     CLMUL = level
     CRC_ROUTINE = name
 
+
 #: The bytes of each of the three streams the compiled build checksums side by side.
 STREAM_BYTES = cython.declare(cython.Py_ssize_t, 4096)
 
