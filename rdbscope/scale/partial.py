@@ -200,7 +200,7 @@ def _sample(keys, first_row, size, salt, cutoff):
     if cutoff >= 1 << 64:  # every key: the chunk's own column, not a copy
         return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff, below
     chosen = np.flatnonzero(rank < np.uint64(cutoff))
-    sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
+    sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(keys, chosen)})
     return sample, cutoff, below
 
 
@@ -212,12 +212,18 @@ def merge_samples(samples, cutoffs, belows, size):
     at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
     the keys were cut into chunks, and that merges by halving the cutoff while it holds too many.
     """
-    sample = pa.concat_tables(samples)
     cutoff = _cutoff_for(sum(belows), size, min(cutoffs))  # filtered once, at the lowest cutoff
     below = _kept_below(sum(belows), cutoff)
-    if all(c == cutoff for c in cutoffs):
-        return sample, cutoff, below
-    return sample.filter(pa.array(sample["rank"].to_numpy() < np.uint64(cutoff))), cutoff, below
+    kept = [sample if was == cutoff else _ranked_below(sample, cutoff)  # the samples at the cutoff: not copied
+            for sample, was in zip(samples, cutoffs, strict=True)]
+    return pa.concat_tables(kept), cutoff, below
+
+
+def _ranked_below(sample, cutoff):
+    """The rows of a sample table ranked below ``cutoff``."""
+    rank = sample["rank"].to_numpy()
+    chosen = np.flatnonzero(rank < np.uint64(cutoff))
+    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(sample[KEY], chosen)})
 
 
 def union_cutoff(parts, size):
