@@ -199,9 +199,7 @@ def _sample(keys, first_row, size, salt, cutoff):
     below = _kept_below(below, cutoff)
     if cutoff >= 1 << 64:  # every key: the chunk's own column, not a copy
         return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff, below
-    chosen = np.flatnonzero(rank < np.uint64(cutoff))
-    sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(keys, chosen)})
-    return sample, cutoff, below
+    return _ranked_below(rank, keys, cutoff), cutoff, below
 
 
 def merge_samples(samples, cutoffs, belows, size):
@@ -214,16 +212,15 @@ def merge_samples(samples, cutoffs, belows, size):
     """
     cutoff = _cutoff_for(sum(belows), size, min(cutoffs))  # filtered once, at the lowest cutoff
     below = _kept_below(sum(belows), cutoff)
-    kept = [sample if was == cutoff else _ranked_below(sample, cutoff)  # the samples at the cutoff: not copied
-            for sample, was in zip(samples, cutoffs, strict=True)]
+    kept = [sample if was == cutoff else _ranked_below(sample["rank"].to_numpy(), sample[KEY], cutoff)
+            for sample, was in zip(samples, cutoffs, strict=True)]  # those at the cutoff already: not copied
     return pa.concat_tables(kept), cutoff, below
 
 
-def _ranked_below(sample, cutoff):
-    """The rows of a sample table ranked below ``cutoff``."""
-    rank = sample["rank"].to_numpy()
+def _ranked_below(rank, keys, cutoff):
+    """The ``(rank, key)`` table of the keys whose ``rank`` is below ``cutoff``."""
     chosen = np.flatnonzero(rank < np.uint64(cutoff))
-    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(sample[KEY], chosen)})
+    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(keys, chosen)})
 
 
 def union_cutoff(parts, size):
