@@ -25,6 +25,8 @@ key_hashes = chosen_module("kernels._key_hashes")
 radix = chosen_module("kernels._radix")
 #: The uniform sample's rank of each row (``_ranks.py``).
 ranks = chosen_module("kernels._ranks")
+#: Expiring keys packed into the spill's records, by partition (``_records.py``).
+records = chosen_module("kernels._records")
 #: Sorted runs of counted values merged (``_runs.py``).
 runs = chosen_module("kernels._runs")
 #: Keys counted into the slots of a dense range (``_slot_counts.py``).
