@@ -38,9 +38,9 @@ def extensions():
     return cythonize(
         [f"rdbscope/rdb/{name}.py" for name in ("_columns", "_crc64", "_lzf", "_mapguard", "_memory", "_pages", "_scan",
                                                  "_slots")]
-        + [f"rdbscope/kernels/{name}.py" for name in ("_busy_buckets", "_forms", "_group_rows", "_group_sums",
-                                                       "_ids", "_key_hashes", "_radix", "_ranks", "_records", "_runs",
-                                                       "_slot_counts")],
+        + [f"rdbscope/kernels/{name}.py" for name in ("_busy_buckets", "_forms", "_gather", "_group_rows",
+                                                       "_group_sums", "_ids", "_key_hashes", "_radix", "_ranks",
+                                                       "_records", "_runs", "_slot_counts")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

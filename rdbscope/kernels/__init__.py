@@ -3,6 +3,7 @@ its Cython build where it was built, else its source run as Python (``RDBSCOPE_P
 the source). See the modules for what each does."""
 
 import numpy as np
+import pyarrow as pa
 
 from ..compiled import chosen_module
 
@@ -12,6 +13,8 @@ busy_buckets = chosen_module("kernels._busy_buckets")
 forms = chosen_module("kernels._forms")
 #: First keys and largest keys per group (``_group_rows.py``).
 group_rows = chosen_module("kernels._group_rows")
+#: Chosen keys of a binary array copied into new buffers (``_gather.py``).
+gather = chosen_module("kernels._gather")
 #: Integer weights summed per group (``_group_sums.py``).
 group_sums = chosen_module("kernels._group_sums")
 #: Ids counted, the first and last row of wanted ids, values per id spread to the rows (``_ids.py``).
@@ -48,3 +51,26 @@ def count_ids(values, n):
     counts = np.zeros(lanes * n, np.int64)
     ids.count_into(as_ids(values), counts, n, lanes)
     return counts.reshape(lanes, n).sum(axis=0) if lanes > 1 else counts
+
+
+def take_keys(keys, rows):
+    """``keys.take(rows)`` of a binary Arrow array or chunked array (``rows``: ascending int64 positions),
+    its bytes copied by the gather kernel: pyarrow's take costs several times as much a key."""
+    rows = np.ascontiguousarray(rows, np.int64)
+    if isinstance(keys, pa.ChunkedArray):
+        starts = np.cumsum([0] + [len(chunk) for chunk in keys.chunks])
+        cuts = np.searchsorted(rows, starts)
+        return pa.chunked_array([take_keys(chunk, rows[cuts[i]:cuts[i + 1]] - starts[i])
+                                 for i, chunk in enumerate(keys.chunks)], keys.type)
+    if keys.type != pa.binary() or keys.null_count:
+        return keys.take(pa.array(rows, pa.int64()))
+    _validity, offsets, data = keys.buffers()
+    offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    out_offsets = np.empty(len(rows) + 1, np.int32)
+    total = gather.fill_offsets(offsets, rows, out_offsets)
+    if total < 0:  # more bytes than int32 offsets reach: pyarrow's take says so
+        return keys.take(pa.array(rows, pa.int64()))
+    out_data = np.empty(total, np.uint8)
+    gather.copy_keys(offsets, data, rows, out_offsets, out_data)
+    return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(out_offsets), pa.py_buffer(out_data)])
