@@ -3,6 +3,7 @@ its Cython build where it was built, else its source run as Python (``RDBSCOPE_P
 the source). See the modules for what each does."""
 
 import numpy as np
+import pyarrow as pa
 
 from ..compiled import chosen_module
 
@@ -14,6 +15,8 @@ code_rows = chosen_module("kernels._code_rows")
 forms = chosen_module("kernels._forms")
 #: First keys and largest keys per group (``_group_rows.py``).
 group_rows = chosen_module("kernels._group_rows")
+#: Chosen keys of a binary array copied into new buffers (``_gather.py``).
+gather = chosen_module("kernels._gather")
 #: Integer weights summed per group (``_group_sums.py``).
 group_sums = chosen_module("kernels._group_sums")
 #: Ids counted, the first and last row of wanted ids, values per id spread to the rows (``_ids.py``).
@@ -26,6 +29,8 @@ masked_counts = chosen_module("kernels._masked_counts")
 radix = chosen_module("kernels._radix")
 #: The uniform sample's rank of each row (``_ranks.py``).
 ranks = chosen_module("kernels._ranks")
+#: Expiring keys packed into the spill's records, by partition (``_records.py``).
+records = chosen_module("kernels._records")
 #: Sorted runs of counted values merged (``_runs.py``).
 runs = chosen_module("kernels._runs")
 #: Keys counted into the slots of a dense range (``_slot_counts.py``).
@@ -75,3 +80,26 @@ def count_of_codes(ids, codes, wanted, n):
     masked_counts.count_of_codes(as_ids(ids), as_codes(codes), np.ascontiguousarray(wanted, np.bool_).view(np.uint8),
                                  counts)
     return counts
+
+
+def take_keys(keys, rows):
+    """``keys.take(rows)`` of a binary Arrow array or chunked array (``rows``: ascending int64 positions),
+    its bytes copied by the gather kernel: pyarrow's take costs several times as much a key."""
+    rows = np.ascontiguousarray(rows, np.int64)
+    if isinstance(keys, pa.ChunkedArray):
+        starts = np.cumsum([0] + [len(chunk) for chunk in keys.chunks])
+        cuts = np.searchsorted(rows, starts)
+        return pa.chunked_array([take_keys(chunk, rows[cuts[i]:cuts[i + 1]] - starts[i])
+                                 for i, chunk in enumerate(keys.chunks)], keys.type)
+    if keys.type != pa.binary() or keys.null_count:
+        return keys.take(pa.array(rows, pa.int64()))
+    _validity, offsets, data = keys.buffers()
+    offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
+    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    out_offsets = np.empty(len(rows) + 1, np.int32)
+    total = gather.fill_offsets(offsets, rows, out_offsets)
+    if total < 0:  # more bytes than int32 offsets reach: pyarrow's take says so
+        return keys.take(pa.array(rows, pa.int64()))
+    out_data = np.empty(total, np.uint8)
+    gather.copy_keys(offsets, data, rows, out_offsets, out_data)
+    return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(out_offsets), pa.py_buffer(out_data)])

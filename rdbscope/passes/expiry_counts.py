@@ -291,6 +291,7 @@ class Spill:
         self._numbers = {}
         # the partitions' records, then the keys, their ends and their places
         self._held = [bytearray() for _ in range(PARTITIONS + 3)]
+        self._held_bytes = 0
         self._in_memory_bytes = IN_MEMORY_BYTES
         self._files = None
         self._written = 0
@@ -321,17 +322,17 @@ class Spill:
             self._first = int(places[0])
         self._end = int(places[-1]) + 1
         number = np.array([self._numbers.setdefault(g, len(self._numbers)) for g in groups], np.int32)
-        part = (value % PARTITIONS).astype(np.uint8)
-        order = np.argsort(part, kind="stable")  # a radix sort of bytes
-        bounds = np.searchsorted(part[order], np.arange(PARTITIONS + 1))
-        records = np.empty(len(group), RECORD)
-        records["group"] = number[group[order]]
-        records["value"] = value[order]
-        records["memory"] = memory[order]
-        records["place"] = places[order]
+        records = np.empty(len(group) * RECORD.itemsize, np.uint8)
+        bounds = np.zeros(PARTITIONS + 1, np.int64)
+        kernels.records.pack_records(number, np.ascontiguousarray(group, np.int64),
+                                     np.ascontiguousarray(value, np.int64), np.ascontiguousarray(memory, np.uint64),
+                                     np.ascontiguousarray(places, np.uint64), bounds,
+                                     np.empty(PARTITIONS, np.int64), records)
+        bounds = (bounds * RECORD.itemsize).tolist()
+        packed = memoryview(records)
         for i in range(PARTITIONS):
             if bounds[i + 1] > bounds[i]:
-                self._add(i, records[bounds[i]:bounds[i + 1]].tobytes())
+                self._add(i, packed[bounds[i]:bounds[i + 1]])
 
     def _add(self, index, data):
         try:
@@ -339,7 +340,8 @@ class Spill:
                 self._files[index].write(data)
                 return
             self._held[index] += data
-            if sum(len(held) for held in self._held) > self._in_memory_bytes:
+            self._held_bytes += len(data)
+            if self._held_bytes > self._in_memory_bytes:
                 self._to_files()
         except OSError as exc:
             raise self._error(exc) from None

@@ -11,6 +11,14 @@ cdef const u64[::1] CRC_VIEW
 cdef object np
 cdef Py_ssize_t MARK_EVERY, LANE_BYTES, MIN_LANES
 
+cdef extern from "crc64_clmul.h":
+    int clmul_level "rdbscope_crc64_clmul_level" () noexcept nogil
+    u64 crc64_clmul "rdbscope_crc64_fast" (int level, u64 crc, const unsigned char *p, size_t n,
+                                           const u64 *table) noexcept nogil
+    Py_ssize_t CLMUL_MIN "RDBSCOPE_CRC64_CLMUL_MIN"
+
+cdef int CLMUL
+
 cdef object STREAM_SHIFT
 cdef const u64[::1] STREAM_SHIFT_VIEW
 cdef Py_ssize_t STREAM_BYTES

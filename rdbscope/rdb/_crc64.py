@@ -1,9 +1,11 @@
 """CRC-64/Jones, the checksum of an RDB dump's trailer (src/crc64.c), and the threads that run it.
 
 Compiled with ``_crc64.pxd``, ``crc64_update`` runs without the GIL and the
-scanner calls it as a C function. Run as Python, a long run goes through
-numpy lanes instead (``_crc64_lanes``): byte loops in Python are too slow for
-whole dumps, and the Python build must still verify them.
+scanner calls it as a C function; on an x86-64 CPU with the carry-less multiply
+a long run goes through ``crc64_clmul.h``, else through slice-by-8 tables. Run
+as Python, a long run goes through numpy lanes instead (``_crc64_lanes``): byte
+loops in Python are too slow for whole dumps, and the Python build must still
+verify them.
 """
 
 try:
@@ -45,6 +47,27 @@ def _crc64_tables():
 
 CRC_TABLES = _crc64_tables()
 CRC_VIEW = CRC_TABLES
+
+#: The compiled build's routines for long runs, by level: tables, then carry-less multiply folding
+#: (crc64_clmul.h) on 16-byte and on 64-byte registers.
+CRC_ROUTINES = ("slice-by-8", "clmul", "clmul-512")
+
+#: The level the compiled build uses: the highest this CPU has (0 as Python).
+CLMUL = clmul_level() if cython.compiled else 0
+
+#: Which routine checksums a long run, for tests and diagnostics.
+CRC_ROUTINE = CRC_ROUTINES[CLMUL] if cython.compiled else "numpy lanes"
+
+
+def use_routine(name):
+    """Checksum long runs with the routine ``name`` of CRC_ROUTINES, one this CPU has (tests compare them)."""
+    global CLMUL, CRC_ROUTINE
+    level = CRC_ROUTINES.index(name)
+    if not cython.compiled or level > clmul_level():
+        raise ValueError(f"no {name} routine here")
+    CLMUL = level
+    CRC_ROUTINE = name
+
 
 #: The bytes of each of the three streams the compiled build checksums side by side.
 STREAM_BYTES = cython.declare(cython.Py_ssize_t, 4096)
@@ -91,6 +114,8 @@ def crc64_shift(crc, s):
 def crc64_update(crc, data, start, stop):
     """CRC-64/Jones of ``data[start:stop]`` continuing from ``crc``."""
     t = CRC_VIEW
+    if CLMUL and stop - start >= CLMUL_MIN:
+        return crc64_clmul(CLMUL, crc, cython.address(data[start]), stop - start, cython.address(t[0]))
     s = STREAM_SHIFT_VIEW
     i = start
     if not cython.compiled and stop - start >= LANE_BYTES * MIN_LANES:

@@ -199,9 +199,7 @@ def _sample(keys, first_row, size, salt, cutoff):
     below = _kept_below(below, cutoff)
     if cutoff >= 1 << 64:  # every key: the chunk's own column, not a copy
         return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff, below
-    chosen = np.flatnonzero(rank < np.uint64(cutoff))
-    sample = pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: keys.take(pa.array(chosen, pa.int64()))})
-    return sample, cutoff, below
+    return _ranked_below(rank, keys, cutoff), cutoff, below
 
 
 def merge_samples(samples, cutoffs, belows, size):
@@ -212,12 +210,17 @@ def merge_samples(samples, cutoffs, belows, size):
     at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
     the keys were cut into chunks, and that merges by halving the cutoff while it holds too many.
     """
-    sample = pa.concat_tables(samples)
     cutoff = _cutoff_for(sum(belows), size, min(cutoffs))  # filtered once, at the lowest cutoff
     below = _kept_below(sum(belows), cutoff)
-    if all(c == cutoff for c in cutoffs):
-        return sample, cutoff, below
-    return sample.filter(pa.array(sample["rank"].to_numpy() < np.uint64(cutoff))), cutoff, below
+    kept = [sample if was == cutoff else _ranked_below(sample["rank"].to_numpy(), sample[KEY], cutoff)
+            for sample, was in zip(samples, cutoffs, strict=True)]  # those at the cutoff already: not copied
+    return pa.concat_tables(kept), cutoff, below
+
+
+def _ranked_below(rank, keys, cutoff):
+    """The ``(rank, key)`` table of the keys whose ``rank`` is below ``cutoff``."""
+    chosen = np.flatnonzero(rank < np.uint64(cutoff))
+    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(keys, chosen)})
 
 
 def union_cutoff(parts, size):
