@@ -66,13 +66,13 @@ _SCRATCH = threading.local()
 
 
 def _scratch(n_bytes, n_keys):
-    """The masked bytes and first keys :func:`_numbered_forms` works in, kept from one chunk to the next
-    by each thread: fresh memory of that size costs more to fault in than to fill."""
+    """The forms' bytes and offsets :func:`_numbered_forms` writes, kept from one chunk to the next by
+    each thread: fresh memory of that size costs more to fault in than to fill."""
     held = getattr(_SCRATCH, "arrays", None)
-    if held is None or len(held[0]) < n_bytes or len(held[1]) < n_keys:
-        held = (np.empty(max(n_bytes, 1), np.uint8), np.empty(max(n_keys, 1), np.int32))
+    if held is None or len(held[0]) < n_bytes or len(held[1]) < n_keys + 1:
+        held = (np.empty(max(n_bytes, 1), np.uint8), np.empty(n_keys + 1, np.int32))
         _SCRATCH.arrays = held
-    return held[0][:n_bytes], held[1][:n_keys]
+    return held[0][:max(n_bytes, 1)], held[1][:n_keys + 1]
 
 
 #: Slots of the table :func:`_numbered_forms` starts with (it grows fourfold when half full).
@@ -82,29 +82,30 @@ RECENT_LENGTHS = 64
 
 
 def _numbered_forms(keys):
-    """``encode(mask_digits(keys))`` of a binary array, in two compiled passes (see ``kernels/_forms.py``),
+    """``encode(mask_digits(keys))`` of a binary array, in one compiled pass (see ``kernels/_forms.py``),
     and the keys of each form: ``(form of each key, forms, keys per form)``."""
-    offsets = _offsets(keys)
-    start, stop = int(offsets[0]), int(offsets[-1])
-    masked, first_key = _scratch(stop - start, len(keys))
-    data = np.frombuffer(_data(keys), np.uint8) if stop > start else np.zeros(1, np.uint8)
-    kernels.forms.mask_digits_into(data, start, stop, masked)
-    offsets = np.ascontiguousarray(offsets, np.int32)
+    offsets = np.ascontiguousarray(_offsets(keys), np.int32)
+    n_bytes = int(offsets[-1] - offsets[0])
+    data = np.frombuffer(_data(keys), np.uint8) if n_bytes else np.zeros(1, np.uint8)
+    form_bytes, form_offsets = _scratch(n_bytes, len(keys))
+    form_offsets[0] = 0
     form_of_key = np.empty(len(keys), np.int32)
     key_counts = np.zeros(len(keys), np.int64)  # zero pages from the system: only the forms' are touched
     table = np.full(FIRST_FORM_SLOTS, -1, np.int32)  # grows with the forms, not the keys: stays in cache
     state = np.zeros(2, np.int64)  # the next key, the forms so far
     recent = np.full(RECENT_LENGTHS, -1, np.int32)  # the last form of each length (modulo RECENT_LENGTHS)
     while True:
-        kernels.forms.number_forms(offsets, masked, start, table, form_of_key, first_key, key_counts, state, recent)
+        kernels.forms.number_forms(offsets, data, table, form_of_key, form_offsets, form_bytes, key_counts, state,
+                                   recent)
         if state[0] == len(keys):
             break
         table = np.full(4 * len(table), -1, np.int32)
-        kernels.forms.place_forms(offsets, masked, start, table, first_key, int(state[1]))
+        kernels.forms.place_forms(form_offsets, form_bytes, table, int(state[1]))
     n_forms = int(state[1])
-    masked_offsets = pa.py_buffer(offsets - start if start else offsets)
-    masked_keys = pa.Array.from_buffers(keys.type, len(keys), [None, masked_offsets, pa.py_buffer(masked)])
-    return form_of_key, masked_keys.take(pa.array(first_key[:n_forms])), key_counts[:n_forms].copy()
+    ends = form_offsets[:n_forms + 1].copy()  # the scratch is the next chunk's
+    written = pa.py_buffer(form_bytes[:ends[-1]].copy())
+    forms = pa.Array.from_buffers(keys.type, n_forms, [None, pa.py_buffer(ends), written])
+    return form_of_key, forms, key_counts[:n_forms].copy()
 
 
 #: Keys per slice of :func:`encode_forms`.

@@ -124,15 +124,19 @@ def test_keys_of_every_length_that_differ_in_one_byte_get_forms_of_their_own(bui
             keys.append(base[:at] + b"#" + base[at + 1:])
     keys = keys + keys[::-1]  # every form again, in the other order
     offsets = np.concatenate(([0], np.cumsum([len(k) for k in keys]))).astype(np.int32)
-    masked = np.frombuffer(b"".join(keys), np.uint8)
+    data = np.frombuffer(b"".join(keys), np.uint8)
     table = np.full(1 << 12, -1, np.int32)
-    form_of_key, first_key = np.empty(len(keys), np.int32), np.empty(len(keys), np.int32)
+    form_of_key = np.empty(len(keys), np.int32)
+    form_offsets, form_bytes = np.zeros(len(keys) + 1, np.int32), np.empty(len(data), np.uint8)
     state = np.zeros(2, np.int64)
     recent = np.full(recent_lengths, -1, np.int32)
     key_counts = np.zeros(len(keys), np.int64)
-    kernel.number_forms(offsets, masked, 0, table, form_of_key, first_key, key_counts, state, recent)
+    kernel.number_forms(offsets, data, table, form_of_key, form_offsets, form_bytes, key_counts, state, recent)
     numbered = {}
     expected = [numbered.setdefault(key, len(numbered)) for key in keys]
     assert state.tolist() == [len(keys), len(numbered)] and len(numbered) == len(keys) // 2
     assert form_of_key.tolist() == expected
     assert key_counts.tolist() == [2] * len(numbered) + [0] * len(numbered)
+    written = bytes(form_bytes)  # the forms, as the keys have no digits
+    ends = form_offsets[:len(numbered) + 1].tolist()
+    assert [written[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)] == list(numbered)

@@ -32,3 +32,26 @@ def test_numbered_forms_are_the_dictionary_of_the_masked_keys(build, monkeypatch
         assert found.to_pylist() == expected_forms.to_pylist()
         assert counts.tolist() == np.bincount(expected_ids, minlength=len(expected_forms)).tolist()
     assert len(forms._numbered_forms(keys)[1]) > 9000
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._forms")))
+def test_only_ascii_digits_are_masked_wherever_they_fall_in_a_word(build, monkeypatch):
+    """Keys are masked eight bytes at a time: every byte value at every position of keys of 0 to 26
+    bytes, among them the neighbours of the digits ("/", ":") and the same with the top bit set
+    (0xb0-0xb9), which are no digits; keys that differ only in their digits share a form."""
+    monkeypatch.setattr(kernels, "forms", module_builds("kernels._forms")[build])
+    rng = np.random.default_rng(11)
+    near = [0x2F, 0x30, 0x35, 0x39, 0x3A, 0xAF, 0xB0, 0xB9, 0xBA, 0x00, 0x80, 0xFF, 0x7F]
+    keys = []
+    for length in range(27):
+        for _ in range(40):
+            keys.append(bytes(rng.choice(near, length).astype(np.uint8)))
+        base = bytes(rng.integers(97, 123, length).astype(np.uint8))
+        keys.extend(base[:at] + bytes([value]) + base[at + 1:] for at in range(length) for value in range(256))
+    keys = pa.array(keys + keys[::-3], pa.binary())
+    for part in (keys, keys.slice(7, len(keys) - 20)):
+        expected_ids, expected_forms = forms.encode(forms.mask_digits(part))
+        ids, found, counts = forms._numbered_forms(part)
+        assert ids.tolist() == expected_ids.tolist()
+        assert found.to_pylist() == expected_forms.to_pylist()
+        assert counts.tolist() == np.bincount(expected_ids, minlength=len(expected_forms)).tolist()
