@@ -254,6 +254,8 @@ def fitted(counts, most):
     if start <= MIN_PRECISION:
         return counts.rounded(start)
     low, high = MIN_PRECISION, start - 1  # the answer: the largest of low+1..high that fits, else low
+    if low < high and fits(high):  # most often one bit fewer is enough: the guess of a probe, or a merge's
+        return counts.rounded(high)
     while low < high:
         middle = (low + high + 1) // 2
         if fits(middle):

@@ -54,7 +54,9 @@ class WeightedCounts:
                 return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight), MAX_ENTRIES)
             probed = cls._probed(groups, values, weights, n_groups, top.bit_length())
             if probed is not None:
-                return fitted(probed, MAX_ENTRIES)
+                counts = fitted(probed, MAX_ENTRIES)
+                _fitted_before()[top.bit_length()] = counts.precision
+                return counts
         order = _by_group_then_value(groups, values)
         group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
         return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
@@ -73,6 +75,18 @@ class WeightedCounts:
                           if len(present) * ((bits - p + 2) << (p - 1)) <= room), None)
         if precision is None:
             return None
+        guess = _fitted_before().get(bits)
+        if guess is not None and MIN_PRECISION < guess < precision - 1:
+            # the keys of a chunk fit where the last ones of as many bits did, most often: counted one bit
+            # above that, fewer slots to read back and fewer entries to fit; where they do not pass the cap
+            # there, they are counted again below
+            counted = cls._counted_rounded(groups, values, weights, present, guess + 1, bits)
+            if counted is not None:
+                return counted
+        return cls._counted_rounded(groups, values, weights, present, precision, bits)
+
+    @classmethod
+    def _counted_rounded(cls, groups, values, weights, present, precision, bits):
         group, value, count, weight = _counter().counted_rounded(groups, values, weights, present, precision, bits)
         return cls(group, value, count, weight, precision) if len(value) > MAX_ENTRIES else None
 
@@ -122,6 +136,15 @@ def _counter():
     if counter is None:
         counter = _THREAD.counter = SlotCounter()
     return counter
+
+
+def _fitted_before():
+    """This thread's ``{bit length of the largest value: precision}`` of the last probed counts fitted: only a
+    guess of where the next fit (see :meth:`WeightedCounts._probed`); any guess gives the same counts."""
+    before = getattr(_THREAD, "fitted", None)
+    if before is None:
+        before = _THREAD.fitted = {}
+    return before
 
 
 def _by_group_then_value(groups, values):

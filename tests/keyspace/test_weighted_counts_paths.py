@@ -85,3 +85,31 @@ def test_weighted_counts_of_keys_are_the_plain_counts(build, case, monkeypatch):
         assert probed and got.precision < probed[0]  # the probe proved the cap passed
     if case == "barely_over":
         assert got.precision == 64
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
+def test_counts_probed_at_the_last_fit_of_a_chunk_are_the_plain_counts(build, monkeypatch):
+    """A chunk's TTLs are probed one bit above where the last chunk's fitted; where that guess is wrong (too few
+    distinct values there, or too many) the counts are still those of the plain sort."""
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
+    monkeypatch.setattr(weighted_counts, "_THREAD", type(weighted_counts._THREAD)())
+    rng = np.random.default_rng(7)
+    n = 4 * MAX_ENTRIES
+    probed = []
+    monkeypatch.setattr(weighted_counts.SlotCounter, "counted_rounded",
+                        lambda self, *args, real=weighted_counts.SlotCounter.counted_rounded: probed.append(args[4])
+                        or real(self, *args))
+    fits = []
+    for kind in ("uniform", "uniform", "few", "uniform", "skewed"):  # a week of ms: values of up to 30 bits
+        groups, values = np.zeros(n, np.int64), rng.integers(0, 604_800_000, n, dtype=np.uint64)
+        if kind == "few":  # fewer distinct values: they fit at more bits than the last
+            values = (values >> np.uint64(14)) << np.uint64(14)
+        if kind == "skewed":  # more distinct short values: they fit at fewer bits than the last
+            values >>= rng.integers(0, 20, n).astype(np.uint64)
+        weights = rng.integers(0, 1 << 40, n, dtype=np.uint64)
+        probed.clear()
+        got = WeightedCounts.of(groups, values, weights)
+        assert_same(got, plain(groups, values, weights))
+        fits.append((probed[0], got.precision))
+    assert fits[1][0] == fits[0][1] + 1  # the second chunk probed one bit above the first's fit
+    assert len({precision for _probe, precision in fits}) > 1
