@@ -150,6 +150,9 @@ class ValueCounts:
             np.add.at(sums, ids, p.sums)
         if not any(len(p.count) for p in parts):
             return cls.empty(n_groups)
+        if len(parts) == 1 and np.all(np.diff(new_groups[0]) > 0):  # renumbered in order: still sorted, distinct
+            part = parts[0]
+            return cls(np.asarray(new_groups[0], np.int64)[part.group], part.value, part.count, counts, sums)
         group, value, count, _none = merge_counted(
             [(p.group, p.value, p.count, None, ids) for p, ids in zip(parts, new_groups, strict=True)], n_groups)
         return cls(group, value, count.astype(np.int64), counts, sums)

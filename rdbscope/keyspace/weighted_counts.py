@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import kernels
-from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit
+from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit, merge_counted
 from .sorting import stable_order
 from .value_counts import EXACT, MIN_PRECISION, fitted, rounded_entries
 
@@ -95,13 +95,15 @@ class WeightedCounts:
         """The counts of several parts together."""
         parts = list(parts)
         precision = min((p.precision for p in parts), default=EXACT)
-        rounded = [p.rounded(precision) for p in parts]
-        group = np.concatenate([p.group for p in rounded]) if rounded else np.zeros(0, np.int64)
-        value = np.concatenate([p.value for p in rounded]) if rounded else np.zeros(0, np.uint64)
-        order = np.lexsort((value, group))
-        count = np.concatenate([p.count for p in rounded])[order] if rounded else np.zeros(0, np.int64)
-        weight = np.concatenate([p.weight for p in rounded])[order] if rounded else np.zeros(0, np.uint64)
-        merged = cls._summed(group[order], value[order], count, weight)
+        rounded = [p for p in (p.rounded(precision) for p in parts) if len(p.group)]
+        if len(rounded) <= 1:
+            merged = rounded[0] if rounded else cls(*_NOTHING)
+        else:  # each sorted already: their runs merged (or added up in slots), not sorted again
+            n_groups = max(int(p.group[-1]) for p in rounded) + 1
+            same = np.arange(n_groups, dtype=np.int64)
+            group, value, count, weight = merge_counted([(p.group, p.value, p.count, p.weight, same)
+                                                         for p in rounded], n_groups)
+            merged = cls(group, value, count.astype(np.int64), weight)
         return fitted(replace(merged, precision=precision), MAX_ENTRIES)
 
     def rounded(self, precision):
@@ -127,6 +129,8 @@ class WeightedCounts:
 
 
 _THREAD = threading.local()
+#: The columns of no entries.
+_NOTHING = (np.zeros(0, np.int64), np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.uint64))
 
 
 def _counter():
