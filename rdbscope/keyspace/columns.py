@@ -6,11 +6,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import kernels
 from ..cached import cached_property
 from ..rdb.cluster import N_SLOTS, count_key_slots
 from ..rdb.instants import ctime_seconds, ms_after
 from ..rdb.keytext import key_text
-from .grouping import counts
+from .grouping import SlotCounter, counts
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -75,9 +76,9 @@ class KeyColumns:
     def type_totals(self):
         """``{(type, encoding): (keys, memory)}`` of the pairs present."""
         codes, pairs = self.type_encodings
-        n = counts(codes, len(pairs))
-        memory = counts(codes, len(pairs), self.memory)
-        return {pairs[p]: (int(n[p]), int(memory[p])) for p in np.flatnonzero(n)}
+        present, n, memory = SlotCounter().counted(codes, self.memory, len(pairs))  # both in one pass
+        return {pairs[p]: (int(k), int(m)) for p, k, m in zip(present.tolist(), n.tolist(), memory.tolist(),
+                                                               strict=True)}
 
     @cached_property
     def ttl_buckets(self):
@@ -191,8 +192,9 @@ class KeyColumns:
         if self.n and type_codes.min() == type_codes.max() and encoding_codes.min() == encoding_codes.max():
             return np.zeros(self.n, np.int8), ((type_names[type_codes[0]], encoding_names[encoding_codes[0]]),)
         width = max(len(encoding_names), 1)
-        combined = type_codes.astype(np.int16) * width + encoding_codes
-        present = np.flatnonzero(np.bincount(combined, minlength=len(type_names) * width))
+        combined = type_codes.astype(np.int32) * width  # int32: counted without a copy to int64
+        combined += encoding_codes
+        present = np.flatnonzero(kernels.count_ids(combined, len(type_names) * width))
         lookup = np.zeros(len(type_names) * width, np.int16)
         lookup[present] = np.arange(len(present))
         pairs = tuple((type_names[c // width], encoding_names[c % width]) for c in present)

@@ -321,7 +321,7 @@ def name_matrix(groups, n_groups, codes, n_names, group_counts=None):
     dtype = np.int32 if n_groups * n_names < 2 ** 31 else np.int64
     combined = groups.astype(dtype, copy=False) * dtype(n_names)
     combined += codes
-    return bincount(combined, n_groups * n_names).astype(np.int64, copy=False).reshape(n_groups, n_names)
+    return kernels.count_ids(combined, n_groups * n_names).reshape(n_groups, n_names)  # int32: not copied
 
 
 def present_names(matrix, names):

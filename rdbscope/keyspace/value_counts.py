@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import kernels
 from ..cached import cached_property
 from .grouping import KEPT_SLOTS_PER_KEY, SlotCounter, SortedGroups, counting_limit, merge_counted
 
@@ -77,6 +78,29 @@ class ValueCounts:
         return cls.of_sorted(SortedGroups.build(groups, values, n_groups, counts=counts))
 
     @classmethod
+    def of_counted(cls, group, value, count, zeros, counts):
+        """The value counts of keys already counted per (group, value) (``group``, ``value``, ``count``:
+        distinct entries sorted by group, then value), and of ``zeros[g]`` more keys of value 0 in each group
+        ``g``; ``counts``: keys per group, all of them."""
+        group, value, count = np.asarray(group, np.int64), np.asarray(value, np.uint64), np.asarray(count, np.int64)
+        extra = np.flatnonzero(zeros)
+        if len(extra):
+            first = np.searchsorted(group, extra)
+            at = np.minimum(first, max(len(group) - 1, 0))
+            has_zero = (first < len(group)) & (group[at] == extra) & (value[at] == 0) if len(group) else \
+                np.zeros(len(extra), bool)
+            count = count.copy()
+            count[first[has_zero]] += zeros[extra[has_zero]]
+            new, where = extra[~has_zero], first[~has_zero]
+            group, value = np.insert(group, where, new), np.insert(value, where, np.uint64(0))
+            count = np.insert(count, where, np.asarray(zeros, np.int64)[new])
+        n_groups = len(counts)
+        sums = np.zeros(n_groups, np.uint64)
+        if len(group):  # the sum of count copies of each value, modulo 2**64 as summing them one by one
+            kernels.group_sums.sum_into(group, value * count.astype(np.uint64), sums)
+        return cls(group, value, count, np.asarray(counts).astype(np.int64), sums)
+
+    @classmethod
     def of_sorted(cls, sorted_groups):
         """The value counts of a :class:`~.grouping.SortedGroups` (same groups)."""
         combined = sorted_groups.combined
@@ -126,6 +150,9 @@ class ValueCounts:
             np.add.at(sums, ids, p.sums)
         if not any(len(p.count) for p in parts):
             return cls.empty(n_groups)
+        if len(parts) == 1 and np.all(np.diff(new_groups[0]) > 0):  # renumbered in order: still sorted, distinct
+            part = parts[0]
+            return cls(np.asarray(new_groups[0], np.int64)[part.group], part.value, part.count, counts, sums)
         group, value, count, _none = merge_counted(
             [(p.group, p.value, p.count, None, ids) for p, ids in zip(parts, new_groups, strict=True)], n_groups)
         return cls(group, value, count.astype(np.int64), counts, sums)
@@ -230,6 +257,8 @@ def fitted(counts, most):
     if start <= MIN_PRECISION:
         return counts.rounded(start)
     low, high = MIN_PRECISION, start - 1  # the answer: the largest of low+1..high that fits, else low
+    if low < high and fits(high):  # most often one bit fewer is enough: the guess of a probe, or a merge's
+        return counts.rounded(high)
     while low < high:
         middle = (low + high + 1) // 2
         if fits(middle):

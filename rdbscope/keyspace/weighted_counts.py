@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import kernels
-from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit
+from .grouping import COUNTING_MAX_PAIRS, SlotCounter, counting_limit, merge_counted
 from .sorting import stable_order
 from .value_counts import EXACT, MIN_PRECISION, fitted, rounded_entries
 
@@ -54,7 +54,9 @@ class WeightedCounts:
                 return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight), MAX_ENTRIES)
             probed = cls._probed(groups, values, weights, n_groups, top.bit_length())
             if probed is not None:
-                return fitted(probed, MAX_ENTRIES)
+                counts = fitted(probed, MAX_ENTRIES)
+                _fitted_before()[top.bit_length()] = counts.precision
+                return counts
         order = _by_group_then_value(groups, values)
         group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
         return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
@@ -73,6 +75,18 @@ class WeightedCounts:
                           if len(present) * ((bits - p + 2) << (p - 1)) <= room), None)
         if precision is None:
             return None
+        guess = _fitted_before().get(bits)
+        if guess is not None and MIN_PRECISION < guess < precision - 1:
+            # the keys of a chunk fit where the last ones of as many bits did, most often: counted one bit
+            # above that, fewer slots to read back and fewer entries to fit; where they do not pass the cap
+            # there, they are counted again below
+            counted = cls._counted_rounded(groups, values, weights, present, guess + 1, bits)
+            if counted is not None:
+                return counted
+        return cls._counted_rounded(groups, values, weights, present, precision, bits)
+
+    @classmethod
+    def _counted_rounded(cls, groups, values, weights, present, precision, bits):
         group, value, count, weight = _counter().counted_rounded(groups, values, weights, present, precision, bits)
         return cls(group, value, count, weight, precision) if len(value) > MAX_ENTRIES else None
 
@@ -81,13 +95,15 @@ class WeightedCounts:
         """The counts of several parts together."""
         parts = list(parts)
         precision = min((p.precision for p in parts), default=EXACT)
-        rounded = [p.rounded(precision) for p in parts]
-        group = np.concatenate([p.group for p in rounded]) if rounded else np.zeros(0, np.int64)
-        value = np.concatenate([p.value for p in rounded]) if rounded else np.zeros(0, np.uint64)
-        order = np.lexsort((value, group))
-        count = np.concatenate([p.count for p in rounded])[order] if rounded else np.zeros(0, np.int64)
-        weight = np.concatenate([p.weight for p in rounded])[order] if rounded else np.zeros(0, np.uint64)
-        merged = cls._summed(group[order], value[order], count, weight)
+        rounded = [p for p in (p.rounded(precision) for p in parts) if len(p.group)]
+        if len(rounded) <= 1:
+            merged = rounded[0] if rounded else cls(*_NOTHING)
+        else:  # each sorted already: their runs merged (or added up in slots), not sorted again
+            n_groups = max(int(p.group[-1]) for p in rounded) + 1
+            same = np.arange(n_groups, dtype=np.int64)
+            group, value, count, weight = merge_counted([(p.group, p.value, p.count, p.weight, same)
+                                                         for p in rounded], n_groups)
+            merged = cls(group, value, count.astype(np.int64), weight)
         return fitted(replace(merged, precision=precision), MAX_ENTRIES)
 
     def rounded(self, precision):
@@ -113,6 +129,8 @@ class WeightedCounts:
 
 
 _THREAD = threading.local()
+#: The columns of no entries.
+_NOTHING = (np.zeros(0, np.int64), np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.uint64))
 
 
 def _counter():
@@ -122,6 +140,15 @@ def _counter():
     if counter is None:
         counter = _THREAD.counter = SlotCounter()
     return counter
+
+
+def _fitted_before():
+    """This thread's ``{bit length of the largest value: precision}`` of the last probed counts fitted: only a
+    guess of where the next fit (see :meth:`WeightedCounts._probed`); any guess gives the same counts."""
+    before = getattr(_THREAD, "fitted", None)
+    if before is None:
+        before = _THREAD.fitted = {}
+    return before
 
 
 def _by_group_then_value(groups, values):

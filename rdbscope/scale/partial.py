@@ -134,8 +134,11 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     counter = counter or SlotCounter()
     columns = KeyColumns(table, info)
     _inferred, groups = group_by_pattern(columns)
+    pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
+    expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, spill, pairs, counter)
     stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys,
-                               values_of=functools.partial(ValueCounts.of_keys, counter=counter))
+                               values_of=functools.partial(ValueCounts.of_keys, counter=counter),
+                               ttl_s_of=None if spill is None else _ttl_seconds_of(expiring, columns.ctime_ms))
     stats = replace(stats, example_offsets=None, example_rows=None)
     kept = _kept_rows(columns, replace(groups, stats=stats), plan)
     rules = None
@@ -150,8 +153,6 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     rows = rows.append_column(GROUP, pa.array(groups.group[kept].astype(np.int64), pa.int64()))
     if rules is not None:
         rows = rows.append_column(RULES_ONLY, pa.array(rules_only, pa.bool_()))
-    pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
-    expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, spill, pairs, counter)
     return Partial(
         groups=pairs,
         stats=stats,
@@ -173,6 +174,22 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
         unwritten=groups.unwritten,
     )
+
+
+def _ttl_seconds_of(expiring, ctime_ms):
+    """For :meth:`GroupStats.measure`, the TTLs left in whole seconds from the chunk's ``expiring`` keys counted
+    per (group, epoch second) (those expiring from ctime on), the expired keys counting 0: with ctime a whole
+    second, a key's epoch second less ctime's is its TTL. None without ctime, with ctime not a whole second, or
+    when keys with a TTL are neither expired nor counted (those past the expiry pass's horizon)."""
+    if ctime_ms is None or ctime_ms % 1000:
+        return None
+
+    def of(n_expired, n_with_ttl):
+        if int(expiring.count.sum()) + int(n_expired.sum()) != int(n_with_ttl.sum()):
+            return None
+        return ValueCounts.of_counted(expiring.group, expiring.value - ctime_ms // 1000, expiring.count, n_expired,
+                                      n_with_ttl)
+    return of
 
 
 def _with_rule_rows(kept, for_rules):

@@ -85,3 +85,61 @@ def test_weighted_counts_of_keys_are_the_plain_counts(build, case, monkeypatch):
         assert probed and got.precision < probed[0]  # the probe proved the cap passed
     if case == "barely_over":
         assert got.precision == 64
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
+def test_counts_probed_at_the_last_fit_of_a_chunk_are_the_plain_counts(build, monkeypatch):
+    """A chunk's TTLs are probed one bit above where the last chunk's fitted; where that guess is wrong (too few
+    distinct values there, or too many) the counts are still those of the plain sort."""
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
+    monkeypatch.setattr(weighted_counts, "_THREAD", type(weighted_counts._THREAD)())
+    rng = np.random.default_rng(7)
+    n = 4 * MAX_ENTRIES
+    probed = []
+    monkeypatch.setattr(weighted_counts.SlotCounter, "counted_rounded",
+                        lambda self, *args, real=weighted_counts.SlotCounter.counted_rounded: probed.append(args[4])
+                        or real(self, *args))
+    fits = []
+    for kind in ("uniform", "uniform", "few", "uniform", "skewed"):  # a week of ms: values of up to 30 bits
+        groups, values = np.zeros(n, np.int64), rng.integers(0, 604_800_000, n, dtype=np.uint64)
+        if kind == "few":  # fewer distinct values: they fit at more bits than the last
+            values = (values >> np.uint64(14)) << np.uint64(14)
+        if kind == "skewed":  # more distinct short values: they fit at fewer bits than the last
+            values >>= rng.integers(0, 20, n).astype(np.uint64)
+        weights = rng.integers(0, 1 << 40, n, dtype=np.uint64)
+        probed.clear()
+        got = WeightedCounts.of(groups, values, weights)
+        assert_same(got, plain(groups, values, weights))
+        fits.append((probed[0], got.precision))
+    assert fits[1][0] == fits[0][1] + 1  # the second chunk probed one bit above the first's fit
+    assert len({precision for _probe, precision in fits}) > 1
+
+
+def test_merged_counts_are_those_of_the_parts_entries_sorted_and_summed():
+    """Parts of several precisions, groups and sizes (some empty, some wide, some a few values) merge into the
+    counts of all their entries, rounded to the fewest bits among them, sorted, summed and fitted."""
+    rng = np.random.default_rng(11)
+    for trial in range(12):
+        parts = []
+        for _ in range(int(rng.integers(1, 6))):
+            n = int(rng.choice([0, 50, 3000, 2 * MAX_ENTRIES]))
+            groups = rng.integers(0, int(rng.integers(1, 6)), n)
+            values = rng.integers(0, 1 << int(rng.integers(3, 40)), n, dtype=np.uint64)
+            part = plain(groups, values, rng.integers(0, 1 << 30, n, dtype=np.uint64)) if n else \
+                WeightedCounts(groups, values, groups.copy(), values.copy())
+            parts.append(part.rounded(int(rng.integers(MIN_PRECISION + 1, 64))) if trial % 3 == 0 else part)
+        precision = min(p.precision for p in parts)
+        rounded = [p.rounded(precision) for p in parts]
+        group, value = np.concatenate([p.group for p in rounded]), np.concatenate([p.value for p in rounded])
+        order = np.lexsort((value, group))
+        group, value = group[order], value[order]
+        count = np.concatenate([p.count for p in rounded])[order]
+        weight = np.concatenate([p.weight for p in rounded])[order]
+        starts = np.flatnonzero(np.concatenate(([True], (group[1:] != group[:-1]) | (value[1:] != value[:-1]))))
+        if len(group) == 0:
+            starts = starts[:0]
+            count, weight = np.zeros(0, np.int64), np.zeros(0, np.uint64)
+        else:
+            count, weight = np.add.reduceat(count, starts), np.add.reduceat(weight, starts).astype(np.uint64)
+        summed = WeightedCounts(group[starts], value[starts], count.astype(np.int64), weight, precision)
+        assert_same(WeightedCounts.merge(parts), one_bit_at_a_time(summed, MAX_ENTRIES))
