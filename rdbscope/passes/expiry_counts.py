@@ -362,7 +362,7 @@ class Spill:
         self.stamp = _stamp(self.dump) if self.dump is not None else ()
         self._numbers = {}
         # the partitions' records, then the keys, their ends and their places
-        self._held = [bytearray() for _ in range(PARTITIONS + 3)]
+        self._held = [[] for _ in range(PARTITIONS + 3)]  # the pieces written, not copied until they are joined
         self._held_bytes = 0
         self._in_memory_bytes = IN_MEMORY_BYTES
         self._files = None
@@ -413,7 +413,7 @@ class Spill:
             if self._files is not None:
                 self._files[index].write(data)
                 return
-            self._held[index] += data
+            self._held[index].append(data)
             self._held_bytes += len(data)
             if self._held_bytes > self._in_memory_bytes:
                 self._to_files()
@@ -427,7 +427,7 @@ class Spill:
         names = [f"{i:02d}.records" for i in range(PARTITIONS)] + ["keys", "ends", "places"]
         self._files = [open(os.path.join(self.directory, name), "wb") for name in names]  # noqa: SIM115
         for file, held in zip(self._files, self._held, strict=True):
-            file.write(held)
+            file.writelines(held)
         self._held = []
 
     def _error(self, exc):
@@ -439,7 +439,7 @@ class Spill:
         common = {"groups": tuple(sorted(self._numbers, key=self._numbers.get)), "dump": self.dump,
                   "stamp": self.stamp, "first": self._first or 0, "end": self._end, "seconds": self._seconds.tally()}
         if self._files is None:
-            return SpillSegment((), "", "", "", buffers=tuple(bytes(held) for held in self._held), **common)
+            return SpillSegment((), "", "", "", buffers=tuple(b"".join(held) for held in self._held), **common)
         try:
             for file in self._files:
                 file.close()
