@@ -62,3 +62,25 @@ def pack_records(number, group, value, memory, place, bounds, cursor, out):
                 with cython.gil:
                     _PACKED.pack_into(out, at, int(g), int(v), int(m), int(q))
             i += 1
+
+
+def second_of(value):
+    """The epoch second of the millisecond ``value``, rounded down (as Python's //)."""
+    s = value // 1000
+    if value % 1000 < 0:  # C division rounds toward zero
+        s -= 1
+    return s
+
+
+def count_seconds(number, group, value, memory, low, width, counted):
+    """Add one and ``memory[i]`` to the slot ``number[group[i]] * width + second - low`` of every key ``i``,
+    ``second`` its millisecond ``value[i]``'s (each from ``low`` to ``low + width - 1``): a slot is two
+    words of ``counted``, its keys then their memory, so that a key touches one cache line."""
+    n = group.shape[0]
+    with cython.nogil:
+        i = 0
+        while i < n:
+            s = 2 * (cython.cast(cython.longlong, number[group[i]]) * width + (second_of(value[i]) - low))
+            counted[s] += 1
+            counted[s + 1] += memory[i]
+            i += 1

@@ -21,7 +21,7 @@ that the spill writes beside the records.
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -44,6 +44,13 @@ DENSE_LOOKUP_SLOTS = 1 << 26
 
 #: Files the millisecond tally is cut into: every key of one millisecond is in the same one.
 PARTITIONS = 32
+
+#: Most (group, second) slots a :class:`Spill` counts its keys per second in (16 bytes each), and most
+#: per key it has counted: past either, a chunk's keys are tallied apart and the tallies merged.
+SECOND_SLOTS = 1 << 22
+SECOND_SLOTS_PER_KEY = KEPT_SLOTS_PER_KEY
+#: Chunks' tallies kept apart before they are merged into one.
+MERGE_APART = 8
 
 #: An example: the entry it belongs to and its key's place.
 EXAMPLE = np.dtype([("group", np.int64), ("value", np.int64), ("place", np.uint64)])
@@ -172,6 +179,8 @@ class SpillSegment:
     where each ends in them, int64; ``places``: their places, uint64). ``first``, ``end``: the
     places the records hold lie in ``[first, end)``.
 
+    ``seconds``: the per-second :class:`Tally` of its keys, in its group numbers.
+
     ``buffers`` replace the files when the segment travels to another machine (see :meth:`inline`);
     ``place_offset`` is added to its places (a dump read after others).
     """
@@ -187,6 +196,7 @@ class SpillSegment:
     stamp: tuple = ()
     first: int = 0
     end: int = 0
+    seconds: Tally = field(default_factory=Tally.empty)
 
     def inline(self):
         """The segment with its files read into memory and removed: for a Dask worker whose disk the
@@ -274,6 +284,68 @@ def places_end(segments):
 IN_MEMORY_BYTES = 64 << 20
 
 
+class SecondCounts:
+    """The per-second :class:`Tally` of the keys a spill takes, by group number, counted as they come: in one
+    slot per (number, second) of the range seen so far (its keys, then their memory), read back once at
+    the end, where a tally per chunk would read back its slots and the chunks' tallies be merged. The
+    keys of a chunk that would stretch the slots past :data:`SECOND_SLOTS` (or
+    :data:`SECOND_SLOTS_PER_KEY` a key counted) are tallied apart, and those tallies merged."""
+
+    def __init__(self):
+        self._slots = np.zeros((0, 0, 2), np.uint64)
+        self._low = 0
+        self._keys = 0
+        self._apart = []
+
+    def add(self, number, group, value, memory, n_numbers):
+        """Count keys of group number ``number[group[i]]``, epoch millisecond ``value[i]`` and memory
+        ``memory[i]``; ``n_numbers``: the numbers given so far (every number is below it)."""
+        self._keys += len(group)
+        low, high = int(value.min()) // 1000, int(value.max()) // 1000 + 1
+        if self._holds(low, high, n_numbers) or self._grown(low, high, n_numbers):
+            kernels.records.count_seconds(number, group, value, memory, self._low, self._slots.shape[1],
+                                          self._slots.reshape(-1))
+            return
+        self._apart.append(Tally.of_keys(number[group].astype(np.int64), value // 1000, memory))
+        if len(self._apart) >= MERGE_APART:
+            self._apart = [Tally.merge([(t, np.arange(n_numbers)) for t in self._apart])]
+
+    def _holds(self, low, high, n_numbers):
+        rows, width, _two = self._slots.shape
+        return n_numbers <= rows and self._low <= low and high <= self._low + width
+
+    def _grown(self, low, high, n_numbers):
+        """Whether the slots were grown to hold ``n_numbers`` numbers from second ``low`` to ``high`` (with room
+        to spare, so that chunks of about the same seconds fit without another copy)."""
+        rows, width, _two = self._slots.shape
+        if rows:
+            low, high = min(low, self._low), max(high, self._low + width)
+        most = min(SECOND_SLOTS, SECOND_SLOTS_PER_KEY * self._keys)
+        spare = (high - low) // 8
+        if max(n_numbers, 2 * rows) * (high - low + 2 * spare) <= most:
+            rows, low, high = max(n_numbers, 2 * rows), low - spare, high + spare
+        elif n_numbers * (high - low) <= most:
+            rows = n_numbers
+        else:
+            return False
+        slots = np.zeros((rows, high - low, 2), np.uint64)
+        old_rows, width, _two = self._slots.shape
+        slots[:old_rows, self._low - low:self._low - low + width] = self._slots
+        self._slots, self._low = slots, low
+        return True
+
+    def tally(self):
+        """The :class:`Tally` of every key counted."""
+        number, offset = np.nonzero(self._slots[:, :, 0])
+        found = self._slots[number, offset]
+        counted = Tally(number.astype(np.int64), offset.astype(np.int64) + self._low, found[:, 0].astype(np.int64),
+                        found[:, 1], np.zeros(0, EXAMPLE))
+        if not self._apart:
+            return counted if len(counted) else Tally.empty()
+        n_numbers = max([len(self._slots), *(int(t.group.max()) + 1 for t in self._apart if len(t))])
+        return Tally.merge([(t, np.arange(n_numbers)) for t in (counted, *self._apart)])
+
+
 class Spill:
     """Gathers the per-millisecond tallies of one process's chunks, and their keys unless they can be
     read again from ``dump`` (a plain dump file's path): in memory up to ``IN_MEMORY_BYTES``, then in
@@ -290,12 +362,13 @@ class Spill:
         self.stamp = _stamp(self.dump) if self.dump is not None else ()
         self._numbers = {}
         # the partitions' records, then the keys, their ends and their places
-        self._held = [bytearray() for _ in range(PARTITIONS + 3)]
+        self._held = [[] for _ in range(PARTITIONS + 3)]  # the pieces written, not copied until they are joined
         self._held_bytes = 0
         self._in_memory_bytes = IN_MEMORY_BYTES
         self._files = None
         self._written = 0
         self._first, self._end = None, 0
+        self._seconds = SecondCounts()
 
     @property
     def logs_keys(self):
@@ -322,11 +395,12 @@ class Spill:
             self._first = int(places[0])
         self._end = int(places[-1]) + 1
         number = np.array([self._numbers.setdefault(g, len(self._numbers)) for g in groups], np.int32)
+        group, value = np.ascontiguousarray(group, np.int64), np.ascontiguousarray(value, np.int64)
+        memory = np.ascontiguousarray(memory, np.uint64)
+        self._seconds.add(number, group, value, memory, len(self._numbers))
         records = np.empty(len(group) * RECORD.itemsize, np.uint8)
         bounds = np.zeros(PARTITIONS + 1, np.int64)
-        kernels.records.pack_records(number, np.ascontiguousarray(group, np.int64),
-                                     np.ascontiguousarray(value, np.int64), np.ascontiguousarray(memory, np.uint64),
-                                     np.ascontiguousarray(places, np.uint64), bounds,
+        kernels.records.pack_records(number, group, value, memory, np.ascontiguousarray(places, np.uint64), bounds,
                                      np.empty(PARTITIONS, np.int64), records)
         bounds = (bounds * RECORD.itemsize).tolist()
         packed = memoryview(records)
@@ -339,7 +413,7 @@ class Spill:
             if self._files is not None:
                 self._files[index].write(data)
                 return
-            self._held[index] += data
+            self._held[index].append(data)
             self._held_bytes += len(data)
             if self._held_bytes > self._in_memory_bytes:
                 self._to_files()
@@ -353,7 +427,7 @@ class Spill:
         names = [f"{i:02d}.records" for i in range(PARTITIONS)] + ["keys", "ends", "places"]
         self._files = [open(os.path.join(self.directory, name), "wb") for name in names]  # noqa: SIM115
         for file, held in zip(self._files, self._held, strict=True):
-            file.write(held)
+            file.writelines(held)
         self._held = []
 
     def _error(self, exc):
@@ -363,9 +437,9 @@ class Spill:
     def close(self):
         """The :class:`SpillSegment` of what was kept."""
         common = {"groups": tuple(sorted(self._numbers, key=self._numbers.get)), "dump": self.dump,
-                  "stamp": self.stamp, "first": self._first or 0, "end": self._end}
+                  "stamp": self.stamp, "first": self._first or 0, "end": self._end, "seconds": self._seconds.tally()}
         if self._files is None:
-            return SpillSegment((), "", "", "", buffers=tuple(bytes(held) for held in self._held), **common)
+            return SpillSegment((), "", "", "", buffers=tuple(b"".join(held) for held in self._held), **common)
         try:
             for file in self._files:
                 file.close()
@@ -451,9 +525,10 @@ class ChunkSpill:
 
 
 def tally_chunk(columns, group, spill, groups, counter=None):
-    """The per-second :class:`Tally` of a chunk's expiring keys (``columns``, a group per key); the keys
-    themselves (group, millisecond, memory, place, and the key unless the dump has it) go to ``spill``
-    (``groups``: the chunk's (db, pattern) pairs); ``counter``: see :meth:`Tally.of_keys`."""
+    """Send a chunk's expiring keys (``columns``, a group per key) to ``spill``: their group, millisecond,
+    memory, place, and the key unless the dump has it (``groups``: the chunk's (db, pattern) pairs). The
+    spill counts them per second too (see :class:`SecondCounts`): the chunk's own per-second
+    :class:`Tally`, returned, is empty. ``counter``: unused (the chunks' counters are not the spill's)."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
     if ctime is not None and len(rows):
@@ -467,7 +542,7 @@ def tally_chunk(columns, group, spill, groups, counter=None):
     if spill.logs_keys:
         spill.log_keys(columns.keys.take(rows), places)
     spill.write(group, expire, memory, places, groups)
-    return Tally.of_keys(group, expire // 1000, memory, counter)
+    return Tally.empty()
 
 
 class CountedExpiring:

@@ -26,7 +26,7 @@ from ..passes import (
     pass_options,
 )
 from ..passes.base import PassOutput
-from ..passes.expiry_counts import CountedExpiring, places_end
+from ..passes.expiry_counts import CountedExpiring, Tally, places_end
 from ..patterns import Thresholds, infer_patterns
 from ..patterns.matching import PatternMatcher
 from ..patterns.text import PLACEHOLDER, delimiter, segments
@@ -300,8 +300,10 @@ def finish(partial, info, plan, summaries=None, threads=1):
     index = {pair: i for i, pair in enumerate(partial.groups)}
     group_of = [new_group[np.array([index[pair] for pair in segment.groups], np.int64)]
                 for segment in partial.spilled]
-    columns.expiring = CountedExpiring(partial.expiring.renumbered(new_group),
-                                       partial.spilled, group_of, columns.ctime_ms, len(final), threads=threads or 1)
+    spilled_seconds = [(segment.seconds, groups) for segment, groups in zip(partial.spilled, group_of, strict=True)]
+    seconds = Tally.merge([(partial.expiring, new_group), *spilled_seconds])
+    columns.expiring = CountedExpiring(seconds, partial.spilled, group_of, columns.ctime_ms, len(final),
+                                       threads=threads or 1)
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}
     measures = {**partial.measures, **merge_group_measures([(partial.group_measures, new_group)], len(final))}
     return KeyTable(table, info, summaries), columns, given, measures

@@ -41,3 +41,26 @@ def test_records_are_numpys_records_by_partition(build, n, parts):
 
 def test_a_record_is_the_kernels_size():
     assert BUILDS["python"].RECORD_BYTES == RECORD.itemsize
+
+
+
+@pytest.mark.parametrize("build", sorted(BUILDS))
+@pytest.mark.parametrize("n", [0, 1, 1000])
+@pytest.mark.parametrize("base", [0, -(1 << 52), 1 << 52])
+def test_seconds_are_counted_as_numpys_floor_division(build, n, base):
+    """count_seconds adds one and a key's memory at its (number, second) slot, seconds rounded down before 1970."""
+    rng = np.random.default_rng(n)
+    number = rng.permutation(6).astype(np.int32)
+    group = rng.integers(0, 6, n).astype(np.int64)
+    value = rng.integers(-5000, 5000, n).astype(np.int64) + np.int64(base)
+    memory = rng.integers(0, 1 << 40, n, dtype=np.uint64)
+    second = value // 1000
+    low = base // 1000 - 7
+    width = 15
+    counted = np.zeros(2 * 6 * width, np.uint64)
+    BUILDS[build].count_seconds(number, group, value, memory, low, width, counted)
+    slot = number[group].astype(np.int64) * width + second - low
+    assert counted[0::2].tolist() == np.bincount(slot, minlength=6 * width).tolist()
+    want = np.zeros(6 * width, np.uint64)
+    np.add.at(want, slot, memory)
+    assert counted[1::2].tolist() == want.tolist()

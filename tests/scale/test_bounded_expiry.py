@@ -209,3 +209,26 @@ def test_a_spill_that_cannot_be_written_is_one_line_naming_where(batched_dump, t
     with pytest.raises(InputError, match=f"^{blocked}: cannot write the expiry counts spilled there"):
         spill.write(np.zeros(3, np.int64), np.arange(3, dtype=np.int64), np.ones(3, np.uint64),
                     np.arange(3, dtype=np.uint64), [(0, "p")])
+
+
+@pytest.mark.parametrize("most_slots", [0, 20_000, 1 << 22])  # all apart, some apart, grown
+def test_a_spills_seconds_are_the_tally_of_all_its_keys(monkeypatch, most_slots):
+    """The per-second counts a spill keeps as chunks come (in slots grown to their seconds, or tallied apart past
+    ``SECOND_SLOTS``) are the tally of every key at once."""
+    monkeypatch.setattr(expiry_counts, "SECOND_SLOTS", most_slots)
+    rng = np.random.default_rng(most_slots)
+    counts = expiry_counts.SecondCounts()
+    numbers = np.array([3, 0, 1, 8, 2, 4, 5, 6, 7], np.int32)  # numbered as groups came: 0..n-1, in any order
+    chunks, numbered = [], 0
+    for start, n_groups in [(10_000, 2), (9_000, 3), (12_000, 9), (-5_000, 4), (10_500, 9)] * 3:
+        group = rng.integers(0, n_groups, 500).astype(np.int64)
+        value = (start * 1000 + rng.integers(-1500, 800_000, 500)).astype(np.int64)
+        memory = rng.integers(1, 1 << 40, 500, dtype=np.uint64)
+        numbered = max(numbered, int(numbers[:n_groups].max()) + 1)  # the numbers given so far
+        counts.add(numbers[:n_groups], group, value, memory, numbered)
+        chunks.append((numbers[group].astype(np.int64), value // 1000, memory))
+    got = counts.tally()
+    want = expiry_counts.Tally._sorted(*(np.concatenate(column) for column in zip(*chunks, strict=True)))
+    for name in ("group", "value", "count", "memory"):
+        assert getattr(got, name).tolist() == getattr(want, name).tolist()
+    assert got.count.dtype == np.int64 and got.memory.dtype == np.uint64
