@@ -98,14 +98,11 @@ class GroupStats:
         return self.memory.sums - self.memory_with_ttl
 
     @classmethod
-    def measure(cls, groups, n_groups, columns, n_examples, group_counts=None, values_of=SortedGroups.build,
-                ttl_s_of=None):
+    def measure(cls, groups, n_groups, columns, n_examples, group_counts=None, values_of=SortedGroups.build):
         """Measure each group of keys; ``groups`` is an int64 group id per key.
 
         ``n_examples``: example keys per group, or None for none. ``values_of``: what holds the memory,
-        RDB sizes and TTLs of each group (``SortedGroups.build``, or ``ValueCounts.of_keys``). ``ttl_s_of``:
-        a function of the expired keys and the keys with a TTL per group that gives the TTLs as ``values_of``
-        would from TTLs counted already, or None where it cannot (they are counted here then)."""
+        RDB sizes and TTLs of each group (``SortedGroups.build``, or ``ValueCounts.of_keys``)."""
         n_keys = group_counts if group_counts is not None else counts(groups, n_groups)
         memory = values_of(groups, columns.memory, n_groups, counts=n_keys)
         rdb_bytes = memory if columns.memory_basis == "rdb_bytes" else \
@@ -124,9 +121,7 @@ class GroupStats:
             n_expired = counts(ttl_groups[expired], n_groups)
             memory_expired = counts(ttl_groups[expired], n_groups, columns.memory[ttl_rows[expired]])
             oldest = int(expire[expired].min()) if len(expired) else None
-            ttl_s = ttl_s_of(n_expired, n_with_ttl) if ttl_s_of is not None else None
-            if ttl_s is None:
-                ttl_s = values_of(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups, counts=n_with_ttl)
+            ttl_s = values_of(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups, counts=n_with_ttl)
         if columns.table["n_fields_with_ttl"].null_count == columns.n:
             n_with_field_ttl = np.zeros(n_groups, np.int64)
         else:

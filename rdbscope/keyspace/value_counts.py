@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import kernels
 from ..cached import cached_property
 from .grouping import KEPT_SLOTS_PER_KEY, SlotCounter, SortedGroups, counting_limit, merge_counted
 
@@ -76,29 +75,6 @@ class ValueCounts:
                 counts = np.bincount(group, weights=count, minlength=n_groups)
             return cls(group, value.astype(np.uint64), count, np.asarray(counts).astype(np.int64), sums)
         return cls.of_sorted(SortedGroups.build(groups, values, n_groups, counts=counts))
-
-    @classmethod
-    def of_counted(cls, group, value, count, zeros, counts):
-        """The value counts of keys already counted per (group, value) (``group``, ``value``, ``count``:
-        distinct entries sorted by group, then value), and of ``zeros[g]`` more keys of value 0 in each group
-        ``g``; ``counts``: keys per group, all of them."""
-        group, value, count = np.asarray(group, np.int64), np.asarray(value, np.uint64), np.asarray(count, np.int64)
-        extra = np.flatnonzero(zeros)
-        if len(extra):
-            first = np.searchsorted(group, extra)
-            at = np.minimum(first, max(len(group) - 1, 0))
-            has_zero = (first < len(group)) & (group[at] == extra) & (value[at] == 0) if len(group) else \
-                np.zeros(len(extra), bool)
-            count = count.copy()
-            count[first[has_zero]] += zeros[extra[has_zero]]
-            new, where = extra[~has_zero], first[~has_zero]
-            group, value = np.insert(group, where, new), np.insert(value, where, np.uint64(0))
-            count = np.insert(count, where, np.asarray(zeros, np.int64)[new])
-        n_groups = len(counts)
-        sums = np.zeros(n_groups, np.uint64)
-        if len(group):  # the sum of count copies of each value, modulo 2**64 as summing them one by one
-            kernels.group_sums.sum_into(group, value * count.astype(np.uint64), sums)
-        return cls(group, value, count, np.asarray(counts).astype(np.int64), sums)
 
     @classmethod
     def of_sorted(cls, sorted_groups):

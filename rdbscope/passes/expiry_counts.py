@@ -524,25 +524,23 @@ class ChunkSpill:
         self._writes.clear()
 
 
-def tally_chunk(columns, group, spill, groups, counter=None):
+def spill_expiring(columns, group, spill, groups):
     """Send a chunk's expiring keys (``columns``, a group per key) to ``spill``: their group, millisecond,
     memory, place, and the key unless the dump has it (``groups``: the chunk's (db, pattern) pairs). The
-    spill counts them per second too (see :class:`SecondCounts`): the chunk's own per-second
-    :class:`Tally`, returned, is empty. ``counter``: unused (the chunks' counters are not the spill's)."""
+    spill counts them per second too (see :class:`SecondCounts`)."""
     expire, rows = columns.ttl_expire_ms, columns.ttl_rows
     ctime = columns.ctime_ms
     if ctime is not None and len(rows):
         keep = (expire >= ctime) & (expire - (ctime - ctime % 1000) < FAR_FUTURE_MS)
         expire, rows = expire[keep], rows[keep]
     if len(rows) == 0:
-        return Tally.empty()
+        return
     group = np.asarray(group, np.int64)[rows]
     memory = columns.memory[rows]
     places = columns.offset[rows]
     if spill.logs_keys:
         spill.log_keys(columns.keys.take(rows), places)
     spill.write(group, expire, memory, places, groups)
-    return Tally.empty()
 
 
 class CountedExpiring:

@@ -301,7 +301,7 @@ def finish(partial, info, plan, summaries=None, threads=1):
     group_of = [new_group[np.array([index[pair] for pair in segment.groups], np.int64)]
                 for segment in partial.spilled]
     spilled_seconds = [(segment.seconds, groups) for segment, groups in zip(partial.spilled, group_of, strict=True)]
-    seconds = Tally.merge([(partial.expiring, new_group), *spilled_seconds])
+    seconds = Tally.merge(spilled_seconds)
     columns.expiring = CountedExpiring(seconds, partial.spilled, group_of, columns.ctime_ms, len(final),
                                        threads=threads or 1)
     given = {PatternGroupsPass.id: PassOutput(columns={"pattern": pattern_column}, shared=groups)}

@@ -19,7 +19,7 @@ from ..keyspace.grouping import SlotCounter, first_per_group
 from ..keyspace.measures import GroupStats
 from ..keyspace.value_counts import ValueCounts
 from ..passes import PASSES, grouped_passes, measured_passes
-from ..passes.expiry_counts import Tally, tally_chunk
+from ..passes.expiry_counts import spill_expiring
 from ..passes.pattern_groups import group_by_pattern
 from ..rules.chunk_rows import RuleRows, RulesPlan, chunk_rule_rows, merge_rule_rows
 from ..rules.context import RuleContext
@@ -92,8 +92,8 @@ class Partial:
         n_keys: keys of the chunk.
         memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
         has_estimates: whether any key has a memory estimate.
-        expiring: the per-second :class:`~rdbscope.passes.expiry_counts.Tally` of the keys expiring after ctime.
-        spilled: the :class:`~rdbscope.passes.expiry_counts.SpillSegment` s of their per-millisecond tallies.
+        spilled: the :class:`~rdbscope.passes.expiry_counts.SpillSegment` s of the keys expiring after ctime:
+            their records, and their counts per second.
         rules: what the chunks kept for the lint rules (:class:`~rdbscope.rules.chunk_rows.RuleRows`), or None.
         type_totals: keys and memory per type (see ``KeyColumns.type_totals``).
         ttl_buckets: keys and memory per bucket of TTL left (see ``KeyColumns.ttl_buckets``); None when
@@ -114,7 +114,6 @@ class Partial:
     has_estimates: bool
     sample_cutoff: int = 1 << 64
     sample_below: np.ndarray | None = None
-    expiring: Tally = field(default_factory=Tally.empty)
     spilled: tuple = ()
     rules: RuleRows | None = None
     type_totals: dict = field(default_factory=dict)
@@ -135,10 +134,10 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
     columns = KeyColumns(table, info)
     _inferred, groups = group_by_pattern(columns)
     pairs = tuple(zip(groups.db.tolist(), groups.pattern, strict=True))
-    expiring = Tally.empty() if spill is None else tally_chunk(columns, groups.group, spill, pairs, counter)
+    if spill is not None:
+        spill_expiring(columns, groups.group, spill, pairs)
     stats = GroupStats.measure(groups.group, groups.n, columns, None, group_counts=groups.n_keys,
-                               values_of=functools.partial(ValueCounts.of_keys, counter=counter),
-                               ttl_s_of=None if spill is None else _ttl_seconds_of(expiring, columns.ctime_ms))
+                               values_of=functools.partial(ValueCounts.of_keys, counter=counter))
     stats = replace(stats, example_offsets=None, example_rows=None)
     kept = _kept_rows(columns, replace(groups, stats=stats), plan)
     rules = None
@@ -164,7 +163,6 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         n_keys=columns.n,
         memory_total=columns.memory_total,
         has_estimates=columns.memory_basis == "est_memory_bytes",
-        expiring=expiring,
         rules=rules,
         type_totals=columns.type_totals,
         ttl_buckets=columns.ttl_buckets if columns.ctime_ms is not None else None,
@@ -174,22 +172,6 @@ def chunk_partial(table, info, first_row, plan, salt=0, sample_cutoff=1 << 64, s
         key_groups=((first_row, groups.group.astype(np.int32), pairs),) if plan.key_groups else (),
         unwritten=groups.unwritten,
     )
-
-
-def _ttl_seconds_of(expiring, ctime_ms):
-    """For :meth:`GroupStats.measure`, the TTLs left in whole seconds from the chunk's ``expiring`` keys counted
-    per (group, epoch second) (those expiring from ctime on), the expired keys counting 0: with ctime a whole
-    second, a key's epoch second less ctime's is its TTL. None without ctime, with ctime not a whole second, or
-    when keys with a TTL are neither expired nor counted (those past the expiry pass's horizon)."""
-    if ctime_ms is None or ctime_ms % 1000:
-        return None
-
-    def of(n_expired, n_with_ttl):
-        if int(expiring.count.sum()) + int(n_expired.sum()) != int(n_with_ttl.sum()):
-            return None
-        return ValueCounts.of_counted(expiring.group, expiring.value - ctime_ms // 1000, expiring.count, n_expired,
-                                      n_with_ttl)
-    return of
 
 
 def _with_rule_rows(kept, for_rules):
@@ -299,7 +281,6 @@ def merge(parts, sample_keys):
         sample=sample, sample_cutoff=cutoff, sample_below=below,
         n_keys=sum(part.n_keys for part in parts), memory_total=sum(part.memory_total for part in parts),
         has_estimates=any(part.has_estimates for part in parts),
-        expiring=Tally.merge([(part.expiring, part_ids) for part, part_ids in zip(parts, ids, strict=True)]),
         spilled=tuple(segment for part in parts for segment in part.spilled),
         rules=rules,
         type_totals=_summed_totals([part.type_totals for part in parts]),
