@@ -173,10 +173,6 @@ def generalize(forms, counts, thresholds):
         starts = np.concatenate(([0], np.cumsum(arities)[:-1]))
         for arity in np.unique(arities).tolist():
             members = np.flatnonzero(arities == arity)
-            if len(members) == 1:  # alone in its group, a form has no values to weigh: it is its own pattern
-                result[rows[members[0]]] = len(patterns)
-                patterns.append(group[int(members[0])].as_py())
-                continue
             columns = [flat.take(pa.array(starts[members] + p)) for p in range(arity)]
             node, node_patterns = _walk(columns, counts[rows[members]], delimiter, thresholds)
             numbered = {}

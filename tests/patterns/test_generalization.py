@@ -3,15 +3,9 @@
 import random
 from collections import Counter
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 import pytest
 
 from rdbscope.patterns import Thresholds, infer_patterns
-from rdbscope.patterns.delimiters import PRIORITY
-from rdbscope.patterns.segments import MAX_SEGMENTS
-from rdbscope.patterns.tree import _primaries, _walk, generalize
 
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split()
 
@@ -133,16 +127,3 @@ def test_thresholds_are_parameters():
     assert counts(keys) == {"user:{*}:profile": 300}
     strict = Thresholds(min_distinct=1000, many_distinct=1000)
     assert len(counts(keys, strict)) == 300
-
-
-@pytest.mark.parametrize("form", ["user:session:\ue000id\ue001", "", "plain", "a/b/c", "x:" * 40 + "end",
-                                  "cache:page:\ue000id\ue001:v2", "k-1_2.3#4|5"])
-def test_a_form_alone_in_its_group_is_the_pattern_the_walk_gives_it(form):
-    """A (separator, arity) group of one form is not walked: its pattern is the form, as the walk makes it."""
-    forms = pa.array([form], pa.string())
-    index = int(_primaries(forms)[0])
-    delimiter = PRIORITY[index] if index < len(PRIORITY) else ""
-    segments = pc.split_pattern(forms, delimiter, max_splits=MAX_SEGMENTS - 1)[0].as_py() if delimiter else [form]
-    node, walked = _walk([pa.array([s], pa.string()) for s in segments], np.array([5.0]), delimiter, Thresholds())
-    pattern_of_form, patterns = generalize(forms, [5], Thresholds())
-    assert pattern_of_form.tolist() == [0] and patterns == [walked[int(node[0])]] == [form]
