@@ -213,22 +213,6 @@ def _exact_sums(groups, values, n_groups):
     return total
 
 
-def rows_above(values, codes, thresholds, chunk=1 << 20):
-    """Rows where ``values > thresholds[codes]``, read in chunks to keep temporaries small."""
-    if len(thresholds) == 1 or (len(codes) and codes.min() == codes.max()):
-        threshold = thresholds[codes[0]] if len(codes) else thresholds[0]
-        parts = [start + np.flatnonzero(values[start:start + chunk] > threshold)
-                 for start in range(0, len(values), chunk)]
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
-    parts = []
-    limit = np.empty(min(chunk, len(values)), dtype=thresholds.dtype)
-    for start in range(0, len(values), chunk):
-        stop = min(start + chunk, len(values))
-        np.take(thresholds, codes[start:stop], out=limit[:stop - start])
-        parts.append(start + np.flatnonzero(values[start:stop] > limit[:stop - start]))
-    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
-
-
 def largest_rows(values, n, chunk=1 << 20):
     """Rows of the ``n`` largest ``values``, largest first; ties: earlier row first.
 

@@ -351,7 +351,7 @@ def top_per_code(values, codes, n_codes, n):
     result = {}
     for code in range(n_codes):
         rows = heap_rows[code * n:code * n + sizes[code]]
-        result[code] = rows[np.lexsort((rows, -heap_values[code * n:code * n + sizes[code]].astype(np.float64)))]
+        result[code] = rows[np.lexsort((rows, ~heap_values[code * n:code * n + sizes[code]]))]  # largest first, exact
     return result
 
 
