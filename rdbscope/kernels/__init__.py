@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..compiled import chosen_module
+from ..rdb.cluster import offsets_and_data
 
 #: Spilled expiry records hashed into buckets, and those of the busy buckets (``_busy_buckets.py``).
 busy_buckets = chosen_module("kernels._busy_buckets")
@@ -93,9 +94,7 @@ def take_keys(keys, rows):
                                  for i, chunk in enumerate(keys.chunks)], keys.type)
     if keys.type != pa.binary() or keys.null_count:
         return keys.take(pa.array(rows, pa.int64()))
-    _validity, offsets, data = keys.buffers()
-    offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
-    data = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    offsets, data = offsets_and_data(keys)
     out_offsets = np.empty(len(rows) + 1, np.int32)
     total = gather.fill_offsets(offsets, rows, out_offsets)
     if total < 0:  # more bytes than int32 offsets reach: pyarrow's take says so

@@ -539,7 +539,7 @@ def spill_expiring(columns, group, spill, groups):
     memory = columns.memory[rows]
     places = columns.offset[rows]
     if spill.logs_keys:
-        spill.log_keys(columns.keys.take(rows), places)
+        spill.log_keys(kernels.take_keys(columns.keys, rows), places)
     spill.write(group, expire, memory, places, groups)
 
 

@@ -18,11 +18,11 @@ def key_slots(keys):
         return pa.chunked_array(chunks, pa.uint16())
     out = np.empty(len(keys), np.uint16)
     if len(keys):
-        fill_slots(*_offsets_and_data(keys), out)
+        fill_slots(*offsets_and_data(keys), out)
     return pa.array(out, pa.uint16())
 
 
-def _offsets_and_data(keys):
+def offsets_and_data(keys):
     """The offsets (int32) and bytes (uint8) of a binary Arrow array, as numpy arrays for the kernels."""
     keys = keys.cast(pa.binary())
     _validity, offsets, data = keys.buffers()
@@ -35,7 +35,7 @@ def count_key_slots(keys, memory, n_keys, total):
     its ``memory`` (uint64) to ``total[slot]`` (float64)."""
     out = np.empty(len(keys), np.uint16)
     if len(keys):
-        _slots.count_slots(*_offsets_and_data(keys), np.ascontiguousarray(memory, np.uint64), out, n_keys, total)
+        _slots.count_slots(*offsets_and_data(keys), np.ascontiguousarray(memory, np.uint64), out, n_keys, total)
     return out
 
 
