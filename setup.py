@@ -39,9 +39,9 @@ def extensions():
         [f"rdbscope/rdb/{name}.py" for name in ("_columns", "_crc64", "_lzf", "_mapguard", "_memory", "_pages", "_scan",
                                                  "_slots")]
         + [f"rdbscope/kernels/{name}.py" for name in ("_busy_buckets", "_code_rows", "_forms", "_gather",
-                                                       "_group_rows", "_group_sums", "_ids", "_key_hashes",
-                                                       "_masked_counts", "_radix", "_ranks", "_records", "_runs",
-                                                       "_slot_counts", "_string_sums")],
+                                                       "_group_rows", "_group_sums", "_ids", "_key_ends",
+                                                       "_key_hashes", "_masked_counts", "_radix", "_ranks",
+                                                       "_records", "_runs", "_slot_counts", "_string_sums")],
         compiler_directives={
             "language_level": 3,
             # The scanner checks every index against its buffer itself.

@@ -22,6 +22,8 @@ gather = chosen_module("kernels._gather")
 group_sums = chosen_module("kernels._group_sums")
 #: Ids counted, the first and last row of wanted ids, values per id spread to the rows (``_ids.py``).
 ids = chosen_module("kernels._ids")
+#: The lowest and the highest key of each group (``_key_ends.py``).
+key_ends = chosen_module("kernels._key_ends")
 #: A 64-bit hash of each key's bytes (``_key_hashes.py``).
 key_hashes = chosen_module("kernels._key_hashes")
 #: Keys counted per group among those a mask or their code selects (``_masked_counts.py``).

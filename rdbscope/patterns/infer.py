@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import kernels
+from ..rdb.cluster import offsets_and_data
 from ..rdb.keytext import key_texts
 from . import markers as m
 from .constants import keep_constant_numbers
@@ -73,12 +75,11 @@ def _lowest_and_highest(keys, typed_of_key, wanted):
     """The lowest and the highest key (bytes) of each typed form ``wanted`` (sorted): digits glued to
     letters are settled from them, which does not depend on the keys' order, nor on which of them
     a chunk holds with them."""
-    is_wanted = np.zeros(int(typed_of_key.max()) + 1 if len(typed_of_key) else 0, bool)
-    is_wanted[wanted] = True
-    rows = np.flatnonzero(is_wanted[typed_of_key])
-    table = pa.table({"form": typed_of_key[rows], "key": keys.take(pa.array(rows))})
-    ends = table.group_by("form").aggregate([("key", "min"), ("key", "max")]).sort_by("form")
-    return ends["key_min"].combine_chunks(), ends["key_max"].combine_chunks()
+    place = np.full(int(typed_of_key.max()) + 1 if len(typed_of_key) else 0, -1, np.int32)
+    place[wanted] = np.arange(len(wanted), dtype=np.int32)
+    lowest, highest = np.full(len(wanted), -1, np.int64), np.full(len(wanted), -1, np.int64)
+    kernels.key_ends.fill_key_ends(*offsets_and_data(keys), place[typed_of_key], lowest, highest)
+    return keys.take(pa.array(lowest)), keys.take(pa.array(highest))
 
 
 def infer_patterns(keys, thresholds=None):
