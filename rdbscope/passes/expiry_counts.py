@@ -30,6 +30,7 @@ from ..errors import InputError
 from ..keyspace.grouping import KEPT_SLOTS_PER_KEY, SlotCounter, merge_counted
 from ..keyspace.sorting import stable_order
 from ..rdb import keys_at
+from ..rdb.cluster import offsets_and_data
 from ..rdb.keytext import key_text
 from .expiry import FAR_FUTURE_MS, Batches, Members, Runs
 
@@ -377,10 +378,9 @@ class Spill:
 
     def log_keys(self, keys, places):
         """Keep ``keys`` (a BinaryArray), the keys at ``places`` (ascending, after every place logged before)."""
-        offsets = np.frombuffer(keys.buffers()[1], np.int32)[keys.offset:keys.offset + len(keys) + 1]
-        data = keys.buffers()[2]
+        offsets, data = offsets_and_data(keys)
         start, stop = int(offsets[0]), int(offsets[-1])
-        self._add(PARTITIONS, memoryview(data)[start:stop] if data is not None else b"")
+        self._add(PARTITIONS, data[start:stop])
         self._add(PARTITIONS + 1, (offsets[1:].astype(np.int64) - start + self._written).tobytes())
         self._add(PARTITIONS + 2, np.asarray(places, np.uint64).tobytes())
         self._written += stop - start
