@@ -94,6 +94,8 @@ def masked_form_hash(data, lo, hi):
 
 def is_form_of(data, lo, forms, at, length):
     """Whether ``data[lo:lo + length]`` with its digits as 0 is ``forms[at:at + length]``."""
+    if cython.compiled and length >= 16:  # the same, sixteen bytes a step (_forms.pxd)
+        return is_form_wide(data + lo, forms + at, length)
     j = 0
     while j + 8 <= length:
         w = word_at(data, lo + j)
