@@ -1,7 +1,11 @@
 """Keys' forms: each key with its digits as ``0``, and a number per distinct form in the order forms
 first appear (compiled with ``_forms.pxd``). One pass over the keys: the same numbering as
 dictionary-encoding the masked keys, with only the forms themselves written out masked; each key is
-masked eight bytes at a time as it is hashed or compared with a form."""
+masked eight bytes at a time as it is hashed or compared with a form.
+
+The hashing and comparing functions read their bytes through :func:`start_of` (compiled, a pointer to
+the first byte; as Python, the buffer): ``_key_hashes`` calls :func:`form_hash` once a key, and a
+pointer passes where a memoryview would be copied whole into every call."""
 
 try:
     import cython
@@ -10,7 +14,8 @@ except ImportError:  # Cython is only needed to build the extension
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
     from ..compiled import cython_shim as cython
 
-MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
+if not cython.compiled:  # compiled, a C constant (_forms.pxd): the compiler drops the masking
+    MASK64 = 0xFFFFFFFFFFFFFFFF
 SEED = cython.declare(cython.ulonglong, 0x9E3779B97F4A7C15)
 MIX = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)
 LOW7 = cython.declare(cython.ulonglong, 0x7F7F7F7F7F7F7F7F)
@@ -20,10 +25,17 @@ FROM_0 = cython.declare(cython.ulonglong, 0x5050505050505050)
 ZEROS = cython.declare(cython.ulonglong, 0x3030303030303030)
 
 
+def start_of(buffer):
+    """What the functions below read ``buffer`` (contiguous, at least one byte) through."""
+    if cython.compiled:
+        return cython.address(buffer[0])
+    return buffer
+
+
 def word_at(masked, i):
     """The eight bytes from ``masked[i]`` as a little-endian integer."""
     if cython.compiled:  # one load (_words.pxd)
-        return load_le64(cython.address(masked[i]))
+        return load_le64(masked + i)
     return (cython.cast(cython.ulonglong, masked[i]) | (cython.cast(cython.ulonglong, masked[i + 1]) << 8)
             | (cython.cast(cython.ulonglong, masked[i + 2]) << 16)
             | (cython.cast(cython.ulonglong, masked[i + 3]) << 24)
@@ -82,6 +94,8 @@ def masked_form_hash(data, lo, hi):
 
 def is_form_of(data, lo, forms, at, length):
     """Whether ``data[lo:lo + length]`` with its digits as 0 is ``forms[at:at + length]``."""
+    if cython.compiled and length >= 16:  # the same, sixteen bytes a step (_forms.pxd)
+        return is_form_wide(data + lo, forms + at, length)
     j = 0
     while j + 8 <= length:
         w = word_at(data, lo + j)
@@ -114,6 +128,8 @@ def number_forms(offsets, data, table, form_of_key, form_offsets, forms, key_cou
     recent_mask = recent.shape[0] - 1
     r = state[0]
     n_forms = state[1]
+    keys = start_of(data)
+    written = start_of(forms)
     with cython.nogil:
         while r < n and 2 * n_forms < slots:
             lo = offsets[r]
@@ -121,12 +137,12 @@ def number_forms(offsets, data, table, form_of_key, form_offsets, forms, key_cou
             f = recent[length & recent_mask]
             if f >= 0:  # the last form of this key's length is often its own: no hash then
                 at = form_offsets[f]
-                if form_offsets[f + 1] - at == length and is_form_of(data, lo, forms, at, length):
+                if form_offsets[f + 1] - at == length and is_form_of(keys, lo, written, at, length):
                     form_of_key[r] = f
                     key_counts[f] += 1
                     r += 1
                     continue
-            slot = masked_form_hash(data, lo, lo + length) & slots
+            slot = masked_form_hash(keys, lo, lo + length) & slots
             while True:
                 f = table[slot]
                 if f < 0:
@@ -144,7 +160,7 @@ def number_forms(offsets, data, table, form_of_key, form_offsets, forms, key_cou
                     n_forms += 1
                     break
                 at = form_offsets[f]
-                if form_offsets[f + 1] - at == length and is_form_of(data, lo, forms, at, length):
+                if form_offsets[f + 1] - at == length and is_form_of(keys, lo, written, at, length):
                     form_of_key[r] = f
                     key_counts[f] += 1
                     recent[length & recent_mask] = f
@@ -159,22 +175,12 @@ def place_forms(form_offsets, forms, table, n_forms):
     """Put forms ``0..n_forms-1`` in ``table`` (every slot -1, larger than the one they outgrew)."""
     slots = table.shape[0] - 1
     f = 0
+    written = start_of(forms)
     with cython.nogil:
         while f < n_forms:
-            slot = form_hash(forms, form_offsets[f], form_offsets[f + 1]) & slots
+            slot = form_hash(written, form_offsets[f], form_offsets[f + 1]) & slots
             while table[slot] >= 0:
                 slot = (slot + 1) & slots
             table[slot] = f
             f += 1
 
-
-def fill_form_hashes(offsets, data, out):
-    """``out[r]``: :func:`form_hash` of key ``r`` of an Arrow binary array given as its offsets and data
-    buffers: the keys' hashes in one call, where a call per key from another module costs more than
-    the hash."""
-    n = out.shape[0]
-    with cython.nogil:
-        r = 0
-        while r < n:
-            out[r] = form_hash(data, offsets[r], offsets[r + 1])
-            r += 1

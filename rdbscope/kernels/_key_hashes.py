@@ -9,11 +9,11 @@ except ImportError:  # Cython is only needed to build the extension
 if not cython.compiled:  # as Python, the shim's few names are much faster than Cython's shadow module
     from ..compiled import cython_shim as cython
 
-if not cython.compiled:  # compiled, _key_hashes.pxd cimports it as a C function
+if not cython.compiled:  # compiled, _key_hashes.pxd cimports them as C functions
     from ..compiled import python_module
-    fill_form_hashes = python_module("kernels._forms").fill_form_hashes
+    _forms = python_module("kernels._forms")
+    form_hash, start_of, MASK64 = _forms.form_hash, _forms.start_of, _forms.MASK64
 
-MASK64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 MIX1 = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)
 MIX2 = cython.declare(cython.ulonglong, 0x94D049BB133111EB)
 
@@ -27,25 +27,26 @@ def finished(x):
 
 def fill_key_hashes(offsets, data, out):
     """``out[r]``: the hash of key ``r`` of an Arrow binary array given as its offsets and data buffers."""
-    fill_form_hashes(offsets, data, out)
     n = out.shape[0]
+    keys = start_of(data)
     with cython.nogil:
         r = 0
         while r < n:
-            out[r] = finished(cython.cast(cython.ulonglong, out[r]))
+            out[r] = finished(form_hash(keys, offsets[r], offsets[r + 1]))
             r += 1
 
 
 def keys_under_cut(offsets, data, group, cut, rows, hashes):
     """The keys whose hash is at most ``cut[group[r]]``: their rows into ``rows`` and their hashes into
-    ``hashes`` (both as long as the keys), ascending; returns how many."""
+    ``hashes`` (both as long as the keys), ascending; returns how many. Each key is hashed and kept or
+    not in one step: no hash of every key is written and read again."""
     n = group.shape[0]
-    fill_form_hashes(offsets, data, hashes[:n])
+    keys = start_of(data)
     found = 0
     with cython.nogil:
         r = 0
-        while r < n:  # found <= r: the hashes kept overwrite those read already
-            x = finished(cython.cast(cython.ulonglong, hashes[r]))
+        while r < n:
+            x = finished(form_hash(keys, offsets[r], offsets[r + 1]))
             if x <= cut[group[r]]:
                 rows[found] = r
                 hashes[found] = x

@@ -26,7 +26,9 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 def as_binary_array(keys):
     """The keys as one contiguous binary (or large_binary) array without nulls."""
-    if isinstance(keys, pa.ChunkedArray):
+    if isinstance(keys, pa.ChunkedArray) and keys.num_chunks == 1:
+        keys = keys.chunk(0)  # combining one chunk copies it
+    elif isinstance(keys, pa.ChunkedArray):
         keys = keys.combine_chunks() if keys.num_chunks else pa.array([], pa.binary())
     elif not isinstance(keys, pa.Array):
         keys = pa.array([k.encode() if isinstance(k, str) else bytes(k) for k in keys], pa.binary())

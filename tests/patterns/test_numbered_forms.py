@@ -55,3 +55,24 @@ def test_only_ascii_digits_are_masked_wherever_they_fall_in_a_word(build, monkey
         assert ids.tolist() == expected_ids.tolist()
         assert found.to_pylist() == expected_forms.to_pylist()
         assert counts.tolist() == np.bincount(expected_ids, minlength=len(expected_forms)).tolist()
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._forms")))
+def test_long_keys_are_compared_with_their_forms_in_every_byte(build, monkeypatch):
+    """Keys of 16 bytes and more (compiled, compared with a form sixteen bytes a step, the last step
+    overlapping the one before): one byte changed at every position, to a digit, a digit's neighbour or
+    the same with the top bit set, numbers the keys as dictionary-encoding their masked bytes does."""
+    monkeypatch.setattr(kernels, "forms", module_builds("kernels._forms")[build])
+    rng = np.random.default_rng(13)
+    near = [0x2F, 0x30, 0x35, 0x39, 0x3A, 0xAF, 0xB0, 0xB9, 0xBA, 0x00, 0x80, 0xFF, 0x61]
+    keys = []
+    for length in (15, 16, 17, 23, 24, 31, 32, 33, 40, 47, 48, 63):
+        for base in (bytes(rng.choice(near, length).astype(np.uint8)), b"user:session:" + b"7" * (length - 13)):
+            keys.append(base)
+            keys.extend(base[:at] + bytes([value]) + base[at + 1:] for at in range(length) for value in near)
+    keys = pa.array(keys + keys[::-5], pa.binary())
+    expected_ids, expected_forms = forms.encode(forms.mask_digits(keys))
+    ids, found, counts = forms._numbered_forms(keys)
+    assert ids.tolist() == expected_ids.tolist()
+    assert found.to_pylist() == expected_forms.to_pylist()
+    assert counts.tolist() == np.bincount(expected_ids, minlength=len(expected_forms)).tolist()
