@@ -11,12 +11,14 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
 
 def first_rows(groups, k, seen, out):
     """Write to ``out`` the first ``k`` rows of each group (``groups``: one per row), ascending, past the
-    ``seen[g]`` rows of group ``g`` counted before (``seen`` is updated); returns how many were written."""
+    ``seen[g]`` rows of group ``g`` counted before (``seen`` is updated); returns how many were written.
+    Stops once ``out`` is full: ``out`` as long as the rows there are to find reads no further than the last."""
     n = 0
     r = 0
     m = groups.shape[0]
+    most = out.shape[0]
     with cython.nogil:
-        while r < m:
+        while r < m and n < most:
             g = groups[r]
             if seen[g] < k:
                 seen[g] += 1
@@ -31,14 +33,34 @@ def first_rows_of(groups, rows, k, seen, out):
     n = 0
     i = 0
     m = rows.shape[0]
+    most = out.shape[0]
     with cython.nogil:
-        while i < m:
+        while i < m and n < most:
             g = groups[rows[i]]
             if seen[g] < k:
                 seen[g] += 1
                 out[n] = i
                 n += 1
             i += 1
+    return n
+
+
+def first_rows_unmarked(groups, marked, k, seen, out):
+    """:func:`first_rows` among the rows ``r`` with ``marked[r]`` 0 only: the rows a mask leaves out, found
+    without a list of them."""
+    n = 0
+    r = 0
+    m = groups.shape[0]
+    most = out.shape[0]
+    with cython.nogil:
+        while r < m and n < most:
+            if marked[r] == 0:
+                g = groups[r]
+                if seen[g] < k:
+                    seen[g] += 1
+                    out[n] = r
+                    n += 1
+            r += 1
     return n
 
 
