@@ -76,6 +76,8 @@ class KeyColumns:
     def type_totals(self):
         """``{(type, encoding): (keys, memory)}`` of the pairs present."""
         codes, pairs = self.type_encodings
+        if len(pairs) == 1 and self.n:  # keys of one type and encoding: the chunk's totals
+            return {pairs[0]: (self.n, self.memory_total)}
         present, n, memory = SlotCounter().counted(codes, self.memory, len(pairs))  # both in one pass
         return {pairs[p]: (int(k), int(m)) for p, k, m in zip(present.tolist(), n.tolist(), memory.tolist(),
                                                                strict=True)}
