@@ -38,10 +38,9 @@ def ranks_under(first_row, salt, bits, counts, rows, ranks):
             x = _rank(first_row + i, salt)
             b = bit_length(x)
             counts[b] += 1
-            if b <= bits:
-                rows[found] = i
-                ranks[found] = x
-                found += 1
+            rows[found] = i  # written whatever the rank, kept when below: no branch to mispredict
+            ranks[found] = x
+            found += b <= bits
             i += 1
     return found
 
