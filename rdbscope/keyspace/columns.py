@@ -96,7 +96,7 @@ class KeyColumns:
         bucket = np.where(left_ms <= 0, 0, 1 + np.searchsorted(edges_ms, left_ms, side="right"))
         n_buckets = len(TTL_BUCKET_EDGES_S) + 3
         n = counts(bucket, n_buckets)
-        total = counts(bucket, n_buckets, self.memory[self.ttl_rows]).astype(np.int64)
+        total = counts(bucket, n_buckets, self.ttl_memory).astype(np.int64)
         n[-1] = self.n - len(self.ttl_rows)
         total[-1] = self.memory_total - int(total.sum())
         return n, total
@@ -158,6 +158,11 @@ class KeyColumns:
         if self.table["expire_at"].null_count == self.n:
             return np.zeros(0, np.int64)
         return np.flatnonzero(self.has_ttl)
+
+    @cached_property
+    def ttl_memory(self):
+        """``memory`` of the keys in ``ttl_rows`` (the TTL measures of several passes read it)."""
+        return self.memory[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.uint64)
 
     @cached_property
     def expire_ms(self):

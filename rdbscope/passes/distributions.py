@@ -69,7 +69,7 @@ class DistributionsPass:
             expire = columns.ttl_expire_ms
             # int64 arithmetic wraps for expiries near its ends; those before ctime are 0 whatever it gives
             left = np.where(expire <= columns.ctime_ms, 0, expire - columns.ctime_ms).astype(np.uint64)
-            ttl_left = WeightedCounts.of(codes[rows], left, memory[rows]).renumbered(global_type)
+            ttl_left = WeightedCounts.of(codes[rows], left, columns.ttl_memory).renumbered(global_type)
         return Distributions(sizes, ttl_left)
 
     @staticmethod
