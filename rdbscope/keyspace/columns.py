@@ -199,13 +199,17 @@ class KeyColumns:
         if self.n and type_codes.min() == type_codes.max() and encoding_codes.min() == encoding_codes.max():
             return np.zeros(self.n, np.int8), ((type_names[type_codes[0]], encoding_names[encoding_codes[0]]),)
         width = max(len(encoding_names), 1)
-        combined = type_codes.astype(np.int32) * width  # int32: counted without a copy to int64
-        combined += encoding_codes
-        present = np.flatnonzero(kernels.count_ids(combined, len(type_names) * width))
+        first, second = _alike(kernels.as_codes(type_codes), kernels.as_codes(encoding_codes))
+        per_pair = np.zeros(len(type_names) * width, np.int64)
+        kernels.ids.count_pairs(first, second, width, per_pair)  # no array of combined codes
+        present = np.flatnonzero(per_pair)
         lookup = np.zeros(len(type_names) * width, np.int16)
         lookup[present] = np.arange(len(present))
         pairs = tuple((type_names[c // width], encoding_names[c % width]) for c in present)
-        codes = lookup[combined] if len(present) > 1 else np.zeros(self.n, np.int8)
+        if len(present) <= 1:
+            return np.zeros(self.n, np.int8), pairs
+        codes = np.empty(self.n, np.int16)
+        kernels.ids.pair_codes(first, second, width, lookup, codes)
         return codes, pairs
 
     @cached_property
@@ -314,6 +318,14 @@ def dictionary_codes(column):
         parts.append(part)
     codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     return codes.astype(_small_int(len(seen)), copy=False), tuple(seen)
+
+
+def _alike(first, second):
+    """Two code arrays of one integer type (the wider of theirs), as a kernel taking both needs them."""
+    if first.dtype == second.dtype:
+        return first, second
+    wider = np.promote_types(first.dtype, second.dtype)
+    return kernels.as_codes(first.astype(wider)), kernels.as_codes(second.astype(wider))
 
 
 def _small_int(n_names):
