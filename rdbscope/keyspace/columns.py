@@ -171,8 +171,16 @@ class KeyColumns:
 
     @cached_property
     def ttl_expire_ms(self):
-        """``expire_ms`` of the keys in ``ttl_rows``."""
-        return self.expire_ms[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.int64)
+        """``expire_ms`` of the keys in ``ttl_rows``: read where they are in a column of one chunk (no copy of
+        the column with its nulls zeroed)."""
+        if not len(self.ttl_rows):
+            return np.zeros(0, np.int64)
+        chunks = [c for c in self.table["expire_at"].chunks if len(c)]
+        if len(chunks) != 1:
+            return self.expire_ms[self.ttl_rows]
+        chunk = chunks[0]
+        values = np.frombuffer(chunk.buffers()[1], dtype=np.int64, count=len(chunk), offset=chunk.offset * 8)
+        return values[self.ttl_rows]
 
     @cached_property
     def ctime_ms(self):
