@@ -11,7 +11,7 @@ from ..cached import cached_property
 from ..rdb.cluster import N_SLOTS, count_key_slots
 from ..rdb.instants import ctime_seconds, ms_after
 from ..rdb.keytext import key_text
-from .grouping import SlotCounter, counts
+from .grouping import SlotCounter
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -92,11 +92,15 @@ class KeyColumns:
         if now_ms is None:
             now_ms = int(expire_ms.min()) if len(expire_ms) else 0
         left_ms = ms_after(expire_ms, now_ms)
-        edges_ms = np.array(TTL_BUCKET_EDGES_S, np.int64) * 1000
-        bucket = np.where(left_ms <= 0, 0, 1 + np.searchsorted(edges_ms, left_ms, side="right"))
+        # 0 when expired, else 1 + the edges at or below the time left: a comparison an edge, on small ints,
+        # costs less than a binary search a key
+        bucket = (left_ms > 0).astype(np.int8)
+        for edge_s in TTL_BUCKET_EDGES_S:
+            bucket += left_ms >= edge_s * 1000
         n_buckets = len(TTL_BUCKET_EDGES_S) + 3
-        n = counts(bucket, n_buckets)
-        total = counts(bucket, n_buckets, self.ttl_memory).astype(np.int64)
+        hit, keys, memory = SlotCounter().counted(bucket, self.ttl_memory, n_buckets)  # both in one pass
+        n, total = np.zeros(n_buckets, np.int64), np.zeros(n_buckets, np.int64)
+        n[hit], total[hit] = keys, memory.astype(np.int64)
         n[-1] = self.n - len(self.ttl_rows)
         total[-1] = self.memory_total - int(total.sum())
         return n, total

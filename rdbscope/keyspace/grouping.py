@@ -302,10 +302,10 @@ def name_matrix(groups, n_groups, codes, n_names, group_counts=None):
         if group_counts is None:
             group_counts = np.bincount(groups, minlength=n_groups)
         return np.asarray(group_counts, np.int64).reshape(n_groups, 1)
-    dtype = np.int32 if n_groups * n_names < 2 ** 31 else np.int64
-    combined = groups.astype(dtype, copy=False) * dtype(n_names)
-    combined += codes
-    return kernels.count_ids(combined, n_groups * n_names).reshape(n_groups, n_names)  # int32: not copied
+    matrix = np.zeros(n_groups * n_names, np.int64)
+    groups, codes = kernels.as_ids(groups), np.asarray(codes)
+    kernels.ids.count_pairs(groups, codes.astype(groups.dtype, copy=False), n_names, matrix)  # no combined codes
+    return matrix.reshape(n_groups, n_names)
 
 
 def present_names(matrix, names):
