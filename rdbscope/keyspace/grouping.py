@@ -370,7 +370,7 @@ def first_per_group(groups, n_groups, k, rows=None, counts=None):
     seen = np.zeros(n_groups, np.int64)
     out = np.empty(_most_first(len(groups) if rows is None else len(rows), n_groups, k, counts), np.int64)
     if rows is None:
-        return out[:kernels.group_rows.first_rows(groups, k, seen, out)]
+        return out[:kernels.group_rows.first_rows(groups, _NO_MARKS, k, seen, out)]
     rows = np.ascontiguousarray(rows, np.int64)
     return out[:kernels.group_rows.first_rows_of(groups, rows, k, seen, out)]
 
@@ -381,7 +381,11 @@ def first_unmarked_per_group(groups, n_groups, k, marked, counts=None):
     seen = np.zeros(n_groups, np.int64)
     out = np.empty(_most_first(len(groups), n_groups, k, counts), np.int64)
     marked = np.ascontiguousarray(marked, np.bool_).view(np.uint8)
-    return out[:kernels.group_rows.first_rows_unmarked(kernels.as_ids(groups), marked, k, seen, out)]
+    return out[:kernels.group_rows.first_rows(kernels.as_ids(groups), marked, k, seen, out)]
+
+
+#: No row marked, for ``kernels.group_rows.first_rows``.
+_NO_MARKS = np.zeros(0, np.uint8)
 
 
 def _most_first(n_rows, n_groups, k, counts):
