@@ -21,32 +21,18 @@ def fill_ranks(first_row, salt, out):
     i = 0
     with cython.nogil:
         while i < n:
-            out[i] = _rank(first_row + i, salt)
+            x = ((first_row + i) ^ salt) & MASK64
+            x = ((x ^ (x >> 30)) * MIX1) & MASK64
+            x = ((x ^ (x >> 27)) * MIX2) & MASK64
+            out[i] = x ^ (x >> 31)
             i += 1
 
 
-def ranks_under(first_row, salt, bits, counts, rows, ranks):
-    """For each row ``i`` of ``rows``' length, ranked as :func:`fill_ranks` ranks it: ``counts[b] += 1``,
-    ``b`` its rank's bit length (0 for 0, up to 64), and ``i`` and its rank written to ``rows`` and ``ranks``
-    where the rank is below ``2**bits``; returns how many were written. No array of every rank: past the
-    first chunks, few rows are written."""
-    n = rows.shape[0]
-    found = 0
+def count_bit_lengths(rank, counts):
+    """``counts[b] += 1`` for each of ``rank`` whose bit length is ``b`` (0 for 0, up to 64)."""
+    n = rank.shape[0]
     i = 0
     with cython.nogil:
         while i < n:
-            x = _rank(first_row + i, salt)
-            b = bit_length(x)
-            counts[b] += 1
-            rows[found] = i  # written whatever the rank, kept when below: no branch to mispredict
-            ranks[found] = x
-            found += b <= bits
+            counts[bit_length(rank[i])] += 1
             i += 1
-    return found
-
-
-def _rank(row, salt):
-    x = (row ^ salt) & MASK64
-    x = ((x ^ (x >> 30)) * MIX1) & MASK64
-    x = ((x ^ (x >> 27)) * MIX2) & MASK64
-    return x ^ (x >> 31)

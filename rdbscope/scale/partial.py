@@ -87,7 +87,7 @@ class Partial:
         rows: the kept keys (:data:`~rdbscope.rdb.KEYS_SCHEMA` plus ``row`` and ``group``), by ``row``.
         sample: ``(rank, key)`` table of the sampled keys: those ranked below ``sample_cutoff``.
         sample_cutoff: the rank every sampled key is below (see :func:`merge_samples`).
-        sample_below: how many sampled keys rank below each cutoff ``2**k`` (see :func:`_sample`): the
+        sample_below: how many sampled keys rank below each cutoff ``2**k`` (see :func:`ranks_below`): the
             running total is asked every chunk.
         n_keys: keys of the chunk.
         memory_total: their memory (est_memory_bytes, falling back to rdb_bytes per key).
@@ -190,24 +190,20 @@ def _kept_rows(columns, groups, plan):
 
 def _sample(keys, first_row, size, salt, cutoff):
     """The sampled keys of a chunk (a rank per key, a hash of its row; the keys ranked below the
-    cutoff, see :func:`merge_samples`), the cutoff, and how many ranks fall below each cutoff ``2**k``.
-
-    One pass ranks the rows, counts them by bit length and keeps those below the cutoff reached so far (a
-    power of two, as every cutoff); the chunk's own cutoff keeps fewer still."""
-    counts = np.zeros(65, np.int64)
-    rows, rank = np.empty(len(keys), np.int64), np.empty(len(keys), np.uint64)
-    found = kernels.ranks.ranks_under(first_row, salt << 40, cutoff.bit_length() - 1, counts, rows, rank)
-    below = np.cumsum(counts)
+    cutoff, see :func:`merge_samples`), the cutoff, and their :func:`ranks_below`."""
+    rank = np.empty(len(keys), np.uint64)
+    kernels.ranks.fill_ranks(first_row, salt << 40, rank)
+    below = ranks_below(rank)
     cutoff = _cutoff_for(below, size, cutoff)  # before the keys are taken: only those kept are
     below = _kept_below(below, cutoff)
     if cutoff >= 1 << 64:  # every key: the chunk's own column, not a copy
         return pa.table({"rank": pa.array(rank, pa.uint64()), KEY: keys}), cutoff, below
-    return _ranked_below(rank[:found], keys, cutoff, rows[:found]), cutoff, below
+    return _ranked_below(rank, keys, cutoff), cutoff, below
 
 
 def merge_samples(samples, cutoffs, belows, size):
-    """The union of sample tables (``belows``: how many of their ranks fall below each cutoff ``2**k``), kept
-    below the cutoff; returns ``(sample, cutoff, how many of its ranks fall below each)``.
+    """The union of sample tables (``belows``: their :func:`ranks_below`), kept below the cutoff; returns
+    ``(sample, cutoff, its ranks_below)``.
 
     A key is in the sample when its rank is below the largest cutoff ``2**64 >> j`` that leaves
     at most ``2 * size`` keys of all those read: a uniform sample that does not depend on how
@@ -220,12 +216,10 @@ def merge_samples(samples, cutoffs, belows, size):
     return pa.concat_tables(kept), cutoff, below
 
 
-def _ranked_below(rank, keys, cutoff, rows=None):
-    """The ``(rank, key)`` table of the keys whose ``rank`` is below ``cutoff`` (``rows``: the rows of
-    ``keys`` that ``rank`` ranks; default: all, in order)."""
+def _ranked_below(rank, keys, cutoff):
+    """The ``(rank, key)`` table of the keys whose ``rank`` is below ``cutoff``."""
     chosen = np.flatnonzero(rank < np.uint64(cutoff))
-    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()),
-                     KEY: kernels.take_keys(keys, chosen if rows is None else rows[chosen])})
+    return pa.table({"rank": pa.array(rank[chosen], pa.uint64()), KEY: kernels.take_keys(keys, chosen)})
 
 
 def union_cutoff(parts, size):
@@ -237,14 +231,21 @@ def union_cutoff(parts, size):
     return _cutoff_for(sum(p.sample_below for p in parts), size, cutoff)
 
 
+def ranks_below(rank):
+    """How many of ``rank`` are below ``2**k``, for each ``k`` of 0..64: the cutoffs are powers of two."""
+    counts = np.zeros(65, np.int64)
+    kernels.ranks.count_bit_lengths(np.ascontiguousarray(rank, np.uint64), counts)
+    return np.cumsum(counts)
+
+
 def _kept_below(below, cutoff):
-    """How many of the ranks counted by ``below`` fall below each cutoff, of those below ``cutoff``."""
+    """The :func:`ranks_below` of the ranks counted by ``below`` that are below ``cutoff``."""
     return np.minimum(below, below[cutoff.bit_length() - 1])
 
 
 def _cutoff_for(below, size, cutoff):
     """The largest of ``cutoff``, ``cutoff / 2``, … below which at most ``2 * size`` of the ranks counted by
-    ``below`` (how many fall below each cutoff ``2**k``) fall."""
+    ``below`` (:func:`ranks_below`) fall."""
     return _halved_while(lambda c: below[c.bit_length() - 1], size, cutoff)
 
 
