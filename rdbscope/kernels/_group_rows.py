@@ -9,19 +9,24 @@ if not cython.compiled:  # as Python, the shim's few names are much faster than 
     from ..compiled import cython_shim as cython
 
 
-def first_rows(groups, k, seen, out):
-    """Write to ``out`` the first ``k`` rows of each group (``groups``: one per row), ascending, past the
-    ``seen[g]`` rows of group ``g`` counted before (``seen`` is updated); returns how many were written."""
+def first_rows(groups, marked, k, seen, out):
+    """Write to ``out`` the first ``k`` rows of each group (``groups``: one per row) among the rows ``r`` with
+    ``marked[r]`` 0 (every row when ``marked`` is empty), ascending, past the ``seen[g]`` rows of group ``g``
+    counted before (``seen`` is updated); returns how many were written. Stops once ``out`` is full: ``out``
+    as long as the rows there are to find reads no further than the last."""
+    every = marked.shape[0] == 0
     n = 0
     r = 0
     m = groups.shape[0]
+    most = out.shape[0]
     with cython.nogil:
-        while r < m:
-            g = groups[r]
-            if seen[g] < k:
-                seen[g] += 1
-                out[n] = r
-                n += 1
+        while r < m and n < most:
+            if every or marked[r] == 0:
+                g = groups[r]
+                if seen[g] < k:
+                    seen[g] += 1
+                    out[n] = r
+                    n += 1
             r += 1
     return n
 
@@ -31,8 +36,9 @@ def first_rows_of(groups, rows, k, seen, out):
     n = 0
     i = 0
     m = rows.shape[0]
+    most = out.shape[0]
     with cython.nogil:
-        while i < m:
+        while i < m and n < most:
             g = groups[rows[i]]
             if seen[g] < k:
                 seen[g] += 1

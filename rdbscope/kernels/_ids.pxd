@@ -2,6 +2,8 @@
 
 import cython
 
+from rdbscope.kernels.ints cimport code_t
+
 ctypedef fused id_t:
     int
     long long
@@ -19,3 +21,10 @@ ctypedef fused value_t:
 
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t)
 cpdef take_into(const value_t[::1] values, const id_t[::1] ids, value_t[::1] out)
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t)
+cpdef count_pairs(const code_t[::1] first, const code_t[::1] second, Py_ssize_t width, long long[::1] counts)
+
+@cython.locals(n=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t)
+cpdef pair_codes(const code_t[::1] first, const code_t[::1] second, Py_ssize_t width, const short[::1] lookup,
+                 short[::1] out)

@@ -56,3 +56,26 @@ def take_into(values, ids, out):
         while i < n:
             out[i] = values[ids[i]]
             i += 1
+
+
+def count_pairs(first, second, width, counts):
+    """Add one to ``counts[first[i] * width + second[i]]`` for every ``i``: pairs of codes counted without an
+    array of their combined codes."""
+    n = first.shape[0]
+    i = 0
+    with cython.nogil:
+        while i < n:
+            s = cython.cast(cython.Py_ssize_t, first[i]) * width + cython.cast(cython.Py_ssize_t, second[i])
+            counts[s] += 1
+            i += 1
+
+
+def pair_codes(first, second, width, lookup, out):
+    """``out[i] = lookup[first[i] * width + second[i]]`` for every ``i``."""
+    n = first.shape[0]
+    i = 0
+    with cython.nogil:
+        while i < n:
+            s = cython.cast(cython.Py_ssize_t, first[i]) * width + cython.cast(cython.Py_ssize_t, second[i])
+            out[i] = lookup[s]
+            i += 1

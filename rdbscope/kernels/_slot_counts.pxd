@@ -3,6 +3,7 @@
 import cython
 
 from rdbscope.compiled.bits cimport bit_length
+from rdbscope.kernels.ints cimport code_t
 
 ctypedef fused group_t:
     int
@@ -13,7 +14,7 @@ ctypedef fused value_t:
     long long
 
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t)
-cpdef count_into(const long long[::1] slot, const unsigned long long[::1] weight, long long[::1] count,
+cpdef count_into(const code_t[::1] slot, const unsigned long long[::1] weight, long long[::1] count,
                  unsigned long long[::1] total)
 
 @cython.locals(n=Py_ssize_t, s=Py_ssize_t)
@@ -21,8 +22,8 @@ cpdef Py_ssize_t take_counted(long long[::1] count, unsigned long long[::1] tota
                               long long[::1] slot_out, long long[::1] count_out,
                               unsigned long long[::1] total_out)
 
-@cython.locals(n=Py_ssize_t, i=Py_ssize_t, s=cython.longlong)
-cpdef count_pairs_into(const group_t[::1] group, const value_t[::1] value, const unsigned long long[::1] weight,
+@cython.locals(weighted=cython.bint, n=Py_ssize_t, i=Py_ssize_t, s=cython.longlong)
+cpdef count_pairs_into(const code_t[::1] group, const value_t[::1] value, const unsigned long long[::1] weight,
                        unsigned long long low, long long width, long long[::1] count,
                        unsigned long long[::1] total)
 

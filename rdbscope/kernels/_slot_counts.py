@@ -46,14 +46,17 @@ def take_counted(count, total, stop, slot_out, count_out, total_out):
 
 def count_pairs_into(group, value, weight, low, width, count, total):
     """:func:`count_into` of the slots ``group[i] * width + value[i] - low`` (every value from ``low`` to
-    ``low + width - 1``): the pairs counted without an array of their slots."""
+    ``low + width - 1``): the pairs counted without an array of their slots. With ``weight`` empty, only
+    the keys are counted (``total`` is left alone)."""
+    weighted = weight.shape[0] > 0
     n = group.shape[0]
     i = 0
     with cython.nogil:
         while i < n:
             s = cython.cast(cython.longlong, group[i]) * width + cython.cast(cython.longlong, value[i] - low)
             count[s] += 1
-            total[s] += weight[i]
+            if weighted:
+                total[s] += weight[i]
             i += 1
 
 

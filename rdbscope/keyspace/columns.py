@@ -11,7 +11,7 @@ from ..cached import cached_property
 from ..rdb.cluster import N_SLOTS, count_key_slots
 from ..rdb.instants import ctime_seconds, ms_after
 from ..rdb.keytext import key_text
-from .grouping import SlotCounter, counts
+from .grouping import SlotCounter
 
 MEMORY_ESTIMATE = "est_memory_bytes"
 MEMORY_IN_DUMP = "rdb_bytes"
@@ -76,6 +76,8 @@ class KeyColumns:
     def type_totals(self):
         """``{(type, encoding): (keys, memory)}`` of the pairs present."""
         codes, pairs = self.type_encodings
+        if len(pairs) == 1 and self.n:  # keys of one type and encoding: the chunk's totals
+            return {pairs[0]: (self.n, self.memory_total)}
         present, n, memory = SlotCounter().counted(codes, self.memory, len(pairs))  # both in one pass
         return {pairs[p]: (int(k), int(m)) for p, k, m in zip(present.tolist(), n.tolist(), memory.tolist(),
                                                                strict=True)}
@@ -90,11 +92,15 @@ class KeyColumns:
         if now_ms is None:
             now_ms = int(expire_ms.min()) if len(expire_ms) else 0
         left_ms = ms_after(expire_ms, now_ms)
-        edges_ms = np.array(TTL_BUCKET_EDGES_S, np.int64) * 1000
-        bucket = np.where(left_ms <= 0, 0, 1 + np.searchsorted(edges_ms, left_ms, side="right"))
+        # 0 when expired, else 1 + the edges at or below the time left: a comparison an edge, on small ints,
+        # costs less than a binary search a key
+        bucket = (left_ms > 0).astype(np.int8)
+        for edge_s in TTL_BUCKET_EDGES_S:
+            bucket += left_ms >= edge_s * 1000
         n_buckets = len(TTL_BUCKET_EDGES_S) + 3
-        n = counts(bucket, n_buckets)
-        total = counts(bucket, n_buckets, self.memory[self.ttl_rows]).astype(np.int64)
+        hit, keys, memory = SlotCounter().counted(bucket, self.ttl_memory, n_buckets)  # both in one pass
+        n, total = np.zeros(n_buckets, np.int64), np.zeros(n_buckets, np.int64)
+        n[hit], total[hit] = keys, memory.astype(np.int64)
         n[-1] = self.n - len(self.ttl_rows)
         total[-1] = self.memory_total - int(total.sum())
         return n, total
@@ -158,14 +164,27 @@ class KeyColumns:
         return np.flatnonzero(self.has_ttl)
 
     @cached_property
+    def ttl_memory(self):
+        """``memory`` of the keys in ``ttl_rows`` (the TTL measures of several passes read it)."""
+        return self.memory[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.uint64)
+
+    @cached_property
     def expire_ms(self):
         """Absolute expiry in ms since the epoch; 0 where ``has_ttl`` is False."""
         return _numpy(self.table["expire_at"].cast(pa.int64()), np.int64)
 
     @cached_property
     def ttl_expire_ms(self):
-        """``expire_ms`` of the keys in ``ttl_rows``."""
-        return self.expire_ms[self.ttl_rows] if len(self.ttl_rows) else np.zeros(0, np.int64)
+        """``expire_ms`` of the keys in ``ttl_rows``: read where they are in a column of one chunk (no copy of
+        the column with its nulls zeroed)."""
+        if not len(self.ttl_rows):
+            return np.zeros(0, np.int64)
+        chunks = [c for c in self.table["expire_at"].chunks if len(c)]
+        if len(chunks) != 1:
+            return self.expire_ms[self.ttl_rows]
+        chunk = chunks[0]
+        values = np.frombuffer(chunk.buffers()[1], dtype=np.int64, count=len(chunk), offset=chunk.offset * 8)
+        return values[self.ttl_rows]
 
     @cached_property
     def ctime_ms(self):
@@ -192,13 +211,17 @@ class KeyColumns:
         if self.n and type_codes.min() == type_codes.max() and encoding_codes.min() == encoding_codes.max():
             return np.zeros(self.n, np.int8), ((type_names[type_codes[0]], encoding_names[encoding_codes[0]]),)
         width = max(len(encoding_names), 1)
-        combined = type_codes.astype(np.int32) * width  # int32: counted without a copy to int64
-        combined += encoding_codes
-        present = np.flatnonzero(kernels.count_ids(combined, len(type_names) * width))
+        first, second = _alike(kernels.as_codes(type_codes), kernels.as_codes(encoding_codes))
+        per_pair = np.zeros(len(type_names) * width, np.int64)
+        kernels.ids.count_pairs(first, second, width, per_pair)  # no array of combined codes
+        present = np.flatnonzero(per_pair)
         lookup = np.zeros(len(type_names) * width, np.int16)
         lookup[present] = np.arange(len(present))
         pairs = tuple((type_names[c // width], encoding_names[c % width]) for c in present)
-        codes = lookup[combined] if len(present) > 1 else np.zeros(self.n, np.int8)
+        if len(present) <= 1:
+            return np.zeros(self.n, np.int8), pairs
+        codes = np.empty(self.n, np.int16)
+        kernels.ids.pair_codes(first, second, width, lookup, codes)
         return codes, pairs
 
     @cached_property
@@ -307,6 +330,14 @@ def dictionary_codes(column):
         parts.append(part)
     codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     return codes.astype(_small_int(len(seen)), copy=False), tuple(seen)
+
+
+def _alike(first, second):
+    """Two code arrays of one integer type (the wider of theirs), as a kernel taking both needs them."""
+    if first.dtype == second.dtype:
+        return first, second
+    wider = np.promote_types(first.dtype, second.dtype)
+    return kernels.as_codes(first.astype(wider)), kernels.as_codes(second.astype(wider))
 
 
 def _small_int(n_names):

@@ -302,10 +302,10 @@ def name_matrix(groups, n_groups, codes, n_names, group_counts=None):
         if group_counts is None:
             group_counts = np.bincount(groups, minlength=n_groups)
         return np.asarray(group_counts, np.int64).reshape(n_groups, 1)
-    dtype = np.int32 if n_groups * n_names < 2 ** 31 else np.int64
-    combined = groups.astype(dtype, copy=False) * dtype(n_names)
-    combined += codes
-    return kernels.count_ids(combined, n_groups * n_names).reshape(n_groups, n_names)  # int32: not copied
+    matrix = np.zeros(n_groups * n_names, np.int64)
+    groups, codes = kernels.as_ids(groups), np.asarray(codes)
+    kernels.ids.count_pairs(groups, codes.astype(groups.dtype, copy=False), n_names, matrix)  # no combined codes
+    return matrix.reshape(n_groups, n_names)
 
 
 def present_names(matrix, names):
@@ -350,7 +350,7 @@ def dense_ids(*codes):
             dense *= size
             dense += c
     total = int(np.prod(sizes, dtype=np.int64))
-    per_combo = bincount(dense, total) if len(dense) else np.zeros(total, np.int64)
+    per_combo = kernels.count_ids(dense, total)
     present = np.flatnonzero(per_combo)
     combos = np.array(np.unravel_index(present, sizes)).T.reshape(len(present), len(codes))
     if len(present) == total:
@@ -360,19 +360,39 @@ def dense_ids(*codes):
     return lookup[dense], combos, per_combo[present]
 
 
-def first_per_group(groups, n_groups, k, rows=None):
+def first_per_group(groups, n_groups, k, rows=None, counts=None):
     """Rows of the first ``k`` keys of each group, ascending (``groups``: a group per key).
 
     With ``rows`` (ascending), only those keys count, and the result is positions in ``rows``.
+    ``counts``: the keys of each group (of ``rows``), when known: the scan then stops at the last row to take.
     """
-    groups = np.ascontiguousarray(groups, np.int64)
+    groups = kernels.as_ids(groups)
     seen = np.zeros(n_groups, np.int64)
+    out = np.empty(_most_first(len(groups) if rows is None else len(rows), n_groups, k, counts), np.int64)
     if rows is None:
-        out = np.empty(min(len(groups), n_groups * k), np.int64)
-        return out[:kernels.group_rows.first_rows(groups, k, seen, out)]
+        return out[:kernels.group_rows.first_rows(groups, _NO_MARKS, k, seen, out)]
     rows = np.ascontiguousarray(rows, np.int64)
-    out = np.empty(min(len(rows), n_groups * k), np.int64)
     return out[:kernels.group_rows.first_rows_of(groups, rows, k, seen, out)]
+
+
+def first_unmarked_per_group(groups, n_groups, k, marked, counts=None):
+    """``first_per_group`` of the keys whose ``marked`` (bool per key) is False: rows, ascending;
+    ``counts``: the unmarked keys of each group, when known."""
+    seen = np.zeros(n_groups, np.int64)
+    out = np.empty(_most_first(len(groups), n_groups, k, counts), np.int64)
+    marked = np.ascontiguousarray(marked, np.bool_).view(np.uint8)
+    return out[:kernels.group_rows.first_rows(kernels.as_ids(groups), marked, k, seen, out)]
+
+
+#: No row marked, for ``kernels.group_rows.first_rows``.
+_NO_MARKS = np.zeros(0, np.uint8)
+
+
+def _most_first(n_rows, n_groups, k, counts):
+    """Rows :func:`first_per_group` takes at most: all there are when ``counts`` says how many a group has."""
+    if counts is not None:
+        return int(np.minimum(counts, k).sum())
+    return min(n_rows, n_groups * k)
 
 
 def largest_per_group(values, groups, threshold, k):
@@ -380,11 +400,10 @@ def largest_per_group(values, groups, threshold, k):
     it, ascending: with the ``k``-th largest value of each group as threshold, its ``k`` largest keys
     (ties: the earliest rows)."""
     values = np.ascontiguousarray(values, np.uint64)
-    groups = np.ascontiguousarray(groups, np.int64)
     threshold = np.ascontiguousarray(threshold, np.uint64)
     out = np.empty(len(values), np.int64)
     tied = np.zeros(len(threshold), np.int64)
-    return out[:kernels.group_rows.largest_rows(values, groups, threshold, k, tied, out)].copy()
+    return out[:kernels.group_rows.largest_rows(values, kernels.as_ids(groups), threshold, k, tied, out)].copy()
 
 
 def merge_counted(parts, n_groups):
@@ -484,7 +503,7 @@ class SlotCounter:
         """``(slots hit ascending, keys of each, weight of each)`` of keys in ``slot`` (ints below
         ``slots``) with ``weight`` (non-negative integers)."""
         self._hold(slots)
-        kernels.slot_counts.count_into(np.ascontiguousarray(slot, np.int64), _words(weight), self._count, self._total)
+        kernels.slot_counts.count_into(kernels.as_codes(slot), _words(weight), self._count, self._total)
         most = min(len(slot), slots)
         hit, count, total = np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.uint64)
         n = kernels.slot_counts.take_counted(self._count, self._total, slots, hit, count, total)
@@ -492,17 +511,23 @@ class SlotCounter:
 
     def counted_pairs(self, group, value, weight, n_groups, width, low=0):
         """``(group, value - low, keys, weight summed)`` of each (group, value) pair present, by group then
-        value, of keys with a group below ``n_groups`` and a value from ``low`` to ``low + width - 1`` each."""
+        value, of keys with a group below ``n_groups`` and a value from ``low`` to ``low + width - 1`` each;
+        ``weight`` None: each key weighs its value (its pair's weight is then its keys times the value,
+        modulo 2**64 as a sum is, and only the keys are counted)."""
         self._hold(n_groups * width)
-        group, value = _indices(group), np.ascontiguousarray(value)
+        value = np.ascontiguousarray(value)
         if value.dtype not in (np.uint64, np.int64):
             value = value.astype(np.uint64)
-        kernels.slot_counts.count_pairs_into(group, value, _words(weight), low, width, self._count, self._total)
+        weights = _NONE if weight is None else _words(weight)
+        kernels.slot_counts.count_pairs_into(kernels.as_codes(group), value, weights, low, width, self._count,
+                                             self._total)
         most = min(len(group), n_groups * width)
         out_group, out_value = np.empty(most, np.int64), np.empty(most, np.int64)
         count, total = np.empty(most, np.int64), np.empty(most, np.uint64)
         n = kernels.slot_counts.take_pairs(self._count, self._total, _NONE, n_groups, width, out_group, out_value,
                                            count, total, _NONE)
+        if weight is None:
+            total[:n] = count[:n].astype(np.uint64) * (out_value[:n].astype(np.uint64) + np.uint64(low))
         return out_group[:n], out_value[:n], count[:n], total[:n]
 
     def counted_rounded(self, group, value, weight, present, precision, bits):

@@ -113,13 +113,13 @@ class GroupStats:
         ttl_rows = columns.ttl_rows
         ttl_groups = groups[ttl_rows]
         n_with_ttl = counts(ttl_groups, n_groups)
-        memory_with_ttl = counts(ttl_groups, n_groups, columns.memory[ttl_rows])
+        memory_with_ttl = counts(ttl_groups, n_groups, columns.ttl_memory)
         n_expired = ttl_s = memory_expired = oldest = None
         if columns.ctime_ms is not None:
             expire = columns.ttl_expire_ms
             expired = np.flatnonzero(expire < columns.ctime_ms)
             n_expired = counts(ttl_groups[expired], n_groups)
-            memory_expired = counts(ttl_groups[expired], n_groups, columns.memory[ttl_rows[expired]])
+            memory_expired = counts(ttl_groups[expired], n_groups, columns.ttl_memory[expired])
             oldest = int(expire[expired].min()) if len(expired) else None
             ttl_s = values_of(ttl_groups, ttl_seconds(expire, columns.ctime_ms), n_groups, counts=n_with_ttl)
         if columns.table["n_fields_with_ttl"].null_count == columns.n:

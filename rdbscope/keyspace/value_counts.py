@@ -68,7 +68,7 @@ class ValueCounts:
         if len(values) and top < 1 << 62 and n_groups * width <= most:
             # a counter per (group, value) pair: no sort, and no sorted copy of the keys to count runs in
             counter = counter or SlotCounter()
-            group, value, count, total = counter.counted_pairs(groups, values, values, n_groups, width)
+            group, value, count, total = counter.counted_pairs(groups, values, None, n_groups, width)
             sums = np.zeros(n_groups, np.uint64)
             np.add.at(sums, group, total)
             if counts is None:

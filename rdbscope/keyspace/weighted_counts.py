@@ -41,9 +41,10 @@ class WeightedCounts:
     precision: int = EXACT
 
     @classmethod
-    def of(cls, groups, values, weights):
-        """The counts of keys with a group, a value and a weight each."""
-        groups = np.asarray(groups, np.int64)
+    def of(cls, groups, values, weights=None):
+        """The counts of keys with a group (small non-negative ints), a value and a weight each (``weights``
+        None: each key weighs its value)."""
+        groups = np.asarray(groups)
         values = np.asarray(values, np.uint64)
         if len(values):
             low, top, n_groups = int(values.min()), int(values.max()), int(groups.max()) + 1
@@ -52,14 +53,23 @@ class WeightedCounts:
                 group, value, count, weight = _counter().counted_pairs(groups, values, weights, n_groups, width,
                                                                           low)
                 return fitted(cls(group, value.astype(np.uint64) + np.uint64(low), count, weight), MAX_ENTRIES)
-            probed = cls._probed(groups, values, weights, n_groups, top.bit_length())
+            probed = cls._probed(groups, values, values if weights is None else weights, n_groups,
+                                 top.bit_length())
             if probed is not None:
                 counts = fitted(probed, MAX_ENTRIES)
                 _fitted_before()[top.bit_length()] = counts.precision
                 return counts
         order = _by_group_then_value(groups, values)
-        group, value, weight = groups[order], values[order], np.asarray(weights, np.uint64)[order]
+        group, value = np.asarray(groups[order], np.int64), values[order]
+        weight = value if weights is None else np.asarray(weights, np.uint64)[order]
         return fitted(cls._summed(group, value, np.ones(len(group), np.int64), weight), MAX_ENTRIES)
+
+    def renumbered(self, new_group):
+        """These counts with group ``g`` numbered ``new_group[g]`` (distinct numbers), sorted again."""
+        group = np.asarray(new_group, np.int64)[self.group]
+        order = np.argsort(group, kind="stable")  # each group's entries stay sorted by value
+        return replace(self, group=group[order], value=self.value[order], count=self.count[order],
+                       weight=self.weight[order])
 
     @classmethod
     def _probed(cls, groups, values, weights, n_groups, bits):

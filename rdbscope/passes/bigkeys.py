@@ -120,15 +120,16 @@ class BigKeysPass:
         (``groups.stats`` measured) and the largest of each type, by memory and by length."""
         type_codes, type_names = columns.types
         stats = groups.stats
+        over, largest, longest = big_rows(columns.memory, columns.n_elements, type_codes, len(type_names),
+                                          _limit_of_type(type_names, options), options.memory_bytes,
+                                          max(options.top_n, SHOWN_KEYS))
         parts = [
-            rows_over_limit(columns.n_elements, type_codes, _limit_of_type(type_names, options)),
-            np.flatnonzero(columns.memory > options.memory_bytes),
+            over,
             largest_per_group(columns.memory, groups.group,
                               stats.memory.kth_largest(np.arange(groups.n), options.concentration_top_keys),
                               options.concentration_top_keys),
+            *largest.values(), *longest.values(),
         ]
-        for values in (columns.memory, columns.n_elements):
-            parts.extend(top_per_code(values, type_codes, len(type_names), max(options.top_n, SHOWN_KEYS)).values())
         return np.concatenate([np.asarray(p, np.int64) for p in parts])
 
     def run(self, ctx):
@@ -342,17 +343,49 @@ def top_per_code(values, codes, n_codes, n):
     """For each code, the rows of its ``n`` largest values, largest first (ties: earlier row first), in one
     compiled pass over the rows (``kernels/_code_rows.py``)."""
     values = np.ascontiguousarray(values, np.uint64)
-    codes = kernels.as_codes(codes)
-    slots = max(n_codes, 1) * max(n, 1)
-    heap_values, heap_rows = np.zeros(slots, np.uint64), np.zeros(slots, np.int64)
-    sizes = np.zeros(max(n_codes, 1), np.int64)
+    heaps = _Heaps(n_codes, n)
     if n > 0 and len(values):
-        kernels.code_rows.top_rows(values, codes, n, heap_values, heap_rows, sizes)
-    result = {}
-    for code in range(n_codes):
-        rows = heap_rows[code * n:code * n + sizes[code]]
-        result[code] = rows[np.lexsort((rows, ~heap_values[code * n:code * n + sizes[code]]))]  # largest first, exact
-    return result
+        kernels.code_rows.top_rows(values, kernels.as_codes(codes), n, *heaps.arrays)
+    return heaps.rows()
+
+
+def big_rows(memory, elements, codes, n_codes, limits, memory_limit, n):
+    """``(rows over a limit, top_per_code of memory, top_per_code of elements)``: the rows whose ``elements``
+    are over their code's limit or whose ``memory`` is over ``memory_limit`` (ascending), and the ``n``
+    largest of each code by each, in one compiled pass over the rows (``kernels/_code_rows.py``)."""
+    memory, elements = np.ascontiguousarray(memory, np.uint64), np.ascontiguousarray(elements, np.uint64)
+    largest, longest = _Heaps(n_codes, n), _Heaps(n_codes, n)
+    out = np.empty(len(memory), np.int64)
+    found = 0
+    if len(memory):
+        found = kernels.code_rows.big_rows(memory, elements, kernels.as_codes(codes),
+                                           np.ascontiguousarray(limits, np.uint64), min(max(memory_limit, 0), MAX_U64),
+                                           n, *largest.arrays, *longest.arrays, out)
+    over = np.arange(len(memory), dtype=np.int64) if memory_limit < 0 else out[:found].copy()  # all over it
+    return over, largest.rows(), longest.rows()
+
+
+#: The largest uint64.
+MAX_U64 = (1 << 64) - 1
+
+
+class _Heaps:
+    """A heap of ``n`` (value, row) entries per code, as the kernels of ``kernels/_code_rows.py`` fill them."""
+
+    def __init__(self, n_codes, n):
+        slots = max(n_codes, 1) * max(n, 1)
+        self.n_codes, self.n = n_codes, n
+        self.arrays = (np.zeros(slots, np.uint64), np.zeros(slots, np.int64), np.zeros(max(n_codes, 1), np.int64))
+
+    def rows(self):
+        """``{code: rows of its heap, largest value first, then earliest row}``."""
+        values, rows, sizes = self.arrays
+        n = self.n
+        result = {}
+        for code in range(self.n_codes):
+            held = rows[code * n:code * n + sizes[code]]
+            result[code] = held[np.lexsort((held, ~values[code * n:code * n + sizes[code]]))]  # largest first
+        return result
 
 
 def _top(rows, values, n):

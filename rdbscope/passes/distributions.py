@@ -59,16 +59,17 @@ class DistributionsPass:
     def measure(columns, _options=None) -> Distributions:
         """The measure of one chunk's :class:`~rdbscope.keyspace.columns.KeyColumns`."""
         codes, names = columns.types
-        global_type = np.array([TYPE_NAMES.index(name) for name in names] or [0], np.int64)[codes]
+        # counted by the chunk's own type codes (small ints, not copied), then numbered as in TYPE_NAMES
+        global_type = np.array([TYPE_NAMES.index(name) for name in names] or [0], np.int64)
         memory = columns.memory
-        sizes = WeightedCounts.of(global_type, memory, memory)
+        sizes = WeightedCounts.of(codes, memory).renumbered(global_type)
         ttl_left = None
         if columns.ctime_ms is not None:
             rows = columns.ttl_rows
             expire = columns.ttl_expire_ms
             # int64 arithmetic wraps for expiries near its ends; those before ctime are 0 whatever it gives
             left = np.where(expire <= columns.ctime_ms, 0, expire - columns.ctime_ms).astype(np.uint64)
-            ttl_left = WeightedCounts.of(global_type[rows], left, memory[rows])
+            ttl_left = WeightedCounts.of(codes[rows], left, columns.ttl_memory).renumbered(global_type)
         return Distributions(sizes, ttl_left)
 
     @staticmethod

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..findings import Check, Severity, count, format_memory, format_share
-from ..keyspace.grouping import example_positions, first_per_group
+from ..keyspace.grouping import example_positions, first_unmarked_per_group
 from ..options import option, require_positive, require_share
 from .base import PassOutput
 
@@ -113,8 +113,9 @@ class TtlPass:
     def kept_rows(columns, groups, options):
         """The rows of a chunk this pass may name: the first keys without a TTL of each group, and the
         first keys that had expired when the dump was written."""
-        without_ttl = np.flatnonzero(~columns.has_ttl)
-        parts = [without_ttl[first_per_group(groups.group, groups.n, N_EXAMPLES, rows=without_ttl)]]
+        stats = groups.stats
+        parts = [first_unmarked_per_group(groups.group, groups.n, N_EXAMPLES, columns.has_ttl,
+                                          counts=None if stats is None else stats.n_keys - stats.n_with_ttl)]
         if columns.ctime_ms is not None:
             parts.append(_expired_rows(columns)[:N_EXAMPLES])
         return np.concatenate(parts)

@@ -183,7 +183,7 @@ def _with_rule_rows(kept, for_rules):
 def _kept_rows(columns, groups, plan):
     """Rows a pass may name: the first keys of each group, and the rows each pass that runs keeps
     (its ``kept_rows``)."""
-    parts = [first_per_group(groups.group, groups.n, plan.n_examples)]
+    parts = [first_per_group(groups.group, groups.n, plan.n_examples, counts=groups.n_keys)]
     parts.extend(pass_class.kept_rows(columns, groups, options) for pass_class, options in plan.kept)
     return np.unique(np.concatenate([np.asarray(p, np.int64) for p in parts]))
 

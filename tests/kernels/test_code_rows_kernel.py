@@ -5,7 +5,7 @@ import pytest
 from conftest import module_builds
 
 from rdbscope import kernels
-from rdbscope.passes.bigkeys import rows_over_limit, top_per_code
+from rdbscope.passes.bigkeys import big_rows, rows_over_limit, top_per_code
 
 BUILDS = sorted(module_builds("kernels._code_rows"))
 
@@ -102,3 +102,27 @@ def test_rows_over_limit_are_those_over_their_codes_limit(build, code_type):
 def test_no_rows_are_over_a_limit_in_an_empty_chunk(build):
     got = rows_over_limit(np.zeros(0, np.uint64), np.zeros(0, np.int8), np.zeros(1, np.uint64))
     assert got.tolist() == []
+
+
+@pytest.mark.parametrize("code_type", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize("n", [1, 3, 20])
+@pytest.mark.parametrize("memory_limit", [-1, 0, 500, 1 << 70])
+def test_big_rows_are_the_rows_over_a_limit_and_the_tops_of_each_code(build, code_type, n, memory_limit):
+    rng = np.random.default_rng(n)
+    codes = rng.integers(0, 5, 3000).astype(code_type)
+    memory = rng.integers(0, 1000, 3000).astype(np.uint64)  # many ties
+    elements = rng.integers(0, 60, 3000).astype(np.uint64)
+    limits = np.array([10, 59, 2**64 - 1, 0, 30], np.uint64)
+    over, largest, longest = big_rows(memory, elements, codes, 5, limits, memory_limit, n)
+    assert over.tolist() == np.flatnonzero((elements > limits[codes]) | (memory.astype(object) > memory_limit)).tolist()
+    for got, values in ((largest, memory), (longest, elements)):
+        want = reference(values, codes, 5, n)
+        assert {code: rows.tolist() for code, rows in got.items()} == \
+            {code: rows.tolist() for code, rows in want.items()}
+
+
+def test_big_rows_of_an_empty_chunk_are_none(build):
+    nothing = np.zeros(0, np.uint64)
+    over, largest, longest = big_rows(nothing, nothing, np.zeros(0, np.int8), 2, np.zeros(2, np.uint64), 5, 3)
+    assert over.tolist() == []
+    assert [(code, rows.tolist()) for code, rows in (*largest.items(), *longest.items())] == [(0, []), (1, [])] * 2

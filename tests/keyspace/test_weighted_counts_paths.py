@@ -143,3 +143,26 @@ def test_merged_counts_are_those_of_the_parts_entries_sorted_and_summed():
             count, weight = np.add.reduceat(count, starts), np.add.reduceat(weight, starts).astype(np.uint64)
         summed = WeightedCounts(group[starts], value[starts], count.astype(np.int64), weight, precision)
         assert_same(WeightedCounts.merge(parts), one_bit_at_a_time(summed, MAX_ENTRIES))
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
+@pytest.mark.parametrize("case", ["ttl_ms", "few_groups_wide", "barely_over", "small_values"])
+def test_keys_weighing_their_value_and_codes_renumbered_are_the_plain_counts(build, case, monkeypatch):
+    """Each path of ``WeightedCounts.of`` with no weights (each key weighs its value), of int8 codes, gives the
+    plain counts of the values as weights; ``renumbered`` gives those of the codes numbered anew."""
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
+    rng = np.random.default_rng(len(case) + 1)
+    n = 4 * MAX_ENTRIES
+    if case == "ttl_ms":
+        values = rng.integers(0, 604_800_000, n, dtype=np.uint64)
+    elif case == "few_groups_wide":
+        values = rng.integers(0, 1 << 44, n, dtype=np.uint64) >> rng.integers(0, 44, n).astype(np.uint64)
+    elif case == "barely_over":
+        values = rng.integers(0, 1 << 40, MAX_ENTRIES // 2, dtype=np.uint64)[rng.integers(0, MAX_ENTRIES // 2, n)]
+    else:
+        values = rng.integers(100, 4000, n, dtype=np.uint64)
+    codes = rng.choice([0, 2, 3], n).astype(np.int8)
+    got = WeightedCounts.of(codes, values)
+    assert_same(got, plain(codes.astype(np.int64), values, values))
+    new_group = np.array([5, 9, 1, 0])  # not in order: the entries are sorted again
+    assert_same(got.renumbered(new_group), plain(new_group[codes], values, values))

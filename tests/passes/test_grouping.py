@@ -16,6 +16,7 @@ from rdbscope.keyspace.grouping import (
     example_positions,
     first_per_group,
     first_rows,
+    first_unmarked_per_group,
     largest_per_group,
     largest_rows,
     merge_counted,
@@ -253,3 +254,87 @@ def test_slot_counter_counts_each_call_alone(build, monkeypatch):
         assert hit.tolist() == np.flatnonzero(keys).tolist()
         assert count.tolist() == keys[hit].tolist()
         assert total.tolist() == [sum(int(w) for s, w in zip(slot, weight, strict=True) if s == h) for h in hit]
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
+@pytest.mark.parametrize("slot_type", [np.int8, np.int16, np.int32, np.int64])
+def test_slot_counter_counts_small_int_codes_as_they_are(build, slot_type, monkeypatch):
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
+    rng = np.random.default_rng(5)
+    slot = rng.integers(0, 9, 1000).astype(slot_type)
+    weight = rng.integers(0, 1 << 50, 1000).astype(np.uint64)
+    hit, count, total = SlotCounter().counted(slot, weight, 9)
+    assert hit.tolist() == np.unique(slot).tolist()
+    assert count.tolist() == np.bincount(slot, minlength=9)[hit].tolist()
+    assert total.tolist() == [int(weight[slot == h].sum()) for h in hit.tolist()]
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._group_rows")))
+@pytest.mark.parametrize("id_type", [np.int32, np.int64])
+@pytest.mark.parametrize("seed", range(4))
+def test_first_per_group_of_int32_ids_and_known_counts_keeps_the_same_rows(build, id_type, seed, monkeypatch):
+    monkeypatch.setattr(kernels, "group_rows", module_builds("kernels._group_rows")[build])
+    rng = np.random.default_rng(seed)
+    n_groups, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
+    groups = rng.integers(0, n_groups, 3000)
+    groups[rng.integers(0, 3000, 5)] = n_groups  # a group of few keys: the scan reads on to find them
+    groups = groups.astype(id_type)
+    counts = np.bincount(groups, minlength=n_groups + 1)
+    expected = first_k_positions(groups.tolist(), k)
+    assert first_per_group(groups, n_groups + 1, k).tolist() == expected
+    assert first_per_group(groups, n_groups + 1, k, counts=counts).tolist() == expected
+    rows = np.flatnonzero(rng.random(3000) < 0.3)
+    assert first_per_group(groups, n_groups + 1, k, rows=rows).tolist() == first_k_positions(groups[rows].tolist(), k)
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._group_rows")))
+@pytest.mark.parametrize("id_type", [np.int32, np.int64])
+@pytest.mark.parametrize("seed", range(4))
+def test_first_unmarked_per_group_keeps_the_first_rows_the_mask_leaves(build, id_type, seed, monkeypatch):
+    monkeypatch.setattr(kernels, "group_rows", module_builds("kernels._group_rows")[build])
+    rng = np.random.default_rng(seed)
+    n_groups, k = int(rng.integers(1, 30)), int(rng.integers(1, 5))
+    groups = rng.integers(0, n_groups, 3000).astype(id_type)
+    marked = rng.random(3000) < 0.6
+    unmarked = np.flatnonzero(~marked)
+    expected = unmarked[first_k_positions(groups[unmarked].tolist(), k)].tolist()
+    assert first_unmarked_per_group(groups, n_groups, k, marked).tolist() == expected
+    counts = np.bincount(groups[unmarked], minlength=n_groups)
+    assert first_unmarked_per_group(groups, n_groups, k, marked, counts=counts).tolist() == expected
+    assert first_unmarked_per_group(groups, n_groups, k, np.ones(3000, bool)).tolist() == []
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._group_rows")))
+def test_largest_per_group_of_int32_ids_keeps_the_rows_of_int64_ids(build, monkeypatch):
+    monkeypatch.setattr(kernels, "group_rows", module_builds("kernels._group_rows")[build])
+    rng = np.random.default_rng(9)
+    groups = rng.integers(0, 7, 2000)
+    values = rng.integers(0, 40, 2000).astype(np.uint64)
+    threshold = rng.integers(0, 40, 7).astype(np.uint64)
+    want = [r for r in range(2000) if values[r] >= threshold[groups[r]]]
+    tied = {}
+    expected = []
+    for r in want:
+        g = int(groups[r])
+        if values[r] > threshold[g] or tied.setdefault(g, 0) < 3:
+            if values[r] == threshold[g]:
+                tied[g] += 1
+            expected.append(r)
+    assert largest_per_group(values, groups.astype(np.int32), threshold, 3).tolist() == expected
+    assert largest_per_group(values, groups, threshold, 3).tolist() == expected
+
+
+@pytest.mark.parametrize("build", sorted(module_builds("kernels._slot_counts")))
+@pytest.mark.parametrize("group_type", [np.int8, np.int32, np.int64])
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # the Python build's sums past 2**64
+def test_counted_pairs_without_a_weight_weigh_each_key_its_value(build, group_type, monkeypatch):
+    monkeypatch.setattr(kernels, "slot_counts", module_builds("kernels._slot_counts")[build])
+    rng = np.random.default_rng(2)
+    counter = SlotCounter()
+    for n_groups, width, low in ((3, 50, 0), (1, 7, 1000), (2, 300, (1 << 63) - 10)):
+        group = rng.integers(0, n_groups, 2000).astype(group_type)
+        value = low + rng.integers(0, width, 2000).astype(np.uint64)
+        weighed = counter.counted_pairs(group, value, value, n_groups, width, low)
+        alone = counter.counted_pairs(group, value, None, n_groups, width, low)
+        for a, b in zip(alone, weighed, strict=True):
+            assert a.dtype == b.dtype and a.tolist() == b.tolist()  # sums past 2**64 wrap alike
