@@ -404,3 +404,30 @@ def test_worker_processes_keep_freed_memory_as_the_command_does(tmp_path):
         done = subprocess.run([sys.executable, "probe.py", argument], cwd=tmp_path, capture_output=True, text=True,
                               timeout=120)
         assert done.stdout.strip() == expected, done.stderr
+
+
+ARENAS = '''
+import ctypes, sys, threading
+import numpy as np
+from rdbscope.scale import allocator
+
+if sys.argv[1] == "keep":
+    allocator.keep_freed_memory()
+held = []
+thread = threading.Thread(target=lambda: held.append(np.ones(1 << 20)))  # 8 MB, below the mmap threshold
+thread.start()
+thread.join()
+ctypes.CDLL(None).malloc_stats()  # to standard error, an "Arena N:" block per arena
+'''
+
+
+@pytest.mark.skipif(not os.confstr("CS_GNU_LIBC_VERSION"), reason="the allocator's arenas are glibc's")
+def test_the_command_allocates_every_threads_memory_from_one_arena(tmp_path):
+    (tmp_path / "arenas.py").write_text(ARENAS)
+    arenas = {}
+    for argument in ("keep", "leave"):
+        done = subprocess.run([sys.executable, "arenas.py", argument], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        arenas[argument] = done.stderr.count("Arena ")
+    assert arenas == {"keep": 1, "leave": 2}
