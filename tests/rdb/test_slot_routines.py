@@ -82,11 +82,13 @@ def slots_by(module, offsets, data):
     return out.tolist()
 
 
-def test_compiled_build_uses_the_carry_less_multiply_where_the_cpu_has_it():
+def test_compiled_build_uses_the_widest_carry_less_multiply_the_cpu_has():
     assert PYTHON.SLOT_ROUTINE == "slice-by-8"
     if COMPILED is None:
         pytest.skip("the compiled build is not here")
-    expected = "clmul" if {"pclmulqdq", "ssse3"} <= cpu_flags() else "slice-by-8"
+    flags = cpu_flags()
+    expected = ("clmul-512" if {"pclmulqdq", "ssse3", "vpclmulqdq", "avx512f", "avx512bw"} <= flags
+                else "clmul" if {"pclmulqdq", "ssse3"} <= flags else "slice-by-8")
     assert COMPILED.SLOT_ROUTINE == expected
     with pytest.raises(ValueError):
         PYTHON.use_routine("clmul")
