@@ -58,9 +58,9 @@ static inline int rdbscope_crc16_clmul_level(void) {
     return 1;
 }
 
-/* pshufb masks for r = 0..16 bytes: RDBSCOPE_CRC16_TAIL[r] turns the 16 bytes loaded so that the r wanted are the
- * last ones into the big-endian number of those r bytes; RDBSCOPE_CRC16_HEAD[r] does so for the 16 bytes loaded
- * from the first wanted one. Index 0x80 writes a zero byte. */
+/* pshufb masks for r = 0..16 bytes: m[r] of the tail masks turns 16 bytes loaded so that the r wanted are the
+ * last ones into the big-endian number of those r bytes (m[16] reverses a whole block); m[r] of the head masks
+ * does so for 16 bytes loaded from the first wanted one. Index 0x80 writes a zero byte. */
 typedef struct { uint8_t m[17][16]; } rdbscope_crc16_masks;
 
 static rdbscope_crc16_masks rdbscope_crc16_masks_for(int from_head) {
