@@ -250,9 +250,8 @@ def _slots(keys, memory):
     n_keys = np.zeros(N_SLOTS, np.int64)
     total = np.zeros(N_SLOTS, np.float64)
     for start in range(0, len(keys), SLOT_SLICE_ROWS):
-        part = count_key_slots(keys.slice(start, SLOT_SLICE_ROWS), memory[start:start + SLOT_SLICE_ROWS], n_keys,
-                               total)
-        slots[start:start + len(part)] = part
+        stop = start + SLOT_SLICE_ROWS
+        count_key_slots(keys.slice(start, SLOT_SLICE_ROWS), memory[start:stop], n_keys, total, slots[start:stop])
     return slots, n_keys, total
 
 

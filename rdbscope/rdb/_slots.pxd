@@ -12,7 +12,14 @@ cdef extern from *:
     """
     Py_ssize_t find_byte_c "rdbscope_find_byte" (const unsigned char *p, Py_ssize_t n, int byte) noexcept nogil
 
+cdef extern from "crc16_clmul.h":
+    int clmul_level "rdbscope_crc16_clmul_level" () noexcept nogil
+    void slots_clmul "rdbscope_slots_fast" (int level, const int *offsets, const unsigned char *data, size_t size,
+                                            Py_ssize_t n, unsigned short *out, const unsigned long long *memory,
+                                            long long *n_keys, double *total) noexcept nogil
+
 cdef object CRC16_TABLES
+cdef int CLMUL
 
 cdef inline Py_ssize_t find_byte(const unsigned char[::1] data, Py_ssize_t lo, Py_ssize_t hi,
                                  int byte) noexcept nogil

@@ -3,6 +3,10 @@
 A key's slot is CRC16 (XMODEM: polynomial 0x1021, initial value 0) of the key,
 or of its hash tag, modulo 16384. The hash tag is what lies between the first
 ``{`` and the first ``}`` after it, when that is not empty (src/cluster.c keyHashSlot).
+
+Compiled, on an x86-64 CPU with the carry-less multiply the keys go through
+``crc16_clmul.h`` (four short keys at a time where it has AVX-512); elsewhere,
+and as Python, through slice-by-8 tables.
 """
 
 try:
@@ -39,6 +43,26 @@ def _crc16_shifted_tables(table):
 
 
 CRC16_TABLES = _crc16_shifted_tables(_crc16_table())
+
+#: The routines of the compiled build, by level: the tables, then the carry-less multiply (crc16_clmul.h) a key
+#: at a time, and four short keys at a time on 64-byte registers.
+SLOT_ROUTINES = ("slice-by-8", "clmul", "clmul-512")
+
+#: The level the compiled build uses: the highest this CPU has (0 as Python).
+CLMUL = clmul_level() if cython.compiled else 0
+
+#: Which routine finds the slots, for tests and diagnostics.
+SLOT_ROUTINE = SLOT_ROUTINES[CLMUL]
+
+
+def use_routine(name):
+    """Find slots with the routine ``name`` of SLOT_ROUTINES, one this build and CPU have (tests compare them)."""
+    global CLMUL, SLOT_ROUTINE
+    level = SLOT_ROUTINES.index(name)
+    if level > (clmul_level() if cython.compiled else 0):
+        raise ValueError(f"no {name} routine here")
+    CLMUL = level
+    SLOT_ROUTINE = name
 
 
 def find_byte(data, lo, hi, byte):
@@ -81,6 +105,11 @@ def fill_slots(offsets, data, out):
     """Slot of each key of an Arrow binary array given as its offsets and data buffers."""
     t = CRC16_TABLES
     n = out.shape[0]
+    if CLMUL and n:
+        with cython.nogil:
+            slots_clmul(CLMUL, cython.address(offsets[0]), cython.address(data[0]), data.shape[0], n,
+                        cython.address(out[0]), cython.NULL, cython.NULL, cython.NULL)
+        return
     with cython.nogil:  # other threads (the patterns pass) run meanwhile
         r = 0
         while r < n:
@@ -93,6 +122,12 @@ def count_slots(offsets, data, memory, out, n_keys, total):
     (float64, added in the order of the keys) for each key."""
     t = CRC16_TABLES
     n = out.shape[0]
+    if CLMUL and n:
+        with cython.nogil:
+            slots_clmul(CLMUL, cython.address(offsets[0]), cython.address(data[0]), data.shape[0], n,
+                        cython.address(out[0]), cython.address(memory[0]), cython.address(n_keys[0]),
+                        cython.address(total[0]))
+        return
     with cython.nogil:
         r = 0
         while r < n:

@@ -24,16 +24,18 @@ def key_slots(keys):
 
 def offsets_and_data(keys):
     """The offsets (int32) and bytes (uint8) of a binary Arrow array, as numpy arrays for the kernels."""
-    keys = keys.cast(pa.binary())
+    if keys.type != pa.binary():
+        keys = keys.cast(pa.binary())
     _validity, offsets, data = keys.buffers()
     offsets = np.frombuffer(offsets, np.int32, len(keys) + 1, keys.offset * 4)
     return offsets, np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
 
 
-def count_key_slots(keys, memory, n_keys, total):
-    """The slot of every key of a binary Arrow array (uint16 numpy), adding one per key to ``n_keys[slot]`` and
-    its ``memory`` (uint64) to ``total[slot]`` (float64)."""
-    out = np.empty(len(keys), np.uint16)
+def count_key_slots(keys, memory, n_keys, total, out=None):
+    """The slot of every key of a binary Arrow array (uint16 numpy, into ``out`` when given), adding one per key
+    to ``n_keys[slot]`` and its ``memory`` (uint64) to ``total[slot]`` (float64)."""
+    if out is None:
+        out = np.empty(len(keys), np.uint16)
     if len(keys):
         _slots.count_slots(*offsets_and_data(keys), np.ascontiguousarray(memory, np.uint64), out, n_keys, total)
     return out
